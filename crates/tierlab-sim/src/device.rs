@@ -1,0 +1,90 @@
+//! The interface every simulated device implements. The engine owns queueing and
+//! scheduling; a device only knows how long it takes to serve one operation from the
+//! state it is in, and what that cost in energy and wear.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+use tierlab_types::Op;
+
+/// One operation handed to a device by the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceOp {
+    pub op: Op,
+    pub offset_bytes: u64,
+    pub len_bytes: u64,
+    /// Force unit access: the data must be on stable media before completion
+    /// (bypasses a volatile write cache).
+    pub fua: bool,
+}
+
+/// Commands a controller (policy executor) may give a device besides I/O.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceCommand {
+    /// Enter the deepest standby state now (HDD: spin down).
+    Standby,
+    /// Leave standby now (HDD: spin up) without waiting for a request.
+    Wake,
+    /// Change to rotation-speed level `index` of the device's RPM levels (0 = slowest).
+    SetSpeedLevel(usize),
+    /// Flush any volatile write cache.
+    FlushCache,
+}
+
+/// Time and energy spent in one power state over a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StateEnergy {
+    pub state: String,
+    pub time_ns: u64,
+    pub energy_j: f64,
+}
+
+/// What a device reports at the end of a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeviceReport {
+    pub name: String,
+    /// "hdd", "ssd", …
+    pub kind: String,
+    pub energy_j: f64,
+    /// Energy and time by power state (including transitions such as "spin_up").
+    pub states: Vec<StateEnergy>,
+    /// Device-specific counts: "start_stop_cycles", "cache_hits", "block_erases", …
+    pub counters: BTreeMap<String, f64>,
+}
+
+/// A simulated storage device.
+///
+/// Contract:
+/// - `service` is called with non-decreasing `now_ns` and at most `max_in_flight`
+///   operations outstanding (an op is outstanding from `service` until the completion
+///   time it returned). It returns the completion time, `>= now_ns`.
+/// - Power-state changes that happen while idle (an idle timeout spinning a disk down) are
+///   the device's own business and are accounted lazily: on the next `service`/`command`
+///   or at `finish`.
+/// - `finish(end_ns)` closes the energy accounting at the end of the run; `report` may be
+///   called after it.
+pub trait Device {
+    fn name(&self) -> &str;
+    fn capacity_bytes(&self) -> u64;
+    /// Operations the device works on at once (HDD: 1; SSD: its internal parallelism).
+    fn max_in_flight(&self) -> usize {
+        1
+    }
+    /// Serve `op` starting at `now_ns`; return its completion time.
+    fn service(&mut self, now_ns: u64, op: &DeviceOp) -> u64;
+    /// Carry out a command at `now_ns`; return when the device is ready again.
+    /// Devices that do not support a command ignore it and return `now_ns`.
+    fn command(&mut self, now_ns: u64, cmd: DeviceCommand) -> u64 {
+        let _ = cmd;
+        now_ns
+    }
+    /// A position key for seek-aware schedulers (HDD: the cylinder the byte lies on).
+    fn position_key(&self, offset_bytes: u64) -> u64 {
+        offset_bytes
+    }
+    /// The position key of where the device is now (HDD: the current cylinder).
+    fn current_position_key(&self) -> u64 {
+        0
+    }
+    fn finish(&mut self, end_ns: u64);
+    fn report(&self) -> DeviceReport;
+}

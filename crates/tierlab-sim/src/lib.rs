@@ -1,0 +1,3 @@
+//! Discrete-event simulation engine.
+pub mod device;
+pub use device::{Device, DeviceCommand, DeviceOp, DeviceReport, StateEnergy};
