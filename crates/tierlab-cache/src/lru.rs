@@ -1,0 +1,65 @@
+//! LRU: evict the key used longest ago.
+
+use crate::list::{Ends, Slab, NIL};
+use crate::{KeyMap, Replacement};
+
+pub struct Lru {
+    capacity: usize,
+    map: KeyMap,
+    slab: Slab,
+    order: Ends,
+}
+
+impl Lru {
+    pub fn new(capacity: usize) -> Self {
+        Lru { capacity, map: KeyMap::default(), slab: Slab::default(), order: Ends::new() }
+    }
+}
+
+impl Replacement for Lru {
+    fn name(&self) -> &'static str {
+        "lru"
+    }
+    fn access(&mut self, key: u64, _now_ns: u64) -> bool {
+        let Some(&i) = self.map.get(&key) else { return false };
+        if self.order.head != i {
+            self.slab.unlink(&mut self.order, i);
+            self.slab.push_head(&mut self.order, i);
+        }
+        true
+    }
+    fn insert(&mut self, key: u64, now_ns: u64) {
+        if self.access(key, now_ns) {
+            return;
+        }
+        let i = self.slab.alloc(key, 0, now_ns);
+        self.slab.push_head(&mut self.order, i);
+        self.map.insert(key, i);
+    }
+    fn evict(&mut self, _now_ns: u64) -> Option<u64> {
+        let i = self.order.tail;
+        if i == NIL {
+            return None;
+        }
+        self.slab.unlink(&mut self.order, i);
+        let key = self.slab.nodes[i as usize].key;
+        self.slab.release(i);
+        self.map.remove(&key);
+        Some(key)
+    }
+    fn remove(&mut self, key: u64) -> bool {
+        let Some(i) = self.map.remove(&key) else { return false };
+        self.slab.unlink(&mut self.order, i);
+        self.slab.release(i);
+        true
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.map.contains_key(&key)
+    }
+    fn len(&self) -> usize {
+        self.map.len()
+    }
+    fn capacity(&self) -> usize {
+        self.capacity
+    }
+}

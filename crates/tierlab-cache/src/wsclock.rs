@@ -1,0 +1,114 @@
+//! WSClock (R. W. Carr and J. L. Hennessy, SOSP 1981), as GreenDM uses it to pick cold
+//! extents to demote: resident keys sit on a ring with a reference bit and the time of
+//! their last use. The hand sweeps the ring: a referenced key has its bit cleared and is
+//! passed over; an unreferenced key unused for longer than the working-set window is the
+//! victim. When a whole turn finds none outside the window, the least recently used of the
+//! unreferenced keys seen is taken (or, when every key was referenced, the key the hand
+//! rests on).
+
+use crate::list::{Ends, Slab, NIL};
+use crate::{KeyMap, Replacement};
+
+pub struct WsClock {
+    capacity: usize,
+    window_ns: u64,
+    map: KeyMap,
+    slab: Slab,
+    ring: Ends,
+    /// The node the hand points at (NIL when empty).
+    hand: u32,
+}
+
+impl WsClock {
+    pub fn new(capacity: usize, window_ns: u64) -> Self {
+        WsClock { capacity, window_ns, map: KeyMap::default(), slab: Slab::default(), ring: Ends::new(), hand: NIL }
+    }
+
+    /// The node after `i` in sweep order (oldest insertion towards newest, then around).
+    fn after(&self, i: u32) -> u32 {
+        match self.slab.nodes[i as usize].prev {
+            NIL => self.ring.tail,
+            p => p,
+        }
+    }
+
+    fn take(&mut self, i: u32) -> u64 {
+        if self.hand == i {
+            self.hand = if self.ring.len > 1 { self.after(i) } else { NIL };
+        }
+        self.slab.unlink(&mut self.ring, i);
+        let key = self.slab.nodes[i as usize].key;
+        self.slab.release(i);
+        self.map.remove(&key);
+        key
+    }
+}
+
+impl Replacement for WsClock {
+    fn name(&self) -> &'static str {
+        "wsclock"
+    }
+
+    fn access(&mut self, key: u64, now_ns: u64) -> bool {
+        let Some(&i) = self.map.get(&key) else { return false };
+        let n = &mut self.slab.nodes[i as usize];
+        n.flag = true;
+        n.stamp_ns = n.stamp_ns.max(now_ns);
+        true
+    }
+
+    fn insert(&mut self, key: u64, now_ns: u64) {
+        if self.access(key, now_ns) {
+            return;
+        }
+        let i = self.slab.alloc(key, 0, now_ns);
+        self.slab.push_head(&mut self.ring, i);
+        self.map.insert(key, i);
+        if self.hand == NIL {
+            self.hand = i;
+        }
+    }
+
+    fn evict(&mut self, now_ns: u64) -> Option<u64> {
+        if self.hand == NIL {
+            return None;
+        }
+        let mut oldest: Option<u32> = None;
+        for _ in 0..self.ring.len {
+            let i = self.hand;
+            let (referenced, stamp_ns) = (self.slab.nodes[i as usize].flag, self.slab.nodes[i as usize].stamp_ns);
+            if referenced {
+                self.slab.nodes[i as usize].flag = false;
+            } else if now_ns.saturating_sub(stamp_ns) > self.window_ns {
+                return Some(self.take(i));
+            } else if oldest.is_none_or(|o| stamp_ns < self.slab.nodes[o as usize].stamp_ns) {
+                oldest = Some(i);
+            }
+            self.hand = self.after(i);
+        }
+        let victim = oldest.unwrap_or(self.hand);
+        Some(self.take(victim))
+    }
+
+    fn remove(&mut self, key: u64) -> bool {
+        match self.map.get(&key) {
+            Some(&i) => {
+                self.take(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        self.map.contains_key(&key)
+    }
+
+    fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    fn capacity(&self) -> usize {
+        self.capacity
+    }
+}

@@ -1,0 +1,110 @@
+//! The executor side of a policy in the simulator. A controller sees host requests and
+//! device completions and answers with actions (submit a device op, complete a host
+//! request, set a timer, command a device). It has no clock of its own: `now_ns` is given.
+
+use crate::device::{DeviceCommand, DeviceOp};
+use crate::SimError;
+use tierlab_types::IoRequest;
+
+/// Identifies an outstanding host request inside the engine.
+pub type HostId = u32;
+
+/// What a controller asks the engine to do; carried out in order after the callback returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Submit { device: usize, op: DeviceOp, token: u64 },
+    Complete { host: HostId },
+    Timer { at_ns: u64, token: u64 },
+    Command { device: usize, cmd: DeviceCommand },
+}
+
+/// The action buffer handed to controller callbacks.
+#[derive(Default)]
+pub struct Io {
+    pub(crate) actions: Vec<Action>,
+}
+
+impl Io {
+    /// Queue `op` on `device`; `token` comes back in `on_device_done`.
+    pub fn submit(&mut self, device: usize, op: DeviceOp, token: u64) {
+        self.actions.push(Action::Submit { device, op, token });
+    }
+    /// The host request `host` is complete now.
+    pub fn complete(&mut self, host: HostId) {
+        self.actions.push(Action::Complete { host });
+    }
+    /// Call `on_timer(token)` at `at_ns` (clamped to now if in the past).
+    pub fn timer(&mut self, at_ns: u64, token: u64) {
+        self.actions.push(Action::Timer { at_ns, token });
+    }
+    /// Give `device` a command once it has no operation in service.
+    pub fn command(&mut self, device: usize, cmd: DeviceCommand) {
+        self.actions.push(Action::Command { device, cmd });
+    }
+}
+
+/// What the controller may know of each device when it decides.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    pub name: String,
+    pub capacity_bytes: u64,
+}
+
+pub trait Controller {
+    /// Called once before the first request with the devices the engine holds.
+    fn attach(&mut self, devices: &[DeviceInfo]) -> Result<(), SimError> {
+        let _ = devices;
+        Ok(())
+    }
+    /// A host request arrived (`index` counts requests from 0, for error messages).
+    fn on_request(&mut self, now_ns: u64, host: HostId, index: u64, req: &IoRequest, io: &mut Io) -> Result<(), SimError>;
+    /// A device operation submitted with `token` finished.
+    fn on_device_done(&mut self, now_ns: u64, device: usize, token: u64, io: &mut Io);
+    fn on_timer(&mut self, now_ns: u64, token: u64, io: &mut Io) {
+        let _ = (now_ns, token, io);
+    }
+    /// Policy-specific figures for the report.
+    fn report(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+}
+
+/// No policy: each request goes straight to one device. With one device every volume is
+/// laid on it at its own offsets; with several, volume `v` goes to device `v`.
+#[derive(Default)]
+pub struct Direct {
+    capacities: Vec<(String, u64)>,
+}
+
+impl Controller for Direct {
+    fn attach(&mut self, devices: &[DeviceInfo]) -> Result<(), SimError> {
+        if devices.is_empty() {
+            return Err(SimError::Config("the simulation has no device".into()));
+        }
+        self.capacities = devices.iter().map(|d| (d.name.clone(), d.capacity_bytes)).collect();
+        Ok(())
+    }
+
+    fn on_request(&mut self, _now_ns: u64, host: HostId, index: u64, req: &IoRequest, io: &mut Io) -> Result<(), SimError> {
+        let device = if self.capacities.len() == 1 { 0 } else { req.volume as usize };
+        let Some((name, capacity_bytes)) = self.capacities.get(device) else {
+            return Err(SimError::NoDeviceForVolume { request_index: index, volume: req.volume, devices: self.capacities.len() });
+        };
+        if req.end_bytes() > *capacity_bytes || req.len_bytes == 0 {
+            return Err(SimError::OutOfRange {
+                request_index: index,
+                device: name.clone(),
+                offset_bytes: req.offset_bytes,
+                len_bytes: req.len_bytes,
+                capacity_bytes: *capacity_bytes,
+            });
+        }
+        let op = DeviceOp { op: req.op, offset_bytes: req.offset_bytes, len_bytes: req.len_bytes, fua: false };
+        io.submit(device, op, host as u64);
+        Ok(())
+    }
+
+    fn on_device_done(&mut self, _now_ns: u64, _device: usize, token: u64, io: &mut Io) {
+        io.complete(token as HostId);
+    }
+}

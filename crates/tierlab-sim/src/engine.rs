@@ -1,0 +1,517 @@
+//! The event loop: virtual time in integer nanoseconds, one event queue, per-device queues.
+//!
+//! Memory is bounded by what is outstanding (queued ops, in-flight host requests, one
+//! look-ahead request), never by the length of the trace.
+
+use crate::controller::{Action, Controller, DeviceInfo, HostId, Io};
+use crate::device::{Device, DeviceCommand, DeviceOp, DeviceReport};
+use crate::scheduler::{Scheduler, SchedulerKind, Waiting};
+use crate::SimError;
+use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use tierlab_report::{LatencyHistogram, LatencySummary};
+use tierlab_types::{IoRequest, Op};
+
+/// How requests are fed to the system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replay {
+    /// Each request arrives at its own `time_ns` (already scaled by any speed-up).
+    Open,
+    /// Arrival times are ignored: `depth` requests are kept outstanding, the next one
+    /// issued the moment one completes ("as fast as possible").
+    Closed { depth: u32 },
+}
+
+impl std::fmt::Display for Replay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Replay::Open => f.write_str("open-loop"),
+            Replay::Closed { depth } => write!(f, "closed-loop, depth {depth}"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    Arrival,
+    DeviceDone { device: u32, slot: u32 },
+    DeviceReady { device: u32 },
+    Timer { token: u64 },
+}
+
+/// A slab: stable u32 slots with a free list, so the engine allocates nothing per request
+/// once warmed up.
+struct Slab<T> {
+    items: Vec<Option<T>>,
+    free: Vec<u32>,
+}
+
+impl<T> Slab<T> {
+    fn new() -> Self {
+        Slab { items: Vec::new(), free: Vec::new() }
+    }
+    fn insert(&mut self, t: T) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.items[i as usize] = Some(t);
+                i
+            }
+            None => {
+                self.items.push(Some(t));
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+    fn remove(&mut self, i: u32) -> Option<T> {
+        let t = self.items.get_mut(i as usize)?.take();
+        if t.is_some() {
+            self.free.push(i);
+        }
+        t
+    }
+    fn get_mut(&mut self, i: u32) -> Option<&mut T> {
+        self.items.get_mut(i as usize).and_then(Option::as_mut)
+    }
+}
+
+struct PendingOp {
+    op: DeviceOp,
+    token: u64,
+    enqueued_ns: u64,
+    started_ns: u64,
+}
+
+/// One device with its queue and its accounting.
+struct Station {
+    device: Box<dyn Device>,
+    queue: Box<dyn Scheduler>,
+    ops: Slab<PendingOp>,
+    in_flight: usize,
+    max_in_flight: usize,
+    ready_at_ns: u64,
+    ready_event_pending: bool,
+    commands: VecDeque<DeviceCommand>,
+    seq: u64,
+    // accounting
+    busy_ns: u64,
+    busy_since_ns: u64,
+    queue_area: u128,
+    queue_changed_ns: u64,
+    max_queue: usize,
+    ops_done: u64,
+    bytes_done: u64,
+    wait: LatencyHistogram,
+    service: LatencyHistogram,
+}
+
+impl Station {
+    fn note_queue_change(&mut self, now_ns: u64) {
+        self.queue_area += self.queue.len() as u128 * (now_ns - self.queue_changed_ns) as u128;
+        self.queue_changed_ns = now_ns;
+    }
+}
+
+struct HostRequest {
+    arrival_ns: u64,
+    op: Op,
+}
+
+/// Per-device figures of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct DeviceRun {
+    #[serde(flatten)]
+    pub device: DeviceReport,
+    pub ops: u64,
+    pub bytes: u64,
+    /// Share of the run with at least one operation in service.
+    pub utilisation: f64,
+    /// Time-averaged number of operations waiting (not in service).
+    pub mean_queue_length: f64,
+    pub max_queue_length: usize,
+    /// Time from entering the queue to starting service.
+    pub queue_time: LatencySummary,
+    /// Time in service on the device.
+    pub service_time: LatencySummary,
+}
+
+/// Everything a run reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct SimReport {
+    pub replay: String,
+    pub scheduler: String,
+    pub requests: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// From the first arrival to the last completion, in seconds of virtual time.
+    pub span_s: f64,
+    pub throughput_iops: f64,
+    pub throughput_mib_s: f64,
+    /// Host-level response time: arrival to completion, queueing included.
+    pub response_time: LatencySummary,
+    pub read_response_time: LatencySummary,
+    pub write_response_time: LatencySummary,
+    pub energy_j: f64,
+    pub average_power_w: f64,
+    pub devices: Vec<DeviceRun>,
+    pub controller: serde_json::Value,
+}
+
+/// Builder and owner of one simulation run.
+pub struct Simulation {
+    stations: Vec<Station>,
+    scheduler: SchedulerKind,
+    progress_every: u64,
+}
+
+impl Simulation {
+    pub fn new(scheduler: SchedulerKind) -> Self {
+        Simulation { stations: Vec::new(), scheduler, progress_every: 1 << 16 }
+    }
+
+    /// Add a device; returns its index (the `device` number controllers use).
+    pub fn add_device(&mut self, device: Box<dyn Device>) -> usize {
+        let max_in_flight = device.max_in_flight().max(1);
+        self.stations.push(Station {
+            device,
+            queue: self.scheduler.build(),
+            ops: Slab::new(),
+            in_flight: 0,
+            max_in_flight,
+            ready_at_ns: 0,
+            ready_event_pending: false,
+            commands: VecDeque::new(),
+            seq: 0,
+            busy_ns: 0,
+            busy_since_ns: 0,
+            queue_area: 0,
+            queue_changed_ns: 0,
+            max_queue: 0,
+            ops_done: 0,
+            bytes_done: 0,
+            wait: LatencyHistogram::new(),
+            service: LatencyHistogram::new(),
+        });
+        self.stations.len() - 1
+    }
+
+    /// Run `requests` through `controller` to completion. `progress` is called now and
+    /// then with the number of requests completed so far.
+    pub fn run<E>(
+        mut self,
+        requests: impl Iterator<Item = Result<IoRequest, E>>,
+        replay: Replay,
+        controller: &mut dyn Controller,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<SimReport, SimError>
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let infos: Vec<DeviceInfo> = self
+            .stations
+            .iter()
+            .map(|s| DeviceInfo { name: s.device.name().to_string(), capacity_bytes: s.device.capacity_bytes() })
+            .collect();
+        controller.attach(&infos)?;
+        if let Replay::Closed { depth: 0 } = replay {
+            return Err(SimError::Config("closed-loop replay needs a queue depth of at least 1".into()));
+        }
+
+        let mut run = Run {
+            stations: &mut self.stations,
+            events: BinaryHeap::new(),
+            event_seq: 0,
+            now_ns: 0,
+            hosts: Slab::new(),
+            io: Io::default(),
+            requests_in: 0,
+            requests_done: 0,
+            first_arrival_ns: None,
+            stats: HostStats::default(),
+        };
+        let mut source = requests.map(|r| r.map_err(|e| SimError::Source(Box::new(e))));
+        let mut lookahead: Option<IoRequest> = None;
+
+        // Prime the source.
+        match replay {
+            Replay::Open => {
+                if let Some(r) = source.next().transpose()? {
+                    run.push(r.time_ns, Event::Arrival);
+                    lookahead = Some(r);
+                }
+            }
+            Replay::Closed { depth } => {
+                for _ in 0..depth {
+                    match source.next().transpose()? {
+                        Some(r) => run.arrive(controller, r)?,
+                        None => break,
+                    }
+                }
+            }
+        }
+
+        while let Some(Reverse((t, _, ev))) = run.events.pop() {
+            debug_assert!(t >= run.now_ns, "time ran backwards");
+            run.now_ns = t;
+            match ev {
+                Event::Arrival => {
+                    if let Some(r) = lookahead.take() {
+                        run.arrive(controller, r)?;
+                        if let Some(next) = source.next().transpose()? {
+                            run.push(next.time_ns.max(run.now_ns), Event::Arrival);
+                            lookahead = Some(next);
+                        }
+                    }
+                }
+                Event::DeviceDone { device, slot } => {
+                    let completed_before = run.requests_done;
+                    run.device_done(controller, device as usize, slot);
+                    let newly = run.requests_done - completed_before;
+                    if let Replay::Closed { .. } = replay {
+                        for _ in 0..newly {
+                            match source.next().transpose()? {
+                                Some(r) => run.arrive(controller, r)?,
+                                None => break,
+                            }
+                        }
+                    }
+                    if run.requests_done / self.progress_every != completed_before / self.progress_every {
+                        progress(run.requests_done);
+                    }
+                }
+                Event::DeviceReady { device } => {
+                    run.stations[device as usize].ready_event_pending = false;
+                    run.dispatch(device as usize);
+                }
+                Event::Timer { token } => {
+                    controller.on_timer(run.now_ns, token, &mut run.io);
+                    run.apply();
+                }
+            }
+        }
+        progress(run.requests_done);
+
+        let end_ns = run.now_ns;
+        let start_ns = run.first_arrival_ns.unwrap_or(0);
+        let stats = std::mem::take(&mut run.stats);
+        let requests_done = run.requests_done;
+        drop(run);
+        self.report(replay, controller, stats, requests_done, start_ns, end_ns)
+    }
+
+    fn report(
+        mut self,
+        replay: Replay,
+        controller: &dyn Controller,
+        stats: HostStats,
+        requests: u64,
+        start_ns: u64,
+        end_ns: u64,
+    ) -> Result<SimReport, SimError> {
+        let span_ns = end_ns.saturating_sub(start_ns);
+        let span_s = span_ns as f64 / 1e9;
+        let mut devices = Vec::with_capacity(self.stations.len());
+        let mut energy_j = 0.0;
+        for st in &mut self.stations {
+            st.note_queue_change(end_ns);
+            st.device.finish(end_ns);
+            let device = st.device.report();
+            energy_j += device.energy_j;
+            devices.push(DeviceRun {
+                device,
+                ops: st.ops_done,
+                bytes: st.bytes_done,
+                utilisation: ratio(st.busy_ns as f64, end_ns as f64),
+                mean_queue_length: ratio(st.queue_area as f64, end_ns as f64),
+                max_queue_length: st.max_queue,
+                queue_time: st.wait.summary(),
+                service_time: st.service.summary(),
+            });
+        }
+        let bytes = stats.read_bytes + stats.write_bytes;
+        Ok(SimReport {
+            replay: replay.to_string(),
+            scheduler: self.scheduler.to_string(),
+            requests,
+            reads: stats.reads,
+            writes: stats.writes,
+            read_bytes: stats.read_bytes,
+            write_bytes: stats.write_bytes,
+            span_s,
+            throughput_iops: ratio(requests as f64, span_s),
+            throughput_mib_s: ratio(bytes as f64 / (1024.0 * 1024.0), span_s),
+            response_time: stats.all.summary(),
+            read_response_time: stats.read.summary(),
+            write_response_time: stats.write.summary(),
+            energy_j,
+            // Energy is accounted from time 0 (devices are powered from the start).
+            average_power_w: ratio(energy_j, end_ns as f64 / 1e9),
+            devices,
+            controller: controller.report(),
+        })
+    }
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 {
+        a / b
+    } else {
+        0.0
+    }
+}
+
+#[derive(Default)]
+struct HostStats {
+    reads: u64,
+    writes: u64,
+    read_bytes: u64,
+    write_bytes: u64,
+    all: LatencyHistogram,
+    read: LatencyHistogram,
+    write: LatencyHistogram,
+}
+
+/// The mutable state of one run (kept apart from `Simulation` so borrows stay simple).
+struct Run<'a> {
+    stations: &'a mut Vec<Station>,
+    events: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    event_seq: u64,
+    now_ns: u64,
+    hosts: Slab<HostRequest>,
+    io: Io,
+    requests_in: u64,
+    requests_done: u64,
+    first_arrival_ns: Option<u64>,
+    stats: HostStats,
+}
+
+impl Run<'_> {
+    fn push(&mut self, at_ns: u64, ev: Event) {
+        self.event_seq += 1;
+        self.events.push(Reverse((at_ns, self.event_seq, ev)));
+    }
+
+    fn arrive(&mut self, controller: &mut dyn Controller, req: IoRequest) -> Result<(), SimError> {
+        let now = self.now_ns;
+        self.first_arrival_ns.get_or_insert(now);
+        let host = self.hosts.insert(HostRequest { arrival_ns: now, op: req.op });
+        match req.op {
+            Op::Read => {
+                self.stats.reads += 1;
+                self.stats.read_bytes += req.len_bytes;
+            }
+            Op::Write => {
+                self.stats.writes += 1;
+                self.stats.write_bytes += req.len_bytes;
+            }
+        }
+        let index = self.requests_in;
+        self.requests_in += 1;
+        controller.on_request(now, host, index, &req, &mut self.io)?;
+        self.apply();
+        Ok(())
+    }
+
+    /// Carry out the actions the controller queued, in order. (Carrying them out calls no
+    /// controller callback, so no new actions appear meanwhile.)
+    fn apply(&mut self) {
+        let mut actions = std::mem::take(&mut self.io.actions);
+        for action in actions.drain(..) {
+            match action {
+                Action::Submit { device, op, token } => self.enqueue(device, op, token),
+                Action::Complete { host } => self.complete_host(host),
+                Action::Timer { at_ns, token } => self.push(at_ns.max(self.now_ns), Event::Timer { token }),
+                Action::Command { device, cmd } => {
+                    if let Some(st) = self.stations.get_mut(device) {
+                        st.commands.push_back(cmd);
+                        self.dispatch(device);
+                    }
+                }
+            }
+        }
+        self.io.actions = actions; // keep the buffer's allocation
+    }
+
+    fn enqueue(&mut self, device: usize, op: DeviceOp, token: u64) {
+        let now = self.now_ns;
+        let Some(st) = self.stations.get_mut(device) else { return };
+        let key = st.device.position_key(op.offset_bytes);
+        let slot = st.ops.insert(PendingOp { op, token, enqueued_ns: now, started_ns: now });
+        st.note_queue_change(now);
+        st.seq += 1;
+        st.queue.push(Waiting { key, seq: st.seq, slot });
+        st.max_queue = st.max_queue.max(st.queue.len());
+        self.dispatch(device);
+    }
+
+    /// Start as much work on `device` as it can take now.
+    fn dispatch(&mut self, device: usize) {
+        let now = self.now_ns;
+        loop {
+            let st = &mut self.stations[device];
+            if st.ready_at_ns > now {
+                if !st.ready_event_pending && (!st.queue.is_empty() || !st.commands.is_empty()) {
+                    st.ready_event_pending = true;
+                    let at = st.ready_at_ns;
+                    self.push(at, Event::DeviceReady { device: device as u32 });
+                }
+                return;
+            }
+            // Commands wait until nothing is in service, then run before queued I/O.
+            if !st.commands.is_empty() {
+                if st.in_flight > 0 {
+                    return;
+                }
+                if let Some(cmd) = st.commands.pop_front() {
+                    st.ready_at_ns = st.device.command(now, cmd).max(now);
+                }
+                continue;
+            }
+            if st.in_flight >= st.max_in_flight {
+                return;
+            }
+            let head = st.device.current_position_key();
+            st.note_queue_change(now);
+            let Some(w) = st.queue.pop(head) else { return };
+            let Some(pending) = st.ops.get_mut(w.slot) else { return };
+            pending.started_ns = now;
+            let op = pending.op;
+            let done_ns = st.device.service(now, &op).max(now);
+            if st.in_flight == 0 {
+                st.busy_since_ns = now;
+            }
+            st.in_flight += 1;
+            self.push(done_ns, Event::DeviceDone { device: device as u32, slot: w.slot });
+        }
+    }
+
+    fn device_done(&mut self, controller: &mut dyn Controller, device: usize, slot: u32) {
+        let now = self.now_ns;
+        let st = &mut self.stations[device];
+        let Some(p) = st.ops.remove(slot) else { return };
+        st.in_flight -= 1;
+        if st.in_flight == 0 {
+            st.busy_ns += now - st.busy_since_ns;
+        }
+        st.ops_done += 1;
+        st.bytes_done += p.op.len_bytes;
+        st.wait.record(p.started_ns - p.enqueued_ns);
+        st.service.record(now - p.started_ns);
+        controller.on_device_done(now, device, p.token, &mut self.io);
+        self.apply();
+        self.dispatch(device);
+    }
+
+    fn complete_host(&mut self, host: HostId) {
+        let Some(h) = self.hosts.remove(host) else { return };
+        let rt = self.now_ns - h.arrival_ns;
+        self.stats.all.record(rt);
+        match h.op {
+            Op::Read => self.stats.read.record(rt),
+            Op::Write => self.stats.write.record(rt),
+        }
+        self.requests_done += 1;
+    }
+}

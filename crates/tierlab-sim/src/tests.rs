@@ -1,0 +1,197 @@
+//! Engine tests with toy devices whose timing is known in closed form.
+
+use super::*;
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+use tierlab_types::{IoRequest, Op};
+
+/// Serves every op in a fixed time, `lanes` at a time.
+struct FixedDevice {
+    service_ns: u64,
+    lanes: usize,
+    capacity_bytes: u64,
+    served: u64,
+    last_now: u64,
+}
+
+impl FixedDevice {
+    fn new(service_ns: u64, lanes: usize) -> Self {
+        FixedDevice { service_ns, lanes, capacity_bytes: 1 << 40, served: 0, last_now: 0 }
+    }
+}
+
+impl Device for FixedDevice {
+    fn name(&self) -> &str {
+        "fixed"
+    }
+    fn capacity_bytes(&self) -> u64 {
+        self.capacity_bytes
+    }
+    fn max_in_flight(&self) -> usize {
+        self.lanes
+    }
+    fn service(&mut self, now_ns: u64, _op: &DeviceOp) -> u64 {
+        assert!(now_ns >= self.last_now, "engine called the device with time running backwards");
+        self.last_now = now_ns;
+        self.served += 1;
+        now_ns + self.service_ns
+    }
+    fn finish(&mut self, _end_ns: u64) {}
+    fn report(&self) -> DeviceReport {
+        let mut counters = BTreeMap::new();
+        counters.insert("served".to_string(), self.served as f64);
+        DeviceReport { name: "fixed".into(), kind: "test".into(), energy_j: 1.0, states: vec![], counters }
+    }
+}
+
+fn req(time_ns: u64, offset_bytes: u64) -> Result<IoRequest, std::io::Error> {
+    Ok(IoRequest { time_ns, volume: 0, offset_bytes, len_bytes: 4096, op: if offset_bytes % 3 == 0 { Op::Read } else { Op::Write } })
+}
+
+fn run(reqs: Vec<Result<IoRequest, std::io::Error>>, replay: Replay, dev: FixedDevice, sched: SchedulerKind) -> Result<SimReport, SimError> {
+    let mut sim = Simulation::new(sched);
+    sim.add_device(Box::new(dev));
+    sim.run(reqs.into_iter(), replay, &mut Direct::default(), &mut |_| {})
+}
+
+#[test]
+fn closed_loop_depth_one_is_back_to_back() {
+    let reqs = (0..100).map(|i| req(0, i * 4096)).collect();
+    let r = run(reqs, Replay::Closed { depth: 1 }, FixedDevice::new(1_000_000, 1), SchedulerKind::Fcfs).unwrap();
+    assert_eq!(r.requests, 100);
+    assert!((r.span_s - 0.1).abs() < 1e-12, "100 x 1 ms back to back: {}", r.span_s);
+    assert!((r.throughput_iops - 1000.0).abs() < 1e-6);
+    assert!((r.response_time.mean_ms - 1.0).abs() < 1e-9);
+    assert!((r.devices[0].utilisation - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn closed_loop_depth_n_queues_behind_a_single_lane() {
+    let reqs = (0..100).map(|i| req(0, i * 4096)).collect();
+    let r = run(reqs, Replay::Closed { depth: 4 }, FixedDevice::new(1_000_000, 1), SchedulerKind::Fcfs).unwrap();
+    // Each request waits for the 3 ahead of it once the pipe is full: response 4 ms.
+    assert!((r.response_time.p50_ms - 4.0).abs() < 0.01, "{:?}", r.response_time);
+    assert!((r.span_s - 0.1).abs() < 1e-12);
+    assert_eq!(r.devices[0].max_queue_length, 3);
+}
+
+#[test]
+fn parallel_lanes_overlap() {
+    let reqs = (0..100).map(|i| req(0, i * 4096)).collect();
+    let r = run(reqs, Replay::Closed { depth: 4 }, FixedDevice::new(1_000_000, 4), SchedulerKind::Fcfs).unwrap();
+    assert!((r.span_s - 0.025).abs() < 1e-12, "4 lanes: 25 ms, got {}", r.span_s);
+    assert!((r.response_time.mean_ms - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn open_loop_follows_arrival_times() {
+    // Arrivals every 2 ms, service 1 ms: no queueing, span = last arrival + 1 ms.
+    let reqs = (0..10).map(|i| req(i * 2_000_000, i * 4096)).collect();
+    let r = run(reqs, Replay::Open, FixedDevice::new(1_000_000, 1), SchedulerKind::Fcfs).unwrap();
+    assert!((r.response_time.max_ms - 1.0).abs() < 1e-3);
+    assert!((r.span_s - 0.019).abs() < 1e-12);
+    assert!((r.devices[0].utilisation - 10.0 / 19.0).abs() < 1e-9);
+    assert_eq!(r.reads + r.writes, 10);
+}
+
+#[test]
+fn open_loop_burst_queues() {
+    // 5 requests at once on a 1 ms device: responses 1, 2, 3, 4, 5 ms.
+    let reqs = (0..5).map(|i| req(0, i * 4096)).collect();
+    let r = run(reqs, Replay::Open, FixedDevice::new(1_000_000, 1), SchedulerKind::Fcfs).unwrap();
+    assert!((r.response_time.mean_ms - 3.0).abs() < 1e-9);
+    assert!((r.devices[0].queue_time.mean_ms - 2.0).abs() < 1e-9);
+    assert!((r.devices[0].service_time.mean_ms - 1.0).abs() < 1e-9);
+    // Queue lengths 4,3,2,1,0 for 1 ms each over 5 ms: mean 2.
+    assert!((r.devices[0].mean_queue_length - 2.0).abs() < 1e-9);
+}
+
+#[test]
+fn out_of_range_request_is_an_error_naming_the_request() {
+    let mut dev = FixedDevice::new(1, 1);
+    dev.capacity_bytes = 8192;
+    let reqs = vec![req(0, 0), req(1, 8192)];
+    let e = run(reqs, Replay::Open, dev, SchedulerKind::Fcfs).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("request #1") && msg.contains("8192"), "{msg}");
+}
+
+#[test]
+fn source_errors_stop_the_run() {
+    let reqs = vec![req(0, 0), Err(std::io::Error::other("bad line 2"))];
+    let e = run(reqs, Replay::Open, FixedDevice::new(1, 1), SchedulerKind::Fcfs).unwrap_err();
+    assert!(e.to_string().contains("bad line 2"));
+}
+
+#[test]
+fn zero_depth_is_rejected() {
+    let e = run(vec![], Replay::Closed { depth: 0 }, FixedDevice::new(1, 1), SchedulerKind::Fcfs).unwrap_err();
+    assert!(e.to_string().contains("depth"));
+}
+
+#[test]
+fn empty_trace_gives_an_empty_report() {
+    let r = run(vec![], Replay::Open, FixedDevice::new(1, 1), SchedulerKind::Fcfs).unwrap();
+    assert_eq!(r.requests, 0);
+    assert_eq!(r.throughput_iops, 0.0);
+}
+
+/// A controller that sets a timer per request and completes it from the timer, to check
+/// timers and commands flow through the engine.
+struct TimerController {
+    fired: Vec<u64>,
+}
+
+impl Controller for TimerController {
+    fn on_request(&mut self, now_ns: u64, host: HostId, _i: u64, _r: &IoRequest, io: &mut Io) -> Result<(), SimError> {
+        io.timer(now_ns + 500, host as u64);
+        io.command(0, DeviceCommand::Standby);
+        Ok(())
+    }
+    fn on_device_done(&mut self, _now_ns: u64, _d: usize, _t: u64, _io: &mut Io) {}
+    fn on_timer(&mut self, now_ns: u64, token: u64, io: &mut Io) {
+        self.fired.push(now_ns);
+        io.complete(token as HostId);
+    }
+}
+
+#[test]
+fn timers_fire_at_their_time_and_complete_requests() {
+    let mut sim = Simulation::new(SchedulerKind::Fcfs);
+    sim.add_device(Box::new(FixedDevice::new(1, 1)));
+    let mut c = TimerController { fired: vec![] };
+    let reqs = vec![req(1000, 0), req(3000, 0)];
+    let r = sim.run(reqs.into_iter(), Replay::Open, &mut c, &mut |_| {}).unwrap();
+    assert_eq!(c.fired, vec![1500, 3500]);
+    assert_eq!(r.requests, 2);
+    assert!((r.response_time.mean_ms - 0.0005).abs() < 1e-9);
+}
+
+proptest! {
+    /// No request is lost, none completes before it arrived, and the run is deterministic,
+    /// whatever the arrival pattern, depth, lanes and scheduler.
+    #[test]
+    fn no_request_lost_and_deterministic(
+        gaps in proptest::collection::vec(0u64..3_000, 1..300),
+        offsets in proptest::collection::vec(0u64..1_000_000, 300),
+        service in 1u64..5_000,
+        lanes in 1usize..4,
+        depth in 0u32..6,
+        sched in 0usize..3,
+    ) {
+        let mut t = 0;
+        let reqs: Vec<_> = gaps.iter().zip(&offsets).map(|(g, o)| { t += g; req(t, o * 4096) }).collect();
+        let n = reqs.len() as u64;
+        let replay = if depth == 0 { Replay::Open } else { Replay::Closed { depth } };
+        let kind = SchedulerKind::ALL[sched];
+        let again: Vec<_> = reqs.iter().map(|r| r.as_ref().map(|x| *x).map_err(|_| std::io::Error::other("x"))).collect();
+        let a = run(reqs, replay, FixedDevice::new(service, lanes), kind).unwrap();
+        let b = run(again, replay, FixedDevice::new(service, lanes), kind).unwrap();
+        prop_assert_eq!(a.requests, n);
+        prop_assert_eq!(a.response_time.count, n);
+        prop_assert_eq!(a.devices[0].ops, n);
+        prop_assert_eq!(a.devices[0].device.counters["served"], n as f64);
+        prop_assert!(a.response_time.p50_ms * 1e6 >= service as f64 * 0.999);
+        prop_assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
+    }
+}
