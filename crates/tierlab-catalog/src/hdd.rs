@@ -1,0 +1,393 @@
+//! One hard-disk catalog entry (`catalog/hdd/<id>.toml`) and its checks.
+//!
+//! Every figure cites a source: `[sources]` names each document once, and each section
+//! (and the top-level identity fields) says which of them it comes from with a `source`
+//! key; `field_sources` overrides that for single top-level fields. A figure no source
+//! gives is left out and its key listed in `unknown` — the checks insist on both
+//! directions, so an absent value is always a deliberate "unknown", never an omission.
+
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use tierlab_config::{FieldError, Validate};
+use tierlab_power::PowerSpec;
+
+/// A hard-disk drive model as published.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HddEntry {
+    /// Lower-case id, also the file's name (`<id>.toml`).
+    pub id: String,
+    pub vendor: String,
+    /// Product name and, where known, model numbers.
+    pub model: String,
+    /// Source (key of `sources`) of the top-level figures.
+    pub source: String,
+    /// Sources of single top-level figures, where they differ from `source`.
+    #[serde(default)]
+    pub field_sources: BTreeMap<String, String>,
+    /// Formatted capacity in bytes (decimal: 1 GB = 10^9 bytes, as vendors count).
+    pub capacity_bytes: u64,
+    /// Nominal rotation speed (the fastest level of a multi-speed drive).
+    pub rpm: u32,
+    /// Logical sector size.
+    pub sector_bytes: u64,
+    /// On-board buffer (binary: "8 MB" = 8 MiB).
+    #[serde(default)]
+    pub cache_bytes: Option<u64>,
+    /// Rated start/stop (spindle) cycles.
+    #[serde(default)]
+    pub start_stop_cycles: Option<u64>,
+    /// Rated head load/unload cycles.
+    #[serde(default)]
+    pub load_unload_cycles: Option<u64>,
+    pub seek: SeekSpec,
+    pub transfer: TransferSpec,
+    #[serde(default)]
+    pub price: Option<Price>,
+    /// Power profiles, one per source where sources disagree; the first is the default.
+    #[serde(default)]
+    pub power_profiles: Vec<PowerProfile>,
+    /// Keys of figures no source gives (see the module documentation).
+    #[serde(default)]
+    pub unknown: Vec<String>,
+    /// Every document cited, by a short key.
+    pub sources: BTreeMap<String, String>,
+    #[serde(default)]
+    pub notes: Option<String>,
+}
+
+/// Seek times in milliseconds (typical, without command overhead, as datasheets give them).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeekSpec {
+    /// Source key; required when any figure is given.
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub single_track_read_ms: Option<f64>,
+    #[serde(default)]
+    pub single_track_write_ms: Option<f64>,
+    #[serde(default)]
+    pub average_read_ms: Option<f64>,
+    #[serde(default)]
+    pub average_write_ms: Option<f64>,
+    #[serde(default)]
+    pub full_stroke_read_ms: Option<f64>,
+    #[serde(default)]
+    pub full_stroke_write_ms: Option<f64>,
+}
+
+/// Sustained media transfer rate, MB/s (10^6 bytes per second).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransferSpec {
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Outer zone (fastest).
+    #[serde(default)]
+    pub sustained_max_mb_s: Option<f64>,
+    /// Inner zone (slowest).
+    #[serde(default)]
+    pub sustained_min_mb_s: Option<f64>,
+}
+
+/// A purchase price at a point in time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub usd: f64,
+    pub year: u32,
+    pub source: String,
+}
+
+/// One source's view of the drive's power behaviour.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PowerProfile {
+    /// Short name, unique within the entry (e.g. "hibernator", "datasheet").
+    pub name: String,
+    pub source: String,
+    /// Modelling choices made where the source is silent (e.g. "seek power taken equal
+    /// to active power"); empty when every figure is the source's own.
+    #[serde(default)]
+    pub assumptions: Vec<String>,
+    pub spec: PowerSpec,
+}
+
+impl HddEntry {
+    /// The profile named `name`.
+    pub fn power_profile(&self, name: &str) -> Option<&PowerProfile> {
+        self.power_profiles.iter().find(|p| p.name == name)
+    }
+
+    /// The first (default) power profile, if any is known.
+    pub fn default_power(&self) -> Option<&PowerProfile> {
+        self.power_profiles.first()
+    }
+
+    /// Keys of optional figures this entry leaves out.
+    fn absent_keys(&self) -> BTreeSet<String> {
+        let mut absent = BTreeSet::new();
+        let mut note = |present: bool, key: String| {
+            if !present {
+                absent.insert(key);
+            }
+        };
+        note(self.cache_bytes.is_some(), "cache_bytes".into());
+        note(self.start_stop_cycles.is_some(), "start_stop_cycles".into());
+        note(
+            self.load_unload_cycles.is_some(),
+            "load_unload_cycles".into(),
+        );
+        note(self.price.is_some(), "price".into());
+        note(!self.power_profiles.is_empty(), "power_profiles".into());
+        for (key, value) in self.seek.values().into_iter().chain(self.transfer.values()) {
+            note(value.is_some(), key.to_string());
+        }
+        for (i, p) in self.power_profiles.iter().enumerate() {
+            note(
+                !p.spec.standby.is_empty(),
+                format!("power_profiles[{i}].spec.standby"),
+            );
+            for (j, level) in p.spec.standby.iter().enumerate() {
+                note(
+                    level.enter.is_some(),
+                    format!("power_profiles[{i}].spec.standby[{j}].enter"),
+                );
+                note(
+                    level.leave.is_some(),
+                    format!("power_profiles[{i}].spec.standby[{j}].leave"),
+                );
+            }
+        }
+        absent
+    }
+
+    fn check_source(&self, key: &str, source: &str) -> Result<(), FieldError> {
+        if self.sources.contains_key(source) {
+            Ok(())
+        } else {
+            let known: Vec<&str> = self.sources.keys().map(String::as_str).collect();
+            Err(FieldError::new(
+                key,
+                format!(
+                    "source `{source}` is not in [sources] (known: {})",
+                    known.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
+impl SeekSpec {
+    fn values(&self) -> Vec<(&'static str, Option<f64>)> {
+        vec![
+            ("seek.single_track_read_ms", self.single_track_read_ms),
+            ("seek.single_track_write_ms", self.single_track_write_ms),
+            ("seek.average_read_ms", self.average_read_ms),
+            ("seek.average_write_ms", self.average_write_ms),
+            ("seek.full_stroke_read_ms", self.full_stroke_read_ms),
+            ("seek.full_stroke_write_ms", self.full_stroke_write_ms),
+        ]
+    }
+}
+
+impl TransferSpec {
+    fn values(&self) -> Vec<(&'static str, Option<f64>)> {
+        vec![
+            ("transfer.sustained_max_mb_s", self.sustained_max_mb_s),
+            ("transfer.sustained_min_mb_s", self.sustained_min_mb_s),
+        ]
+    }
+}
+
+/// Top-level fields a `field_sources` entry may name.
+const SOURCED_FIELDS: [&str; 6] = [
+    "capacity_bytes",
+    "rpm",
+    "sector_bytes",
+    "cache_bytes",
+    "start_stop_cycles",
+    "load_unload_cycles",
+];
+
+fn check_positive(key: &str, v: f64) -> Result<(), FieldError> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(FieldError::new(
+            key,
+            format!("expected a finite value > 0, found {v}"),
+        ))
+    }
+}
+
+fn check_nonzero(key: &str, v: u64) -> Result<(), FieldError> {
+    if v > 0 {
+        Ok(())
+    } else {
+        Err(FieldError::new(key, "expected a value > 0"))
+    }
+}
+
+impl Validate for HddEntry {
+    fn validate(&self) -> Result<(), FieldError> {
+        let id_ok = !self.id.is_empty()
+            && self
+                .id
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        if !id_ok {
+            return Err(FieldError::new(
+                "id",
+                "expected a non-empty id of lower-case letters, digits and '-'",
+            ));
+        }
+        if self.sources.is_empty() {
+            return Err(FieldError::new("sources", "expected at least one source"));
+        }
+        for (key, text) in &self.sources {
+            if text.trim().is_empty() {
+                return Err(FieldError::new(
+                    format!("sources.{key}"),
+                    "expected a citation, found an empty string",
+                ));
+            }
+        }
+        self.check_source("source", &self.source)?;
+        for (field, source) in &self.field_sources {
+            if !SOURCED_FIELDS.contains(&field.as_str()) {
+                return Err(FieldError::new(
+                    format!("field_sources.{field}"),
+                    format!("expected one of: {}", SOURCED_FIELDS.join(", ")),
+                ));
+            }
+            self.check_source(&format!("field_sources.{field}"), source)?;
+        }
+        check_nonzero("capacity_bytes", self.capacity_bytes)?;
+        check_nonzero("rpm", u64::from(self.rpm))?;
+        if !self.sector_bytes.is_power_of_two() || self.sector_bytes < 512 {
+            return Err(FieldError::new(
+                "sector_bytes",
+                "expected a power of two >= 512",
+            ));
+        }
+        for (key, v) in [
+            ("cache_bytes", self.cache_bytes),
+            ("start_stop_cycles", self.start_stop_cycles),
+            ("load_unload_cycles", self.load_unload_cycles),
+        ] {
+            if let Some(v) = v {
+                check_nonzero(key, v)?;
+            }
+        }
+        let sections = [
+            ("seek", self.seek.source.as_deref(), self.seek.values()),
+            (
+                "transfer",
+                self.transfer.source.as_deref(),
+                self.transfer.values(),
+            ),
+        ];
+        for (section, source, values) in sections {
+            for (key, v) in &values {
+                if let Some(v) = v {
+                    check_positive(key, *v)?;
+                }
+            }
+            match (source, values.iter().any(|(_, v)| v.is_some())) {
+                (Some(s), _) => self.check_source(&format!("{section}.source"), s)?,
+                (None, true) => {
+                    return Err(FieldError::new(
+                        format!("{section}.source"),
+                        "expected the source of the figures given",
+                    ))
+                }
+                (None, false) => {}
+            }
+        }
+        if let (Some(min), Some(max)) = (
+            self.transfer.sustained_min_mb_s,
+            self.transfer.sustained_max_mb_s,
+        ) {
+            if min > max {
+                return Err(FieldError::new(
+                    "transfer.sustained_min_mb_s",
+                    format!("expected at most sustained_max_mb_s ({max}), found {min}"),
+                ));
+            }
+        }
+        if let Some(p) = &self.price {
+            check_positive("price.usd", p.usd)?;
+            if !(1950..=2100).contains(&p.year) {
+                return Err(FieldError::new(
+                    "price.year",
+                    format!("expected a year between 1950 and 2100, found {}", p.year),
+                ));
+            }
+            self.check_source("price.source", &p.source)?;
+        }
+        for (i, p) in self.power_profiles.iter().enumerate() {
+            let at = format!("power_profiles[{i}]");
+            if p.name.trim().is_empty() {
+                return Err(FieldError::new(
+                    format!("{at}.name"),
+                    "expected a non-empty name",
+                ));
+            }
+            if self.power_profiles[..i].iter().any(|q| q.name == p.name) {
+                return Err(FieldError::new(
+                    format!("{at}.name"),
+                    format!("expected a unique name, `{}` is used twice", p.name),
+                ));
+            }
+            self.check_source(&format!("{at}.source"), &p.source)?;
+            p.spec
+                .validate()
+                .map_err(|e| e.within(&format!("{at}.spec")))?;
+            let top = p
+                .spec
+                .speed_levels(self.rpm)
+                .iter()
+                .map(|l| l.rpm)
+                .max()
+                .unwrap_or(0);
+            if top != self.rpm {
+                return Err(FieldError::new(
+                    format!("{at}.spec.speeds"),
+                    format!(
+                        "expected the fastest speed to be the drive's rpm ({}), found {top}",
+                        self.rpm
+                    ),
+                ));
+            }
+        }
+        let absent = self.absent_keys();
+        let mut listed = BTreeSet::new();
+        for (i, key) in self.unknown.iter().enumerate() {
+            if !absent.contains(key) {
+                return Err(FieldError::new(
+                    format!("unknown[{i}]"),
+                    format!(
+                        "`{key}` is listed as unknown but is given (or is not an optional figure)"
+                    ),
+                ));
+            }
+            if !listed.insert(key.as_str()) {
+                return Err(FieldError::new(
+                    format!("unknown[{i}]"),
+                    format!("`{key}` is listed twice"),
+                ));
+            }
+        }
+        if let Some(missing) = absent.iter().find(|k| !listed.contains(k.as_str())) {
+            return Err(FieldError::new(
+                "unknown",
+                format!(
+                    "`{missing}` is absent: give it with its source, or list it here as unknown"
+                ),
+            ));
+        }
+        Ok(())
+    }
+}

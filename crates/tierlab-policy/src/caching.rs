@@ -1,0 +1,479 @@
+//! GreenDM's caching variant: the HDD holds the whole capacity and the SSD holds copies of
+//! HDD extents. An uncached extent accessed PT times within TW is pre-fetched; a full
+//! cache gives up a victim chosen by the replacement algorithm (a dirty victim is written
+//! back first). Write policies:
+//! - write-back: a write to a cached extent goes to the SSD only and marks it dirty; dirty
+//!   extents are queued for asynchronous write-back (duplicates merged; when the queue is
+//!   at its cap the write goes to both devices instead, so dirty data stays bounded);
+//! - write-through: a write to a cached extent goes to both devices;
+//! - write-around: writes go to the HDD and invalidate a cached copy (both devices while
+//!   the copy has I/O in flight, so no read races the invalidation).
+//!
+//! Writes to uncached extents go to the HDD (no write-allocate); writes to an extent being
+//! copied wait for the copy.
+//!
+//! Memory: 12 bytes per virtual (HDD) extent, 4 per SSD slot, one bit per slot, and the
+//! replacement algorithm's state per cached extent.
+
+use crate::bitmap::Bitmap;
+use crate::geometry::{tick, ticks, Geometry, PolicyError, Tier};
+use crate::{split_extents, Migration, MoveKind, Piece, Place, Policy, PolicyStats, Routing};
+use rustc_hash::FxHashMap as HashMap;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use tierlab_cache::{Algorithm, Replacement};
+use tierlab_types::{Op, NS_PER_S};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WritePolicy {
+    WriteBack,
+    WriteThrough,
+    WriteAround,
+}
+
+impl std::str::FromStr for WritePolicy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "write-back" | "wb" => Ok(WritePolicy::WriteBack),
+            "write-through" | "wt" => Ok(WritePolicy::WriteThrough),
+            "write-around" | "wa" => Ok(WritePolicy::WriteAround),
+            _ => Err(format!("unknown write policy `{s}`: expected write-back, write-through or write-around")),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CachingParams {
+    /// Accesses within TW before an uncached extent is pre-fetched (≥ 1).
+    pub pt: u32,
+    pub tw_ns: u64,
+    /// Maximum concurrent copies (pre-fetches and write-backs, ≥ 1).
+    pub mcml: u32,
+    pub write: WritePolicy,
+    #[serde(with = "algorithm_name")]
+    pub replacement: Algorithm,
+    /// Longest the write-back queue may grow (≥ 1).
+    pub writeback_queue_cap: u32,
+}
+
+mod algorithm_name {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use tierlab_cache::Algorithm;
+    pub fn serialize<S: Serializer>(a: &Algorithm, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&a.to_string())
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Algorithm, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl Default for CachingParams {
+    fn default() -> Self {
+        CachingParams {
+            pt: 2,
+            tw_ns: 60 * NS_PER_S,
+            mcml: 4,
+            write: WritePolicy::WriteBack,
+            replacement: Algorithm::Lru,
+            writeback_queue_cap: 1024,
+        }
+    }
+}
+
+impl CachingParams {
+    pub fn validate(&self, geo: &Geometry) -> Result<(), PolicyError> {
+        let bad = |name, expected: &str, found: u32| Err(PolicyError::Param { name, expected: expected.into(), found: found.to_string() });
+        if self.pt == 0 {
+            return bad("pt", "a pre-fetch threshold of at least 1", 0);
+        }
+        if self.mcml == 0 {
+            return bad("mcml", "at least 1 concurrent copy", 0);
+        }
+        if self.writeback_queue_cap == 0 {
+            return bad("writeback_queue_cap", "at least 1", 0);
+        }
+        if geo.ssd_extents == 0 || geo.hdd_extents == 0 {
+            return bad("ssd_bytes", "an SSD and an HDD of at least one extent each", geo.ssd_extents.min(geo.hdd_extents));
+        }
+        if geo.ssd_extents > geo.hdd_extents {
+            return bad("ssd_bytes", "a cache no larger than the HDD it caches", geo.ssd_extents);
+        }
+        Ok(())
+    }
+}
+
+const NONE: u32 = u32::MAX;
+const DIRTY: u8 = 1;
+const PREFETCH_QUEUED: u8 = 2;
+const WB_QUEUED: u8 = 4;
+const COPYING: u8 = 8;
+/// Given up by the replacement algorithm; the slot is freed once written back.
+const EVICTING: u8 = 16;
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    slot: u32,
+    last_tick: u32,
+    count: u16,
+    flags: u8,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Active {
+    m: Migration,
+    slot: u32,
+    copied: bool,
+}
+
+pub struct CachingPolicy {
+    geo: Geometry,
+    params: CachingParams,
+    table: Vec<Entry>,
+    reverse: Vec<u32>,
+    slots: Bitmap,
+    repl: Box<dyn Replacement>,
+    prefetch_queue: VecDeque<u32>,
+    writeback_queue: VecDeque<u32>,
+    active: Vec<Active>,
+    inflight: HashMap<u32, u32>,
+    next_id: u64,
+    checkpointing: bool,
+    stats: PolicyStats,
+}
+
+impl CachingPolicy {
+    pub fn new(geo: Geometry, params: CachingParams) -> Result<Self, PolicyError> {
+        params.validate(&geo)?;
+        Ok(CachingPolicy {
+            geo,
+            params,
+            table: vec![Entry { slot: NONE, last_tick: 0, count: 0, flags: 0 }; geo.hdd_extents as usize],
+            reverse: vec![NONE; geo.ssd_extents as usize],
+            slots: Bitmap::new(geo.ssd_extents),
+            repl: params.replacement.build(geo.ssd_extents as usize, params.tw_ns),
+            prefetch_queue: VecDeque::new(),
+            writeback_queue: VecDeque::new(),
+            active: Vec::new(),
+            inflight: HashMap::default(),
+            next_id: 1,
+            checkpointing: false,
+            stats: PolicyStats::default(),
+        })
+    }
+
+    pub fn virtual_bytes(&self) -> u64 {
+        self.geo.hdd_bytes()
+    }
+
+    pub fn params(&self) -> &CachingParams {
+        &self.params
+    }
+
+    fn migration_of(&self, v: u32) -> Option<&Active> {
+        self.active.iter().find(|a| a.m.extent == v)
+    }
+
+    fn slot_offset(&self, slot: u32) -> u64 {
+        slot as u64 * self.geo.extent_bytes
+    }
+
+    fn hdd_offset(&self, v: u32) -> u64 {
+        v as u64 * self.geo.extent_bytes
+    }
+
+    fn count_miss(&mut self, v: u32, now_ns: u64) {
+        let now = tick(now_ns);
+        let window = ticks(self.params.tw_ns);
+        let e = &mut self.table[v as usize];
+        e.count = if e.count > 0 && now.saturating_sub(e.last_tick) <= window { e.count.saturating_add(1) } else { 1 };
+        e.last_tick = now;
+        if e.count as u32 >= self.params.pt && e.flags & (PREFETCH_QUEUED | COPYING) == 0 {
+            e.flags |= PREFETCH_QUEUED;
+            self.prefetch_queue.push_back(v);
+        }
+    }
+
+    fn queue_writeback(&mut self, v: u32) -> bool {
+        let e = &mut self.table[v as usize];
+        if e.flags & WB_QUEUED != 0 {
+            return true;
+        }
+        if self.writeback_queue.len() >= self.params.writeback_queue_cap as usize {
+            return false;
+        }
+        e.flags |= WB_QUEUED;
+        self.writeback_queue.push_back(v);
+        true
+    }
+
+    fn start(&mut self, kind: MoveKind, v: u32, slot: u32) -> Migration {
+        let (from, from_offset_bytes, to, to_offset_bytes) = match kind {
+            MoveKind::Prefetch => (Tier::Hdd, self.hdd_offset(v), Tier::Ssd, self.slot_offset(slot)),
+            _ => (Tier::Ssd, self.slot_offset(slot), Tier::Hdd, self.hdd_offset(v)),
+        };
+        let m = Migration { id: self.next_id, kind, extent: v, from, from_offset_bytes, to, to_offset_bytes, len_bytes: self.geo.extent_bytes };
+        self.next_id += 1;
+        self.table[v as usize].flags |= COPYING;
+        self.active.push(Active { m, slot, copied: false });
+        m
+    }
+
+    fn free_slot(&mut self, v: u32) {
+        let e = &mut self.table[v as usize];
+        let slot = e.slot;
+        e.slot = NONE;
+        e.flags &= !(DIRTY | EVICTING | WB_QUEUED);
+        if slot != NONE {
+            self.reverse[slot as usize] = NONE;
+            self.slots.clear(slot);
+        }
+    }
+
+    /// Make room for a pre-fetch: a free slot, or a clean victim's slot. A dirty victim is
+    /// sent to write-back first (returned as the migration to start).
+    fn make_room(&mut self, now_ns: u64) -> Result<u32, Option<Migration>> {
+        if let Some(slot) = self.slots.alloc_in(0, self.geo.ssd_extents) {
+            return Ok(slot);
+        }
+        // Busy victims are skipped and put back as recently used; bounded attempts.
+        let mut skipped = Vec::new();
+        let mut result = Err(None);
+        for _ in 0..self.repl.len().min(64) {
+            let Some(key) = self.repl.evict(now_ns) else { break };
+            let v = key as u32;
+            let e = self.table[v as usize];
+            if e.flags & COPYING != 0 || self.inflight.contains_key(&v) {
+                skipped.push(v);
+                continue;
+            }
+            self.stats.evictions += 1;
+            if e.flags & DIRTY != 0 {
+                self.table[v as usize].flags |= EVICTING;
+                result = Err(Some(self.start(MoveKind::WriteBack, v, e.slot)));
+            } else {
+                let slot = e.slot;
+                self.free_slot(v);
+                self.slots.set(slot);
+                result = Ok(slot);
+            }
+            break;
+        }
+        for v in skipped {
+            self.repl.insert(v as u64, now_ns);
+        }
+        result
+    }
+}
+
+impl Policy for CachingPolicy {
+    fn name(&self) -> &'static str {
+        "caching"
+    }
+
+    fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+
+    fn route(&mut self, now_ns: u64, op: Op, offset_bytes: u64, len_bytes: u64, out: &mut Vec<Piece>) -> Result<Routing, PolicyError> {
+        let capacity_bytes = self.virtual_bytes();
+        if len_bytes == 0 || offset_bytes.checked_add(len_bytes).is_none_or(|end| end > capacity_bytes) {
+            return Err(PolicyError::OutOfRange { offset_bytes, len_bytes, capacity_bytes });
+        }
+        let es = self.geo.extent_bytes;
+        if op == Op::Write {
+            for (ext, _, _) in split_extents(es, offset_bytes, len_bytes) {
+                if let Some(id) = self.migration_of(ext as u32).map(|a| a.m.id) {
+                    self.stats.delayed_requests += 1;
+                    return Ok(Routing::Wait(id));
+                }
+            }
+        }
+        out.clear();
+        for (ext, within, len) in split_extents(es, offset_bytes, len_bytes) {
+            let v = ext as u32;
+            let e = self.table[v as usize];
+            let cached = e.slot != NONE;
+            let hdd = Piece { place: Place::Hdd, op, device_offset_bytes: self.hdd_offset(v) + within, len_bytes: len, extent: v };
+            let busy = self.inflight.contains_key(&v);
+            let mut pieces = [None, None];
+            if cached {
+                if e.flags & EVICTING == 0 {
+                    self.repl.access(v as u64, now_ns);
+                }
+                let ssd = Piece { place: Place::Ssd, device_offset_bytes: self.slot_offset(e.slot) + within, ..hdd };
+                pieces[0] = Some(ssd);
+                if op == Op::Write {
+                    match self.params.write {
+                        WritePolicy::WriteBack => {
+                            if self.queue_writeback(v) {
+                                self.table[v as usize].flags |= DIRTY;
+                            } else {
+                                pieces[1] = Some(hdd);
+                            }
+                        }
+                        WritePolicy::WriteThrough => pieces[1] = Some(hdd),
+                        WritePolicy::WriteAround if busy => pieces[1] = Some(hdd),
+                        WritePolicy::WriteAround => {
+                            if e.flags & EVICTING == 0 {
+                                self.repl.remove(v as u64);
+                            }
+                            self.free_slot(v);
+                            pieces = [Some(hdd), None];
+                        }
+                    }
+                }
+            } else {
+                let from_ram = op == Op::Read && self.migration_of(v).is_some_and(|a| a.copied);
+                pieces[0] = Some(if from_ram { Piece { place: Place::Ram, device_offset_bytes: within, ..hdd } } else { hdd });
+                self.count_miss(v, now_ns);
+            }
+            for p in pieces.into_iter().flatten() {
+                self.stats.pieces += 1;
+                if p.place != Place::Hdd {
+                    self.stats.ssd_hits += 1;
+                }
+                *self.inflight.entry(v).or_insert(0) += 1;
+                out.push(p);
+            }
+        }
+        Ok(Routing::Go)
+    }
+
+    fn done(&mut self, pieces: &[Piece]) {
+        for p in pieces {
+            if let Some(n) = self.inflight.get_mut(&p.extent) {
+                *n -= 1;
+                if *n == 0 {
+                    self.inflight.remove(&p.extent);
+                }
+            }
+        }
+    }
+
+    fn next_migration(&mut self, now_ns: u64) -> Option<Migration> {
+        if self.checkpointing || self.active.len() >= self.params.mcml as usize {
+            return None;
+        }
+        while let Some(v) = self.prefetch_queue.pop_front() {
+            let e = &mut self.table[v as usize];
+            e.flags &= !PREFETCH_QUEUED;
+            if e.slot != NONE || e.flags & COPYING != 0 {
+                continue;
+            }
+            if self.inflight.contains_key(&v) {
+                e.count = 0;
+                self.stats.cancelled_migrations += 1;
+                continue;
+            }
+            match self.make_room(now_ns) {
+                Ok(slot) => return Some(self.start(MoveKind::Prefetch, v, slot)),
+                Err(writeback) => {
+                    // Retry this pre-fetch once the victim is clean (or a slot frees up).
+                    self.table[v as usize].flags |= PREFETCH_QUEUED;
+                    self.prefetch_queue.push_front(v);
+                    return writeback;
+                }
+            }
+        }
+        for _ in 0..self.writeback_queue.len() {
+            let Some(v) = self.writeback_queue.pop_front() else { break };
+            let e = self.table[v as usize];
+            if e.flags & DIRTY == 0 || e.slot == NONE || e.flags & COPYING != 0 {
+                self.table[v as usize].flags &= !WB_QUEUED;
+                continue;
+            }
+            if self.inflight.contains_key(&v) {
+                self.writeback_queue.push_back(v); // busy: try again later
+                continue;
+            }
+            self.table[v as usize].flags &= !WB_QUEUED;
+            return Some(self.start(MoveKind::WriteBack, v, e.slot));
+        }
+        None
+    }
+
+    fn migration_copied(&mut self, id: u64) {
+        if let Some(a) = self.active.iter_mut().find(|a| a.m.id == id) {
+            a.copied = true;
+        }
+    }
+
+    fn migration_done(&mut self, now_ns: u64, id: u64, ok: bool) {
+        let Some(pos) = self.active.iter().position(|a| a.m.id == id) else { return };
+        let a = self.active.swap_remove(pos);
+        let v = a.m.extent;
+        self.table[v as usize].flags &= !COPYING;
+        match (a.m.kind, ok) {
+            (MoveKind::Prefetch, true) => {
+                let e = &mut self.table[v as usize];
+                e.slot = a.slot;
+                e.count = 0;
+                self.reverse[a.slot as usize] = v;
+                self.repl.insert(v as u64, now_ns);
+                self.stats.prefetches += 1;
+                self.stats.bytes_moved += a.m.len_bytes;
+            }
+            (MoveKind::Prefetch, false) => {
+                self.slots.clear(a.slot);
+                self.stats.cancelled_migrations += 1;
+            }
+            (_, true) => {
+                self.stats.write_backs += 1;
+                self.stats.bytes_moved += a.m.len_bytes;
+                if self.table[v as usize].flags & EVICTING != 0 {
+                    self.free_slot(v);
+                } else {
+                    self.table[v as usize].flags &= !DIRTY;
+                }
+            }
+            (_, false) => {
+                self.stats.cancelled_migrations += 1;
+                if self.table[v as usize].flags & EVICTING != 0 {
+                    // Still dirty and still cached: give it back to the replacement algorithm.
+                    self.table[v as usize].flags &= !EVICTING;
+                    self.repl.insert(v as u64, now_ns);
+                }
+                self.queue_writeback(v);
+            }
+        }
+    }
+
+    fn set_checkpointing(&mut self, on: bool) {
+        self.checkpointing = on;
+    }
+
+    fn set_param(&mut self, name: &str, value: f64) -> Result<(), PolicyError> {
+        let whole = || -> Result<u32, PolicyError> {
+            if value.is_finite() && value >= 1.0 && value.fract() == 0.0 && value <= u32::MAX as f64 {
+                Ok(value as u32)
+            } else {
+                Err(PolicyError::Param { name: "value", expected: "a whole number ≥ 1".into(), found: value.to_string() })
+            }
+        };
+        match name {
+            "pt" => self.params.pt = whole()?,
+            "mcml" => self.params.mcml = whole()?,
+            "writeback_queue_cap" => self.params.writeback_queue_cap = whole()?,
+            "tw_s" | "tw" if value.is_finite() && value > 0.0 => self.params.tw_ns = (value * NS_PER_S as f64) as u64,
+            "tw_s" | "tw" => {
+                return Err(PolicyError::Param { name: "tw_s", expected: "a positive number of seconds".into(), found: value.to_string() })
+            }
+            _ => return Err(PolicyError::UnknownParam(name.to_string())),
+        }
+        Ok(())
+    }
+
+    fn stats(&self) -> PolicyStats {
+        let dirty = self.table.iter().filter(|e| e.flags & DIRTY != 0).count() as u64;
+        let cached = self.reverse.iter().filter(|&&v| v != NONE).count() as u64;
+        PolicyStats {
+            dirty_extents: dirty,
+            free_ssd_extents: self.geo.ssd_extents as u64 - cached,
+            mapped_extents: cached,
+            ..self.stats.clone()
+        }
+    }
+}
