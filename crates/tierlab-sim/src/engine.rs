@@ -255,6 +255,7 @@ impl Simulation {
         while let Some(Reverse((t, _, ev))) = run.events.pop() {
             debug_assert!(t >= run.now_ns, "time ran backwards");
             run.now_ns = t;
+            let completed_before = run.requests_done;
             match ev {
                 Event::Arrival => {
                     if let Some(r) = lookahead.take() {
@@ -265,22 +266,7 @@ impl Simulation {
                         }
                     }
                 }
-                Event::DeviceDone { device, slot } => {
-                    let completed_before = run.requests_done;
-                    run.device_done(controller, device as usize, slot);
-                    let newly = run.requests_done - completed_before;
-                    if let Replay::Closed { .. } = replay {
-                        for _ in 0..newly {
-                            match source.next().transpose()? {
-                                Some(r) => run.arrive(controller, r)?,
-                                None => break,
-                            }
-                        }
-                    }
-                    if run.requests_done / self.progress_every != completed_before / self.progress_every {
-                        progress(run.requests_done);
-                    }
-                }
+                Event::DeviceDone { device, slot } => run.device_done(controller, device as usize, slot),
                 Event::DeviceReady { device } => {
                     run.stations[device as usize].ready_event_pending = false;
                     run.dispatch(device as usize);
@@ -289,6 +275,20 @@ impl Simulation {
                     controller.on_timer(run.now_ns, token, &mut run.io);
                     run.apply();
                 }
+            }
+            // Any event may complete host requests (a device, a timer); closed-loop replay
+            // issues one new request for each.
+            let newly = run.requests_done - completed_before;
+            if let Replay::Closed { .. } = replay {
+                for _ in 0..newly {
+                    match source.next().transpose()? {
+                        Some(r) => run.arrive(controller, r)?,
+                        None => break,
+                    }
+                }
+            }
+            if run.requests_done / self.progress_every != completed_before / self.progress_every {
+                progress(run.requests_done);
             }
         }
         progress(run.requests_done);

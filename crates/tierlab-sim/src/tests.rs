@@ -195,3 +195,27 @@ proptest! {
         prop_assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
     }
 }
+
+/// Completes every request from a timer, never from a device.
+struct TimerOnly;
+
+impl Controller for TimerOnly {
+    fn on_request(&mut self, now_ns: u64, host: HostId, _i: u64, _r: &IoRequest, io: &mut Io) -> Result<(), SimError> {
+        io.timer(now_ns + 10, host as u64);
+        Ok(())
+    }
+    fn on_device_done(&mut self, _now_ns: u64, _d: usize, _t: u64, _io: &mut Io) {}
+    fn on_timer(&mut self, _now_ns: u64, token: u64, io: &mut Io) {
+        io.complete(token as HostId);
+    }
+}
+
+#[test]
+fn closed_loop_refills_after_completions_from_timers_too() {
+    let mut sim = Simulation::new(SchedulerKind::Fcfs);
+    sim.add_device(Box::new(FixedDevice::new(1, 1)));
+    let reqs: Vec<_> = (0..50).map(|i| req(0, i * 4096)).collect();
+    let r = sim.run(reqs.into_iter(), Replay::Closed { depth: 2 }, &mut TimerOnly, &mut |_| {}).unwrap();
+    assert_eq!(r.requests, 50);
+    assert!((r.span_s - 250e-9).abs() < 1e-15, "25 rounds of 10 ns: {}", r.span_s);
+}
