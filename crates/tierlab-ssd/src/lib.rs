@@ -1,1 +1,39 @@
-//! (being written)
+//! tierlab-ssd: a FlashSim-class SSD model for the tierlab simulator.
+//!
+//! - [`SsdSpec`]: NAND geometry, timings, energies, SRAM, FTL, GC and wear-leveling
+//!   parameters, validated with errors naming the parameter; [`catalog`] loads them from
+//!   self-describing TOML files citing a source per value.
+//! - [`Ssd`]: the drive as a `tierlab_sim::Device`. Requests become page operations on
+//!   per-channel and per-plane busy timelines, so operations on different planes overlap,
+//!   and garbage collection and merges delay the requests that trigger them.
+//! - FTLs (one file each under `ftl/`): ideal page mapping, block mapping with
+//!   replacement blocks, BAST, FAST and DFTL.
+//! - [`compare_ftl`]: all FTLs on one trace, one table ([`FtlComparison::to_text`] or JSON).
+//!
+//! Time is u64 nanoseconds, energy joules; the model is deterministic for a given seed.
+
+mod alloc;
+mod bus;
+pub mod catalog;
+mod compact;
+mod compare;
+mod error;
+mod flash;
+mod ftl;
+mod replay;
+mod report;
+mod rng;
+mod spec;
+mod ssd;
+
+pub use compact::Compactor;
+pub use compare::{compare_ftl, CompareOptions, FtlComparison, FtlRun, SramPolicy};
+pub use error::SsdError;
+pub use ftl::MergeCounts;
+pub use replay::{replay, ResponseStats};
+pub use report::{BlockErases, EnergySplit, PageOps, Spread, SsdReport};
+pub use spec::{
+    Energy, FtlKind, FtlSpec, GcSpec, Geometry, SsdSpec, Timing, VictimPolicy, WearLeveling,
+    WearSpec, CMT_ENTRY_BYTES, MAP_ENTRY_BYTES,
+};
+pub use ssd::{Precondition, Ssd};

@@ -1,0 +1,153 @@
+//! Loader for the SSD section of catalog files (`catalog/ssd/*.toml`). A file is
+//! self-describing: a `description`, the `[ssd]` spec, and a `[sources]` table giving,
+//! for every value of the spec (by dotted key, or for a whole section by its name), the
+//! datasheet or paper it comes from, or `estimate: …` with the reasoning. The loader
+//! rejects unknown keys, values without a source, and invalid specs, naming file, line
+//! and field.
+
+use crate::error::SsdError;
+use crate::spec::SsdSpec;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+use tierlab_types::SourceLocation;
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogEntry {
+    pub description: String,
+    pub ssd: SsdSpec,
+    /// Dotted spec key (or section name) -> citation or `estimate: …`.
+    pub sources: BTreeMap<String, String>,
+}
+
+fn line_of_offset(text: &str, offset: usize) -> u64 {
+    text[..offset.min(text.len())].matches('\n').count() as u64 + 1
+}
+
+/// Line where `key = …` first appears (after the line of `[section]` when given).
+fn line_of_key(text: &str, dotted: &str) -> u64 {
+    let (section, key) = dotted.rsplit_once('.').unwrap_or(("", dotted));
+    let header = format!("[ssd.{section}]");
+    let mut in_section = section.is_empty();
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.starts_with('[') {
+            in_section = section.is_empty() && l == "[ssd]" || l == header;
+            continue;
+        }
+        if in_section && l.split('=').next().map(str::trim) == Some(key) {
+            return i as u64 + 1;
+        }
+    }
+    0
+}
+
+fn leaf_keys(v: &toml::Value, prefix: &str, out: &mut Vec<String>) {
+    match v {
+        toml::Value::Table(t) => {
+            for (k, child) in t {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                leaf_keys(child, &p, out);
+            }
+        }
+        _ => out.push(prefix.to_string()),
+    }
+}
+
+/// Parse and check one catalog file's text; `file` names it in errors.
+pub fn parse_catalog(text: &str, file: &str) -> Result<CatalogEntry, SsdError> {
+    let loc = |line: u64, field: &str| SourceLocation {
+        file: file.to_string(),
+        line,
+        field: field.to_string(),
+    };
+    let entry: CatalogEntry = toml::from_str(text).map_err(|e| SsdError::SpecFile {
+        location: loc(e.span().map_or(0, |s| line_of_offset(text, s.start)), ""),
+        reason: e.message().to_string(),
+    })?;
+    entry.ssd.validate().map_err(|e| match e {
+        SsdError::InvalidSpec { param, reason } => SsdError::SpecFile {
+            location: loc(line_of_key(text, &param), &format!("ssd.{param}")),
+            reason: format!("invalid value: {reason}"),
+        },
+        other => other,
+    })?;
+    let value = toml::Value::try_from(&entry.ssd).map_err(|e| SsdError::SpecFile {
+        location: loc(0, "ssd"),
+        reason: e.to_string(),
+    })?;
+    let mut leaves = Vec::new();
+    leaf_keys(&value, "", &mut leaves);
+    // Every value but the profile's own name needs a source.
+    for leaf in leaves.iter().filter(|l| *l != "name") {
+        let covered = entry
+            .sources
+            .keys()
+            .any(|k| leaf == k || leaf.starts_with(&format!("{k}.")));
+        if !covered {
+            return Err(SsdError::SpecFile {
+                location: loc(line_of_key(text, leaf), &format!("ssd.{leaf}")),
+                reason: "no entry in [sources]: cite where the value comes from or write `estimate: why`".into(),
+            });
+        }
+    }
+    for key in entry.sources.keys() {
+        if !leaves
+            .iter()
+            .any(|l| l == key || l.starts_with(&format!("{key}.")))
+        {
+            return Err(SsdError::SpecFile {
+                location: loc(0, &format!("sources.{key}")),
+                reason: "names no value of the [ssd] spec".into(),
+            });
+        }
+    }
+    Ok(entry)
+}
+
+/// Load one catalog file.
+pub fn load_catalog_file(path: &Path) -> Result<CatalogEntry, SsdError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| SsdError::SpecFile {
+        location: SourceLocation {
+            file: file.clone(),
+            line: 0,
+            field: String::new(),
+        },
+        reason: e.to_string(),
+    })?;
+    parse_catalog(&text, &file)
+}
+
+/// Load every `*.toml` of a directory, in file-name order.
+pub fn load_catalog_dir(dir: &Path) -> Result<Vec<(String, CatalogEntry)>, SsdError> {
+    let err = |reason: String| SsdError::SpecFile {
+        location: SourceLocation {
+            file: dir.display().to_string(),
+            line: 0,
+            field: String::new(),
+        },
+        reason,
+    };
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| err(e.to_string()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let name = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            load_catalog_file(&p).map(|e| (name, e))
+        })
+        .collect()
+}

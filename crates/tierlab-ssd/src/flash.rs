@@ -1,0 +1,697 @@
+//! The NAND array: per-page state (the owner recorded in the OOB area), per-block
+//! metadata, free-block pools per plane, the reclaim index garbage collectors search,
+//! and the busy timelines of channel buses and planes that turn each operation into a
+//! completion time. Every FTL drives flash only through this type, so operation counts,
+//! energy and timing are accounted in one place.
+
+use crate::bus::Bus;
+use crate::rng::SplitMix64;
+use crate::spec::{SsdSpec, VictimPolicy, WearLeveling};
+use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Page state: never programmed since the last erase.
+pub const FREE: u32 = u32::MAX;
+/// Page state: programmed, then superseded.
+pub const INVALID: u32 = u32::MAX - 1;
+/// "No page / no block" in mapping tables.
+pub const NONE: u32 = u32::MAX;
+/// Owner tag bit marking a DFTL translation page (its owner is a translation page number).
+pub const MAP_TAG: u32 = 1 << 31;
+
+/// Why a flash operation happened, for the report's split of page operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// Host data.
+    User = 0,
+    /// Garbage collection and merges.
+    Gc = 1,
+    /// Mapping (DFTL translation pages).
+    Map = 2,
+    /// Explicit wear leveling.
+    Wear = 3,
+}
+
+/// What a block holds, for erases counted by kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockKind {
+    Data,
+    Map,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BlockState {
+    /// In a free pool.
+    Free,
+    /// Allocated and owned by an FTL (being written, a data or log block, or a GC victim).
+    Open,
+    /// Sealed by a page-mapped FTL: a candidate in the reclaim index.
+    Full,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct BlockMeta {
+    erase_count: u32,
+    valid: u32,
+    next_page: u32,
+    state: BlockState,
+    kind: BlockKind,
+    last_write_ns: u64,
+}
+
+/// Operation counts and energy since the last reset.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FlashCounters {
+    /// Page reads by purpose: user, gc, mapping, wear leveling.
+    pub page_reads: [u64; 4],
+    pub page_writes: [u64; 4],
+    pub erases_data: u64,
+    pub erases_map: u64,
+    pub copy_backs: u64,
+    pub read_j: f64,
+    pub program_j: f64,
+    pub erase_j: f64,
+}
+
+impl FlashCounters {
+    pub fn page_ops(&self) -> u64 {
+        self.page_reads.iter().sum::<u64>() + self.page_writes.iter().sum::<u64>()
+    }
+}
+
+pub struct Flash {
+    ppb: u32,
+    blocks_per_plane: u32,
+    planes_per_channel: u32,
+    t_read: u64,
+    t_prog: u64,
+    t_erase: u64,
+    t_cmd: u64,
+    t_xfer: u64,
+    e_read: f64,
+    e_prog: f64,
+    e_erase: f64,
+    copy_back: bool,
+    pages: Vec<u32>,
+    blocks: Vec<BlockMeta>,
+    /// Free blocks per plane, smallest key first (erase count or FIFO sequence).
+    pools: Vec<BinaryHeap<Reverse<(u64, u32)>>>,
+    fifo_seq: u64,
+    wear: WearLeveling,
+    alloc_cursor: usize,
+    /// Reclaim index: doubly linked lists of Full blocks by (plane, valid count).
+    heads: Vec<u32>,
+    prev: Vec<u32>,
+    next: Vec<u32>,
+    buses: Vec<Bus>,
+    plane_free_ns: Vec<u64>,
+    erase_base: Vec<u32>,
+    pub counters: FlashCounters,
+    /// Erases since the wear leveler last looked.
+    pub erases_since_wl_check: u64,
+    /// Data versions per page, kept only when verification is on (empty otherwise):
+    /// each host page program gets the next version, copies carry theirs along.
+    versions: Vec<u32>,
+    pub version_clock: u32,
+}
+
+impl Flash {
+    /// An erased array. `spec` must be validated.
+    pub fn new(spec: &SsdSpec) -> Flash {
+        let g = &spec.geometry;
+        let planes = spec.planes() as usize;
+        let nblocks = spec.total_blocks() as usize;
+        let ppb = g.pages_per_block;
+        let mut f = Flash {
+            ppb,
+            blocks_per_plane: g.blocks_per_plane,
+            planes_per_channel: spec.planes_per_channel() as u32,
+            t_read: spec.timing.page_read_ns,
+            t_prog: spec.timing.page_program_ns,
+            t_erase: spec.timing.block_erase_ns,
+            t_cmd: spec.timing.command_ns,
+            t_xfer: spec.transfer_ns(),
+            e_read: spec.energy.page_read_j,
+            e_prog: spec.energy.page_program_j,
+            e_erase: spec.energy.block_erase_j,
+            copy_back: spec.timing.copy_back,
+            pages: vec![FREE; spec.total_pages() as usize],
+            blocks: vec![
+                BlockMeta {
+                    erase_count: 0,
+                    valid: 0,
+                    next_page: 0,
+                    state: BlockState::Free,
+                    kind: BlockKind::Data,
+                    last_write_ns: 0,
+                };
+                nblocks
+            ],
+            pools: vec![BinaryHeap::new(); planes],
+            fifo_seq: 0,
+            wear: spec.wear_leveling.mode,
+            alloc_cursor: 0,
+            heads: vec![NONE; planes * (ppb as usize + 1)],
+            prev: vec![NONE; nblocks],
+            next: vec![NONE; nblocks],
+            buses: vec![Bus::default(); g.channels as usize],
+            plane_free_ns: vec![0; planes],
+            erase_base: vec![0; nblocks],
+            counters: FlashCounters::default(),
+            erases_since_wl_check: 0,
+            versions: Vec::new(),
+            version_clock: 0,
+        };
+        for b in 0..nblocks as u32 {
+            f.push_free(b);
+        }
+        f
+    }
+
+    pub fn pages_per_block(&self) -> u32 {
+        self.ppb
+    }
+    pub fn planes(&self) -> usize {
+        self.pools.len()
+    }
+    pub fn blocks(&self) -> usize {
+        self.blocks.len()
+    }
+    pub fn plane_of(&self, block: u32) -> usize {
+        (block / self.blocks_per_plane) as usize
+    }
+    pub fn block_of(&self, ppn: u32) -> u32 {
+        ppn / self.ppb
+    }
+    pub fn first_page(&self, block: u32) -> u32 {
+        block * self.ppb
+    }
+    /// Owner tag of a page, or `FREE` / `INVALID`.
+    pub fn owner(&self, ppn: u32) -> u32 {
+        self.pages[ppn as usize]
+    }
+    pub fn is_valid(&self, ppn: u32) -> bool {
+        self.pages[ppn as usize] < INVALID
+    }
+    pub fn is_free(&self, ppn: u32) -> bool {
+        self.pages[ppn as usize] == FREE
+    }
+    pub fn valid_count(&self, block: u32) -> u32 {
+        self.blocks[block as usize].valid
+    }
+    pub fn erase_count(&self, block: u32) -> u32 {
+        self.blocks[block as usize].erase_count
+    }
+    /// Erases of a block since the last `reset_stats`.
+    pub fn run_erases(&self, block: u32) -> u32 {
+        self.blocks[block as usize].erase_count - self.erase_base[block as usize]
+    }
+    pub fn is_block_free(&self, block: u32) -> bool {
+        self.blocks[block as usize].state == BlockState::Free
+    }
+    pub fn block_kind(&self, block: u32) -> BlockKind {
+        self.blocks[block as usize].kind
+    }
+    pub fn free_blocks(&self, plane: usize) -> usize {
+        self.pools[plane].len()
+    }
+    pub fn total_free_blocks(&self) -> usize {
+        self.pools.iter().map(|p| p.len()).sum()
+    }
+    /// Sequential write pointer of a block has reached its end.
+    pub fn block_written_out(&self, block: u32) -> bool {
+        self.blocks[block as usize].next_page >= self.ppb
+    }
+
+    // ---- timelines -------------------------------------------------------------------
+
+    fn channel_of(&self, plane: usize) -> usize {
+        plane / self.planes_per_channel as usize
+    }
+
+    /// Command, array read, and (unless `transfer` is false) data out over the bus.
+    fn time_read(&mut self, plane: usize, ready_ns: u64, transfer: bool) -> u64 {
+        let ch = self.channel_of(plane);
+        let cmd = self.buses[ch].reserve(ready_ns.max(self.plane_free_ns[plane]), self.t_cmd);
+        let array_done = cmd + self.t_cmd + self.t_read;
+        let done = if transfer {
+            self.buses[ch].reserve(array_done, self.t_xfer) + self.t_xfer
+        } else {
+            array_done
+        };
+        self.plane_free_ns[plane] = done;
+        done
+    }
+
+    /// Command and (unless `transfer` is false) data in over the bus, then the program
+    /// with the bus free.
+    fn time_program(&mut self, plane: usize, ready_ns: u64, transfer: bool) -> u64 {
+        let ch = self.channel_of(plane);
+        let bus = self.t_cmd + if transfer { self.t_xfer } else { 0 };
+        let start = self.buses[ch].reserve(ready_ns.max(self.plane_free_ns[plane]), bus);
+        self.plane_free_ns[plane] = start + bus + self.t_prog;
+        self.plane_free_ns[plane]
+    }
+
+    fn time_erase(&mut self, plane: usize, ready_ns: u64) -> u64 {
+        let ch = self.channel_of(plane);
+        let start = self.buses[ch].reserve(ready_ns.max(self.plane_free_ns[plane]), self.t_cmd);
+        self.plane_free_ns[plane] = start + self.t_cmd + self.t_erase;
+        self.plane_free_ns[plane]
+    }
+
+    // ---- operations ------------------------------------------------------------------
+
+    /// Read one page for `purpose`; returns when its data is out of the device.
+    pub fn read(&mut self, ppn: u32, ready_ns: u64, purpose: Purpose) -> u64 {
+        self.counters.page_reads[purpose as usize] += 1;
+        self.counters.read_j += self.e_read;
+        self.time_read(self.plane_of(self.block_of(ppn)), ready_ns, true)
+    }
+
+    /// Program a free page with `owner`; returns when the program is done.
+    pub fn program(&mut self, ppn: u32, owner: u32, ready_ns: u64, purpose: Purpose) -> u64 {
+        debug_assert!(self.is_free(ppn), "program of a used page {ppn}");
+        debug_assert!(owner < INVALID);
+        let b = self.block_of(ppn);
+        self.pages[ppn as usize] = owner;
+        self.bump_valid(b, true);
+        self.counters.page_writes[purpose as usize] += 1;
+        self.counters.program_j += self.e_prog;
+        if !self.versions.is_empty() {
+            let v = if purpose == Purpose::User {
+                self.version_clock += 1;
+                self.version_clock
+            } else {
+                0
+            };
+            self.versions[ppn as usize] = v;
+        }
+        let done = self.time_program(self.plane_of(b), ready_ns, true);
+        self.blocks[b as usize].last_write_ns = done;
+        done
+    }
+
+    /// Move a valid page to a free page (read + program; copy-back inside a plane when
+    /// enabled), invalidating the source. Returns when the program is done.
+    pub fn copy(&mut self, src: u32, dst: u32, ready_ns: u64, purpose: Purpose) -> u64 {
+        let owner = self.pages[src as usize];
+        debug_assert!(owner < INVALID, "copy of a page that is not valid");
+        let (ps, pd) = (
+            self.plane_of(self.block_of(src)),
+            self.plane_of(self.block_of(dst)),
+        );
+        let internal = self.copy_back && ps == pd;
+        self.counters.page_reads[purpose as usize] += 1;
+        self.counters.read_j += self.e_read;
+        let t = self.time_read(ps, ready_ns, !internal);
+        self.invalidate(src);
+        let db = self.block_of(dst);
+        self.pages[dst as usize] = owner;
+        self.bump_valid(db, true);
+        self.counters.page_writes[purpose as usize] += 1;
+        self.counters.program_j += self.e_prog;
+        if internal {
+            self.counters.copy_backs += 1;
+        }
+        if !self.versions.is_empty() {
+            self.versions[dst as usize] = self.versions[src as usize];
+        }
+        let done = self.time_program(pd, t, !internal);
+        self.blocks[db as usize].last_write_ns = done;
+        done
+    }
+
+    /// Mark a valid page superseded.
+    pub fn invalidate(&mut self, ppn: u32) {
+        debug_assert!(self.is_valid(ppn), "invalidate of a page that is not valid");
+        if !self.is_valid(ppn) {
+            return;
+        }
+        self.pages[ppn as usize] = INVALID;
+        self.bump_valid(self.block_of(ppn), false);
+    }
+
+    fn bump_valid(&mut self, b: u32, up: bool) {
+        let full = self.blocks[b as usize].state == BlockState::Full;
+        if full {
+            self.unlink(b);
+        }
+        let m = &mut self.blocks[b as usize];
+        if up {
+            m.valid += 1;
+        } else {
+            m.valid -= 1;
+        }
+        if full {
+            self.link(b);
+        }
+    }
+
+    /// Erase a block that holds no valid page and return it to its plane's pool.
+    pub fn erase(&mut self, block: u32, ready_ns: u64) -> u64 {
+        debug_assert_eq!(
+            self.blocks[block as usize].valid, 0,
+            "erase of a block with valid pages"
+        );
+        if self.blocks[block as usize].state == BlockState::Full {
+            self.unlink(block);
+        }
+        let first = self.first_page(block) as usize;
+        for p in &mut self.pages[first..first + self.ppb as usize] {
+            *p = FREE;
+        }
+        let kind = self.blocks[block as usize].kind;
+        match kind {
+            BlockKind::Data => self.counters.erases_data += 1,
+            BlockKind::Map => self.counters.erases_map += 1,
+        }
+        self.counters.erase_j += self.e_erase;
+        self.erases_since_wl_check += 1;
+        let m = &mut self.blocks[block as usize];
+        m.erase_count += 1;
+        m.valid = 0;
+        m.next_page = 0;
+        let done = self.time_erase(self.plane_of(block), ready_ns);
+        self.push_free(block);
+        done
+    }
+
+    // ---- free pools ------------------------------------------------------------------
+
+    fn pool_key(&mut self, block: u32) -> u64 {
+        match self.wear {
+            WearLeveling::None => {
+                self.fifo_seq += 1;
+                self.fifo_seq
+            }
+            WearLeveling::Implicit | WearLeveling::Explicit => {
+                self.blocks[block as usize].erase_count as u64
+            }
+        }
+    }
+
+    fn push_free(&mut self, block: u32) {
+        let key = self.pool_key(block);
+        self.blocks[block as usize].state = BlockState::Free;
+        let plane = self.plane_of(block);
+        self.pools[plane].push(Reverse((key, block)));
+    }
+
+    fn open(&mut self, block: u32, kind: BlockKind) -> u32 {
+        let m = &mut self.blocks[block as usize];
+        m.state = BlockState::Open;
+        m.kind = kind;
+        m.next_page = 0;
+        block
+    }
+
+    /// Take a free block of `plane` (least erased first under implicit/explicit wear
+    /// leveling, first-in first-out otherwise).
+    pub fn alloc_block(&mut self, plane: usize, kind: BlockKind) -> Option<u32> {
+        let Reverse((_, b)) = self.pools[plane].pop()?;
+        Some(self.open(b, kind))
+    }
+
+    /// Take a free block from the next plane (round robin) that has one.
+    pub fn alloc_block_any(&mut self, kind: BlockKind) -> Option<u32> {
+        let n = self.planes();
+        for i in 0..n {
+            let p = (self.alloc_cursor + i) % n;
+            if !self.pools[p].is_empty() {
+                self.alloc_cursor = (p + 1) % n;
+                return self.alloc_block(p, kind);
+            }
+        }
+        None
+    }
+
+    /// Take the most erased free block of `plane` (explicit wear leveling puts cold data
+    /// there).
+    pub fn alloc_most_worn(&mut self, plane: usize, kind: BlockKind) -> Option<u32> {
+        let Reverse((_, worn)) = *self.pools[plane]
+            .iter()
+            .max_by_key(|Reverse((_, b))| (self.blocks[*b as usize].erase_count, Reverse(*b)))?;
+        self.pools[plane].retain(|Reverse((_, b))| *b != worn);
+        Some(self.open(worn, kind))
+    }
+
+    /// Next page of a block written sequentially, or None when it is written out.
+    pub fn take_page(&mut self, block: u32) -> Option<u32> {
+        let m = &mut self.blocks[block as usize];
+        if m.next_page >= self.ppb {
+            return None;
+        }
+        m.next_page += 1;
+        Some(block * self.ppb + m.next_page - 1)
+    }
+
+    /// Switch the free-pool order (wear-leveling mode) at run time.
+    pub fn set_wear_leveling(&mut self, mode: WearLeveling) {
+        self.wear = mode;
+        for plane in 0..self.pools.len() {
+            let mut free: Vec<u32> = self.pools[plane].drain().map(|Reverse((_, b))| b).collect();
+            free.sort_unstable();
+            for b in free {
+                self.push_free(b);
+            }
+        }
+    }
+
+    // ---- reclaim index (page-mapped FTLs) -------------------------------------------
+
+    fn bucket(&self, b: u32) -> usize {
+        self.plane_of(b) * (self.ppb as usize + 1) + self.blocks[b as usize].valid as usize
+    }
+
+    fn link(&mut self, b: u32) {
+        let h = self.bucket(b);
+        let old = self.heads[h];
+        self.prev[b as usize] = NONE;
+        self.next[b as usize] = old;
+        if old != NONE {
+            self.prev[old as usize] = b;
+        }
+        self.heads[h] = b;
+    }
+
+    fn unlink(&mut self, b: u32) {
+        let (p, n) = (self.prev[b as usize], self.next[b as usize]);
+        if p != NONE {
+            self.next[p as usize] = n;
+        } else {
+            let h = self.bucket(b);
+            self.heads[h] = n;
+        }
+        if n != NONE {
+            self.prev[n as usize] = p;
+        }
+        self.prev[b as usize] = NONE;
+        self.next[b as usize] = NONE;
+    }
+
+    /// A written-out block becomes a garbage-collection candidate.
+    pub fn seal(&mut self, block: u32) {
+        if self.blocks[block as usize].state == BlockState::Open {
+            self.blocks[block as usize].state = BlockState::Full;
+            self.link(block);
+        }
+    }
+
+    /// Choose and claim (remove from the index) a block of `plane` worth reclaiming:
+    /// a sealed block with at least one invalid page. None if there is none.
+    pub fn take_victim(
+        &mut self,
+        plane: usize,
+        policy: VictimPolicy,
+        rng: &mut SplitMix64,
+        now_ns: u64,
+    ) -> Option<u32> {
+        let base = plane * (self.ppb as usize + 1);
+        let reclaimable = base..base + self.ppb as usize; // valid counts 0..ppb-1
+        let victim = match policy {
+            VictimPolicy::Greedy => reclaimable.map(|h| self.heads[h]).find(|&b| b != NONE)?,
+            VictimPolicy::CostBenefit => {
+                let mut best: Option<(f64, u32)> = None;
+                for h in reclaimable {
+                    let mut b = self.heads[h];
+                    while b != NONE {
+                        let m = &self.blocks[b as usize];
+                        let u = m.valid as f64 / self.ppb as f64;
+                        let age = now_ns.saturating_sub(m.last_write_ns) as f64 + 1.0;
+                        let score = (1.0 - u) / (2.0 * u).max(1e-9) * age;
+                        let better = match best {
+                            None => true,
+                            Some((s, bb)) => score > s || (score == s && b < bb),
+                        };
+                        if better {
+                            best = Some((score, b));
+                        }
+                        b = self.next[b as usize];
+                    }
+                }
+                best?.1
+            }
+            VictimPolicy::Random => {
+                let mut cands = 0u64;
+                for h in reclaimable.clone() {
+                    let mut b = self.heads[h];
+                    while b != NONE {
+                        cands += 1;
+                        b = self.next[b as usize];
+                    }
+                }
+                if cands == 0 {
+                    return None;
+                }
+                let mut k = rng.below(cands);
+                let mut pick = NONE;
+                'outer: for h in reclaimable {
+                    let mut b = self.heads[h];
+                    while b != NONE {
+                        if k == 0 {
+                            pick = b;
+                            break 'outer;
+                        }
+                        k -= 1;
+                        b = self.next[b as usize];
+                    }
+                }
+                pick
+            }
+        };
+        self.unlink(victim);
+        self.blocks[victim as usize].state = BlockState::Open;
+        Some(victim)
+    }
+
+    /// Claim a specific sealed block (explicit wear leveling's cold block).
+    pub fn claim_full(&mut self, block: u32) -> bool {
+        if self.blocks[block as usize].state != BlockState::Full {
+            return false;
+        }
+        self.unlink(block);
+        self.blocks[block as usize].state = BlockState::Open;
+        true
+    }
+
+    /// Start tracking data versions (tests of the mapping).
+    pub fn enable_versions(&mut self) {
+        self.versions = vec![0; self.pages.len()];
+    }
+
+    /// Version of the data in a page (0 when versions are off or it predates them).
+    pub fn version(&self, ppn: u32) -> u32 {
+        self.versions.get(ppn as usize).copied().unwrap_or(0)
+    }
+
+    // ---- statistics ------------------------------------------------------------------
+
+    /// Start a measurement: zero counters and timelines, remember erase counts.
+    pub fn reset_stats(&mut self) {
+        self.counters = FlashCounters::default();
+        self.buses.iter_mut().for_each(|b| *b = Bus::default());
+        self.plane_free_ns.iter_mut().for_each(|t| *t = 0);
+        for (base, m) in self.erase_base.iter_mut().zip(&self.blocks) {
+            *base = m.erase_count;
+        }
+        for m in &mut self.blocks {
+            m.last_write_ns = 0;
+        }
+    }
+
+    /// The largest erase count of any block, and the wear leveler's candidate: the least
+    /// erased sealed block (page-mapped FTLs; their open blocks are being written), or,
+    /// where nothing is sealed (block-mapped FTLs), the least erased block in use.
+    pub fn wear_candidate(&self) -> (u32, Option<u32>) {
+        let mut max = 0;
+        let mut sealed: Option<(u32, u32)> = None;
+        let mut in_use: Option<(u32, u32)> = None;
+        for (b, m) in self.blocks.iter().enumerate() {
+            max = max.max(m.erase_count);
+            let slot = match m.state {
+                BlockState::Free => continue,
+                BlockState::Full => &mut sealed,
+                BlockState::Open => &mut in_use,
+            };
+            if !slot.is_some_and(|(e, _)| m.erase_count >= e) {
+                *slot = Some((m.erase_count, b as u32));
+            }
+        }
+        (max, sealed.or(in_use).map(|(_, b)| b))
+    }
+
+    /// Check the array's bookkeeping: valid counts match page states, the reclaim index
+    /// holds exactly the sealed blocks under their valid counts, free blocks are erased.
+    pub fn check(&self) -> Result<(), String> {
+        let mut in_pool = vec![false; self.blocks.len()];
+        for pool in &self.pools {
+            for Reverse((_, b)) in pool.iter() {
+                in_pool[*b as usize] = true;
+            }
+        }
+        for (b, m) in self.blocks.iter().enumerate() {
+            let first = b * self.ppb as usize;
+            let pages = &self.pages[first..first + self.ppb as usize];
+            let valid = pages.iter().filter(|&&p| p < INVALID).count() as u32;
+            if valid != m.valid {
+                return Err(format!(
+                    "block {b}: valid count {} but {valid} valid pages",
+                    m.valid
+                ));
+            }
+            let want_map = m.kind == BlockKind::Map;
+            if pages
+                .iter()
+                .any(|&p| p < INVALID && (p & MAP_TAG != 0) != want_map)
+            {
+                return Err(format!(
+                    "block {b} of kind {:?} holds a page of the other kind",
+                    m.kind
+                ));
+            }
+            if (m.state == BlockState::Free) != in_pool[b] {
+                return Err(format!(
+                    "block {b}: state {:?} disagrees with the free pool",
+                    m.state
+                ));
+            }
+            if m.state == BlockState::Free && pages.iter().any(|&p| p != FREE) {
+                return Err(format!("free block {b} holds programmed pages"));
+            }
+        }
+        for h in 0..self.heads.len() {
+            let mut b = self.heads[h];
+            let mut prev = NONE;
+            while b != NONE {
+                if self.blocks[b as usize].state != BlockState::Full
+                    || self.bucket(b) != h
+                    || self.prev[b as usize] != prev
+                {
+                    return Err(format!("reclaim index corrupt at block {b}"));
+                }
+                prev = b;
+                b = self.next[b as usize];
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes of simulator state per page and per block (for the memory figure).
+    pub fn state_bytes(&self) -> (usize, usize) {
+        let per_page = std::mem::size_of::<u32>();
+        // metadata, reclaim-index links, erase baseline, free-pool entry
+        let per_block = std::mem::size_of::<BlockMeta>() + 3 * std::mem::size_of::<u32>() + 16;
+        (per_page, per_block)
+    }
+
+    /// Heap bytes of the array's state.
+    pub fn heap_bytes(&self) -> usize {
+        let (per_page, per_block) = self.state_bytes();
+        self.pages.len() * per_page
+            + self.blocks.len() * per_block
+            + self.heads.len() * 4
+            + self.versions.len() * 4
+    }
+}

@@ -1,0 +1,357 @@
+//! DFTL (Gupta, Kim & Urgaonkar, ASPLOS 2009): page-level mapping kept on flash in
+//! translation pages (page_bytes / 4 entries each, 512 for 2 KiB), a global translation
+//! directory (GTD) in SRAM locating them, and a cached mapping table (CMT) in the rest
+//! of SRAM managed as a segmented LRU. A miss reads the entry's translation page; evicting
+//! a dirty entry rewrites its translation page (read-modify-write). Garbage collection
+//! copies lazily: a moved page whose entry is cached only dirties the cached entry, and
+//! the other moved pages are updated in one batch per translation page.
+//!
+//! The simulator keeps one authoritative map; the CMT and GTD decide what each access
+//! costs, which is what the model needs (the content of stale translation pages is never
+//! read back).
+
+use super::Ftl;
+use crate::alloc::{PageAlloc, Stream};
+use crate::error::SsdError;
+use crate::flash::{Flash, Purpose, MAP_TAG, NONE};
+use crate::spec::{FtlKind, SsdSpec};
+
+/// Segmented LRU over logical page numbers: new entries enter the probationary segment,
+/// a second touch promotes to the protected one, whose overflow falls back to
+/// probationary; evictions take the probationary LRU end first.
+struct SegLru {
+    slot_of: Vec<u32>,
+    lpn: Vec<u32>,
+    prev: Vec<u32>,
+    next: Vec<u32>,
+    dirty: Vec<bool>,
+    seg: Vec<u8>,
+    /// Per segment (0 probationary, 1 protected): most and least recently used.
+    head: [u32; 2],
+    tail: [u32; 2],
+    len: [usize; 2],
+    protected_cap: usize,
+    free: Vec<u32>,
+}
+
+impl SegLru {
+    fn new(logical_pages: usize, capacity: usize, protected_fraction: f64) -> Self {
+        SegLru {
+            slot_of: vec![NONE; logical_pages],
+            lpn: vec![NONE; capacity],
+            prev: vec![NONE; capacity],
+            next: vec![NONE; capacity],
+            dirty: vec![false; capacity],
+            seg: vec![0; capacity],
+            head: [NONE; 2],
+            tail: [NONE; 2],
+            len: [0; 2],
+            protected_cap: ((capacity as f64) * protected_fraction) as usize,
+            free: (0..capacity as u32).rev().collect(),
+        }
+    }
+
+    fn unlink(&mut self, s: u32) {
+        let g = self.seg[s as usize] as usize;
+        let (p, n) = (self.prev[s as usize], self.next[s as usize]);
+        if p != NONE {
+            self.next[p as usize] = n;
+        } else {
+            self.head[g] = n;
+        }
+        if n != NONE {
+            self.prev[n as usize] = p;
+        } else {
+            self.tail[g] = p;
+        }
+        self.len[g] -= 1;
+    }
+
+    fn push_front(&mut self, s: u32, g: usize) {
+        self.seg[s as usize] = g as u8;
+        self.prev[s as usize] = NONE;
+        self.next[s as usize] = self.head[g];
+        if self.head[g] != NONE {
+            self.prev[self.head[g] as usize] = s;
+        } else {
+            self.tail[g] = s;
+        }
+        self.head[g] = s;
+        self.len[g] += 1;
+    }
+
+    fn contains(&self, lpn: u32) -> bool {
+        self.slot_of[lpn as usize] != NONE
+    }
+
+    /// Touch `lpn`; true on a hit.
+    fn touch(&mut self, lpn: u32) -> bool {
+        let s = self.slot_of[lpn as usize];
+        if s == NONE {
+            return false;
+        }
+        self.unlink(s);
+        if self.protected_cap == 0 {
+            self.push_front(s, 0);
+            return true;
+        }
+        self.push_front(s, 1);
+        if self.len[1] > self.protected_cap {
+            let t = self.tail[1];
+            self.unlink(t);
+            self.push_front(t, 0);
+        }
+        true
+    }
+
+    fn is_full(&self) -> bool {
+        self.free.is_empty()
+    }
+
+    fn insert(&mut self, lpn: u32) {
+        if let Some(s) = self.free.pop() {
+            self.lpn[s as usize] = lpn;
+            self.dirty[s as usize] = false;
+            self.slot_of[lpn as usize] = s;
+            self.push_front(s, 0);
+        }
+    }
+
+    /// Remove the least valuable entry: (lpn, dirty).
+    fn evict(&mut self) -> Option<(u32, bool)> {
+        let s = if self.tail[0] != NONE {
+            self.tail[0]
+        } else {
+            self.tail[1]
+        };
+        if s == NONE {
+            return None;
+        }
+        self.unlink(s);
+        let lpn = self.lpn[s as usize];
+        self.slot_of[lpn as usize] = NONE;
+        self.free.push(s);
+        Some((lpn, self.dirty[s as usize]))
+    }
+
+    fn set_dirty(&mut self, lpn: u32) {
+        let s = self.slot_of[lpn as usize];
+        if s != NONE {
+            self.dirty[s as usize] = true;
+        }
+    }
+
+    /// Mark the cached entries of logical pages `lpns` clean (their translation page
+    /// was just written with their current values).
+    fn clean_range(&mut self, lpns: std::ops::Range<u32>) {
+        for lpn in lpns {
+            let s = self.slot_of.get(lpn as usize).copied().unwrap_or(NONE);
+            if s != NONE {
+                self.dirty[s as usize] = false;
+            }
+        }
+    }
+}
+
+pub struct Dftl {
+    alloc: PageAlloc,
+    map: Vec<u32>,
+    gtd: Vec<u32>,
+    cmt: SegLru,
+    entries_per_tpage: u32,
+    /// Translation pages to rewrite because the collector moved pages they map.
+    pending: Vec<u32>,
+    /// The last translation page read and when (issue time, completion): the other
+    /// pages of the same request find their entries in the controller's buffer.
+    last_tpage_read: (u32, u64, u64),
+    cmt_hits: u64,
+    cmt_misses: u64,
+    evict_writebacks: u64,
+    gc_batch_updates: u64,
+}
+
+impl Dftl {
+    pub fn new(spec: &SsdSpec) -> Self {
+        let lp = spec.logical_pages() as usize;
+        let cap = (spec.dftl_cmt_entries() as usize).min(lp).max(1);
+        Dftl {
+            alloc: PageAlloc::new(spec),
+            map: vec![NONE; lp],
+            gtd: vec![NONE; spec.translation_pages() as usize],
+            cmt: SegLru::new(lp, cap, spec.ftl.dftl_protected_fraction),
+            entries_per_tpage: spec.entries_per_translation_page() as u32,
+            pending: Vec::new(),
+            last_tpage_read: (NONE, 0, 0),
+            cmt_hits: 0,
+            cmt_misses: 0,
+            evict_writebacks: 0,
+            gc_batch_updates: 0,
+        }
+    }
+
+    /// Apply the collector's moves: translation pages update the GTD; data pages update
+    /// their cached entry (lazy copying) or queue their translation page (batch update).
+    fn absorb_moves(&mut self) {
+        for m in self.alloc.moves.drain(..) {
+            if m.owner & MAP_TAG != 0 {
+                self.gtd[(m.owner & !MAP_TAG) as usize] = m.to;
+            } else {
+                self.map[m.owner as usize] = m.to;
+                if self.cmt.contains(m.owner) {
+                    self.cmt.set_dirty(m.owner);
+                } else {
+                    self.pending.push(m.owner / self.entries_per_tpage);
+                }
+            }
+        }
+    }
+
+    /// Rewrite translation page `tp` (read the old copy, program the new one) with the
+    /// current values of its entries; cached entries of `tp` become clean.
+    fn write_tpage(&mut self, flash: &mut Flash, tp: u32, ready_ns: u64) -> Result<u64, SsdError> {
+        let epp = self.entries_per_tpage;
+        self.cmt
+            .clean_range(tp * epp..tp.saturating_add(1).saturating_mul(epp));
+        let ppn = self.alloc.alloc_page(flash, Stream::Map, ready_ns)?;
+        self.absorb_moves();
+        let old = self.gtd[tp as usize];
+        let mut t = ready_ns;
+        if old != NONE {
+            t = flash.read(old, ready_ns, Purpose::Map);
+            flash.invalidate(old);
+        }
+        self.gtd[tp as usize] = ppn;
+        Ok(flash.program(ppn, MAP_TAG | tp, t, Purpose::Map))
+    }
+
+    /// Make `lpn`'s entry resident in the CMT; returns when its translation is known.
+    fn ensure_cached(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
+        if self.cmt.touch(lpn) {
+            self.cmt_hits += 1;
+            return Ok(now_ns);
+        }
+        self.cmt_misses += 1;
+        let mut t = now_ns;
+        if self.cmt.is_full() {
+            if let Some((victim, true)) = self.cmt.evict() {
+                self.evict_writebacks += 1;
+                t = self.write_tpage(flash, victim / self.entries_per_tpage, t)?;
+            }
+        }
+        let tp = lpn / self.entries_per_tpage;
+        let at = self.gtd[tp as usize];
+        let (last_tp, last_issue, last_done) = self.last_tpage_read;
+        if last_tp == tp && last_issue == now_ns {
+            // Same request, same translation page: already in the controller buffer.
+            t = t.max(last_done);
+        } else if at != NONE {
+            t = flash.read(at, t, Purpose::Map);
+            self.last_tpage_read = (tp, now_ns, t);
+        }
+        self.cmt.insert(lpn);
+        Ok(t)
+    }
+
+    /// Carry out the batched translation-page updates the collector queued.
+    fn drain(&mut self, flash: &mut Flash, now_ns: u64) -> Result<u64, SsdError> {
+        let mut done = now_ns;
+        loop {
+            self.pending.sort_unstable();
+            self.pending.dedup();
+            let Some(tp) = self.pending.pop() else { break };
+            self.gc_batch_updates += 1;
+            done = done.max(self.write_tpage(flash, tp, now_ns)?);
+        }
+        Ok(done)
+    }
+}
+
+impl Ftl for Dftl {
+    fn kind(&self) -> FtlKind {
+        FtlKind::Dftl
+    }
+
+    fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
+        let t = self.ensure_cached(flash, lpn, now_ns)?;
+        let side = self.drain(flash, now_ns)?;
+        let done = match self.map[lpn as usize] {
+            NONE => t,
+            ppn => flash.read(ppn, t, Purpose::User),
+        };
+        Ok(done.max(side))
+    }
+
+    fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
+        let t = self.ensure_cached(flash, lpn, now_ns)?;
+        let ppn = self.alloc.alloc_page(flash, Stream::Data, t)?;
+        self.absorb_moves();
+        let old = self.map[lpn as usize];
+        if old != NONE {
+            flash.invalidate(old);
+        }
+        self.map[lpn as usize] = ppn;
+        self.cmt.set_dirty(lpn);
+        let done = flash.program(ppn, lpn, t, Purpose::User);
+        Ok(done.max(self.drain(flash, now_ns)?))
+    }
+
+    fn lookup(&self, _flash: &Flash, lpn: u32) -> Option<u32> {
+        Some(self.map[lpn as usize]).filter(|&p| p != NONE)
+    }
+
+    fn relocate_cold(
+        &mut self,
+        flash: &mut Flash,
+        block: u32,
+        now_ns: u64,
+    ) -> Result<bool, SsdError> {
+        let moved = self.alloc.relocate_cold(flash, block, now_ns);
+        self.absorb_moves();
+        self.drain(flash, now_ns)?;
+        Ok(moved)
+    }
+
+    fn start_measurement(&mut self) {
+        self.last_tpage_read = (NONE, 0, 0);
+    }
+
+    fn heap_bytes(&self) -> usize {
+        let c = &self.cmt;
+        self.map.len() * 4 + self.gtd.len() * 4 + c.slot_of.len() * 4 + c.lpn.len() * (4 * 4 + 2)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("gc_runs", self.alloc.gc_runs as f64),
+            (
+                "gc_translation_page_copies",
+                self.alloc.gc_map_copies as f64,
+            ),
+            ("cmt_hits", self.cmt_hits as f64),
+            ("cmt_misses", self.cmt_misses as f64),
+            ("translation_evict_writebacks", self.evict_writebacks as f64),
+            ("translation_gc_batch_updates", self.gc_batch_updates as f64),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SegLru;
+
+    #[test]
+    fn seglru_evicts_probationary_before_protected() {
+        let mut c = SegLru::new(16, 3, 0.5); // protected holds 1
+        c.insert(1);
+        c.insert(2);
+        assert!(c.touch(1)); // 1 promoted
+        c.insert(3);
+        assert!(c.is_full());
+        c.set_dirty(2);
+        assert_eq!(c.evict(), Some((2, true))); // LRU of probationary
+        assert_eq!(c.evict(), Some((3, false)));
+        assert_eq!(c.evict(), Some((1, false))); // protected last
+        assert_eq!(c.evict(), None);
+        assert!(!c.touch(1));
+    }
+}

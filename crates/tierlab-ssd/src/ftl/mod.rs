@@ -1,0 +1,113 @@
+//! Flash translation layers behind one small trait. Each FTL maps logical pages (host
+//! address / page size) to physical pages and drives the flash array for reads, writes,
+//! garbage collection or merges; one file per FTL.
+
+mod bast;
+mod block;
+mod dftl;
+mod fast;
+mod page;
+
+use crate::error::SsdError;
+use crate::flash::Flash;
+use crate::spec::{FtlKind, SsdSpec};
+use serde::Serialize;
+
+/// Merges performed by the block-mapped FTLs, by type.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MergeCounts {
+    /// A log block written in order became the data block; only the old block is erased.
+    pub switch: u64,
+    /// A log block written in order up to some page was completed from the data block.
+    pub partial: u64,
+    /// Latest pages gathered from data and log blocks into a fresh block.
+    pub full: u64,
+}
+
+pub trait Ftl {
+    fn kind(&self) -> FtlKind;
+    /// Read logical page `lpn` (issued at `now_ns`); returns when its data is out.
+    /// A page never written costs no flash operation.
+    fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError>;
+    /// Write logical page `lpn`; returns when it is programmed (including any collection
+    /// or merge done on its behalf).
+    fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError>;
+    /// The physical page holding the latest copy of `lpn`, if it was ever written.
+    fn lookup(&self, flash: &Flash, lpn: u32) -> Option<u32>;
+    /// Explicit wear leveling: move cold data out of `block` into a worn free block.
+    /// Returns false when the FTL cannot move that block now.
+    fn relocate_cold(
+        &mut self,
+        flash: &mut Flash,
+        block: u32,
+        now_ns: u64,
+    ) -> Result<bool, SsdError>;
+    fn merges(&self) -> MergeCounts {
+        MergeCounts::default()
+    }
+    /// A measurement starts: forget controller-buffer contents that tie one request to
+    /// the next (the clock restarts).
+    fn start_measurement(&mut self) {}
+    /// Heap bytes of the FTL's tables in the simulator (not the modelled SRAM).
+    fn heap_bytes(&self) -> usize;
+    /// FTL-specific counters for the report (name, value), in a fixed order.
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+}
+
+/// The FTL a validated spec asks for.
+pub fn build(spec: &SsdSpec) -> Box<dyn Ftl> {
+    match spec.ftl.kind {
+        FtlKind::Page => Box::new(page::PageFtl::new(spec)),
+        FtlKind::Block => Box::new(block::BlockFtl::new(spec)),
+        FtlKind::Bast => Box::new(bast::Bast::new(spec)),
+        FtlKind::Fast => Box::new(fast::Fast::new(spec)),
+        FtlKind::Dftl => Box::new(dftl::Dftl::new(spec)),
+    }
+}
+
+/// Explicit wear leveling for the block-mapped FTLs: if `block` is the data block of a
+/// logical block without log/replacement blocks, copy its pages (same offsets) into the
+/// most worn free block of its plane, remap, and erase it. Keeps one free block spare.
+fn relocate_data_block(
+    flash: &mut Flash,
+    data: &mut [u32],
+    block: u32,
+    now_ns: u64,
+    has_log: impl Fn(u32) -> bool,
+) -> bool {
+    if flash.total_free_blocks() < 2 || flash.is_block_free(block) {
+        return false;
+    }
+    let ppb = flash.pages_per_block();
+    let first = flash.first_page(block);
+    let Some(lpn) = (first..first + ppb)
+        .find(|&p| flash.is_valid(p))
+        .map(|p| flash.owner(p))
+    else {
+        return false;
+    };
+    let lbn = lpn / ppb;
+    if data.get(lbn as usize) != Some(&block) || has_log(lbn) {
+        return false;
+    }
+    let Some(worn) = flash.alloc_most_worn(flash.plane_of(block), crate::flash::BlockKind::Data)
+    else {
+        return false;
+    };
+    let mut t = now_ns;
+    for off in 0..ppb {
+        if flash.is_valid(first + off) {
+            t = t.max(flash.copy(
+                first + off,
+                flash.first_page(worn) + off,
+                now_ns,
+                crate::flash::Purpose::Wear,
+            ));
+        }
+    }
+    flash.erase(block, t);
+    data[lbn as usize] = worn;
+    true
+}

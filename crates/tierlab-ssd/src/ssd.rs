@@ -1,0 +1,442 @@
+//! `Ssd`: the simulated drive as a `tierlab_sim::Device`. It splits host requests into
+//! logical pages, hands them to its FTL (which drives the flash timelines), runs explicit
+//! wear leveling when due, and accounts energy and wear for the report. Preconditioning
+//! fills and ages the drive before a measurement.
+
+use crate::error::SsdError;
+use crate::flash::{Flash, MAP_TAG};
+use crate::ftl::{self, Ftl, MergeCounts};
+use crate::report::{BlockErases, EnergySplit, PageOps, Spread, SsdReport};
+use crate::rng::SplitMix64;
+use crate::spec::{FtlKind, SsdSpec, WearLeveling};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use tierlab_sim::{Device, DeviceOp, DeviceReport, StateEnergy};
+use tierlab_types::{Op, NS_PER_S};
+
+const SECONDS_PER_YEAR: f64 = 365.25 * 24.0 * 3600.0;
+
+/// How to bring a fresh drive to a realistic state before measuring.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Precondition {
+    /// Fraction of the logical pages written once, sequentially from page 0.
+    pub occupancy: f64,
+    /// Random overwrites within the filled pages, as a multiple of their number (aging
+    /// until garbage collection is in steady state; 1.0–2.0 suffices for greedy GC).
+    pub random_overwrites: f64,
+    pub seed: u64,
+}
+
+impl Default for Precondition {
+    fn default() -> Self {
+        Precondition {
+            occupancy: 1.0,
+            random_overwrites: 1.0,
+            seed: 1,
+        }
+    }
+}
+
+pub struct Ssd {
+    spec: SsdSpec,
+    flash: Flash,
+    ftl: Box<dyn Ftl>,
+    wear: WearLeveling,
+    page_bytes: u64,
+    capacity_bytes: u64,
+    start_ns: Option<u64>,
+    last_now_ns: u64,
+    end_ns: u64,
+    host_reads: u64,
+    host_writes: u64,
+    host_write_pages: u64,
+    rejected: u64,
+    wl_moves: u64,
+    merge_base: MergeCounts,
+    ftl_counter_base: Vec<(&'static str, f64)>,
+}
+
+impl Ssd {
+    /// A fresh (erased) drive; the spec is validated first.
+    pub fn new(spec: SsdSpec) -> Result<Ssd, SsdError> {
+        spec.validate()?;
+        let flash = Flash::new(&spec);
+        let ftl = ftl::build(&spec);
+        Ok(Ssd {
+            wear: spec.wear_leveling.mode,
+            page_bytes: spec.geometry.page_bytes as u64,
+            capacity_bytes: spec.capacity_bytes(),
+            flash,
+            ftl,
+            spec,
+            start_ns: None,
+            last_now_ns: 0,
+            end_ns: 0,
+            host_reads: 0,
+            host_writes: 0,
+            host_write_pages: 0,
+            rejected: 0,
+            wl_moves: 0,
+            merge_base: MergeCounts::default(),
+            ftl_counter_base: Vec::new(),
+        })
+    }
+
+    pub fn spec(&self) -> &SsdSpec {
+        &self.spec
+    }
+    pub fn ftl_kind(&self) -> FtlKind {
+        self.ftl.kind()
+    }
+    pub fn logical_pages(&self) -> u64 {
+        self.capacity_bytes / self.page_bytes
+    }
+
+    /// Change the wear-leveling mode now (HybridStore's adaptive wear leveling halts and
+    /// resumes it).
+    pub fn set_wear_leveling(&mut self, mode: WearLeveling) {
+        self.wear = mode;
+        self.flash.set_wear_leveling(mode);
+    }
+    pub fn wear_leveling(&self) -> WearLeveling {
+        self.wear
+    }
+
+    /// Serve one request: the completion time, or an error for a request the drive
+    /// cannot serve (zero length, beyond capacity).
+    pub fn try_service(&mut self, now_ns: u64, op: &DeviceOp) -> Result<u64, SsdError> {
+        if op.len_bytes == 0 {
+            return Err(SsdError::EmptyRequest {
+                offset_bytes: op.offset_bytes,
+            });
+        }
+        let end = op
+            .offset_bytes
+            .checked_add(op.len_bytes)
+            .filter(|&e| e <= self.capacity_bytes)
+            .ok_or(SsdError::OutOfRange {
+                offset_bytes: op.offset_bytes,
+                len_bytes: op.len_bytes,
+                capacity_bytes: self.capacity_bytes,
+            })?;
+        let now = now_ns.max(self.last_now_ns);
+        self.last_now_ns = now;
+        self.start_ns.get_or_insert(now);
+        let (first, last) = (
+            op.offset_bytes / self.page_bytes,
+            (end - 1) / self.page_bytes,
+        );
+        let mut done = now;
+        for lpn in first..=last {
+            let lpn = lpn as u32; // < logical pages < 2^31, checked by validation
+            let t = match op.op {
+                Op::Read => self.ftl.read(&mut self.flash, lpn, now)?,
+                Op::Write => self.ftl.write(&mut self.flash, lpn, now)?,
+            };
+            done = done.max(t);
+        }
+        match op.op {
+            Op::Read => self.host_reads += 1,
+            Op::Write => {
+                self.host_writes += 1;
+                self.host_write_pages += last - first + 1;
+            }
+        }
+        done = done.max(self.wear_level(now)?);
+        self.end_ns = self.end_ns.max(done);
+        Ok(done)
+    }
+
+    /// Explicit wear leveling, checked every `check_interval_erases` erases: when the
+    /// erase-count gap exceeds `gap_erases`, move the coldest block's data into a worn block.
+    fn wear_level(&mut self, now_ns: u64) -> Result<u64, SsdError> {
+        if self.wear != WearLeveling::Explicit
+            || self.flash.erases_since_wl_check
+                < self.spec.wear_leveling.check_interval_erases as u64
+        {
+            return Ok(now_ns);
+        }
+        self.flash.erases_since_wl_check = 0;
+        let (max, coldest) = self.flash.wear_candidate();
+        let Some(cold) = coldest else {
+            return Ok(now_ns);
+        };
+        if max - self.flash.erase_count(cold) <= self.spec.wear_leveling.gap_erases {
+            return Ok(now_ns);
+        }
+        if self.ftl.relocate_cold(&mut self.flash, cold, now_ns)? {
+            self.wl_moves += 1;
+        }
+        Ok(now_ns)
+    }
+
+    /// Fill and age the drive, then start the measurement afresh (counters, timelines and
+    /// the run's erase counts reset; the wear and mapping state stay).
+    pub fn precondition(&mut self, p: &Precondition) -> Result<(), SsdError> {
+        if !(p.occupancy >= 0.0 && p.occupancy <= 1.0) {
+            return Err(SsdError::InvalidPrecondition {
+                param: "occupancy".into(),
+                reason: "must be in [0, 1]".into(),
+            });
+        }
+        if !(p.random_overwrites >= 0.0 && p.random_overwrites <= 100.0) {
+            return Err(SsdError::InvalidPrecondition {
+                param: "random_overwrites".into(),
+                reason: "must be in [0, 100]".into(),
+            });
+        }
+        let filled = (self.logical_pages() as f64 * p.occupancy) as u64;
+        for lpn in 0..filled {
+            self.ftl.write(&mut self.flash, lpn as u32, 0)?;
+        }
+        let mut rng = SplitMix64::new(p.seed);
+        if filled > 0 {
+            for _ in 0..(filled as f64 * p.random_overwrites) as u64 {
+                self.ftl
+                    .write(&mut self.flash, rng.below(filled) as u32, 0)?;
+            }
+        }
+        self.reset_stats();
+        Ok(())
+    }
+
+    /// Start a new measurement without changing the drive's state.
+    pub fn reset_stats(&mut self) {
+        self.flash.reset_stats();
+        self.start_ns = None;
+        self.last_now_ns = 0;
+        self.end_ns = 0;
+        self.host_reads = 0;
+        self.host_writes = 0;
+        self.host_write_pages = 0;
+        self.rejected = 0;
+        self.wl_moves = 0;
+        self.ftl.start_measurement();
+        self.merge_base = self.ftl.merges();
+        self.ftl_counter_base = self.ftl.counters();
+    }
+
+    /// The physical page holding logical page `lpn`'s latest data (for tests and tools).
+    pub fn lookup(&self, lpn: u32) -> Option<u32> {
+        self.ftl.lookup(&self.flash, lpn)
+    }
+
+    /// Verification aid: from now on every programmed page carries a data version (each
+    /// page program takes the next number; collector copies keep it). Costs 4 B per page.
+    pub fn enable_data_versions(&mut self) {
+        self.flash.enable_versions();
+    }
+
+    /// Version of the last page programmed (0 before any, or with versions off).
+    pub fn last_data_version(&self) -> u32 {
+        self.flash.version_clock
+    }
+
+    /// Version of the data logical page `lpn` reads back now.
+    pub fn data_version(&self, lpn: u32) -> Option<u32> {
+        self.lookup(lpn).map(|p| self.flash.version(p))
+    }
+
+    /// Check mapping and flash bookkeeping: every mapped logical page points at a valid
+    /// page that records it as owner, and no other valid data page exists (nothing lost,
+    /// nothing duplicated); block valid counts and the free pools agree with page states.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.flash.check()?;
+        let mut mapped = 0u64;
+        for lpn in 0..self.logical_pages() as u32 {
+            if let Some(p) = self.lookup(lpn) {
+                if !self.flash.is_valid(p) || self.flash.owner(p) != lpn {
+                    return Err(format!(
+                        "lpn {lpn} maps to page {p} owned by {:#x}",
+                        self.flash.owner(p)
+                    ));
+                }
+                mapped += 1;
+            }
+        }
+        let ppb = self.flash.pages_per_block();
+        let valid_data = (0..self.flash.blocks() as u32)
+            .flat_map(|b| b * ppb..(b + 1) * ppb)
+            .filter(|&p| self.flash.is_valid(p) && self.flash.owner(p) & MAP_TAG == 0)
+            .count() as u64;
+        if valid_data != mapped {
+            return Err(format!(
+                "{valid_data} valid data pages but {mapped} mapped logical pages"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Valid pages on flash holding mapping (DFTL translation pages).
+    pub fn valid_mapping_pages(&self) -> u64 {
+        let ppb = self.flash.pages_per_block();
+        (0..self.flash.blocks() as u32)
+            .flat_map(|b| b * ppb..(b + 1) * ppb)
+            .filter(|&p| self.flash.is_valid(p) && self.flash.owner(p) & MAP_TAG != 0)
+            .count() as u64
+    }
+
+    /// Total erase count of every block (wear state, not reset by measurements).
+    pub fn erase_counts(&self) -> Vec<u32> {
+        (0..self.flash.blocks() as u32)
+            .map(|b| self.flash.erase_count(b))
+            .collect()
+    }
+
+    /// Simulated flash page operations (reads + programs) since the last reset.
+    pub fn page_ops(&self) -> u64 {
+        self.flash.counters.page_ops()
+    }
+
+    /// Bytes of flash-array state per physical page and per block (FTL tables excluded).
+    pub fn state_bytes(&self) -> (usize, usize) {
+        self.flash.state_bytes()
+    }
+
+    /// Heap bytes the simulated drive holds (flash array plus FTL tables).
+    pub fn heap_bytes(&self) -> usize {
+        self.flash.heap_bytes() + self.ftl.heap_bytes()
+    }
+
+    fn elapsed_ns(&self) -> u64 {
+        self.start_ns.map_or(0, |s| self.end_ns.saturating_sub(s))
+    }
+
+    pub fn ssd_report(&self) -> SsdReport {
+        let c = &self.flash.counters;
+        let nblocks = self.flash.blocks() as u32;
+        let run: Vec<u32> = (0..nblocks).map(|b| self.flash.run_erases(b)).collect();
+        let total_erases: u64 = run.iter().map(|&e| e as u64).sum();
+        let max_run = run.iter().copied().max().unwrap_or(0);
+        let spread = Spread {
+            min: run.iter().copied().min().unwrap_or(0) as f64,
+            mean: total_erases as f64 / nblocks.max(1) as f64,
+            max: max_run as f64,
+        };
+        let secs = self.elapsed_ns() as f64 / NS_PER_S as f64;
+        let limit = self.spec.pe_cycle_limit as f64;
+        let years = |erases_per_block: f64| {
+            (erases_per_block > 0.0 && secs > 0.0)
+                .then(|| limit / (erases_per_block / secs) / SECONDS_PER_YEAR)
+        };
+        let writes = PageOps::from_array(c.page_writes);
+        let idle_j = self.spec.energy.idle_w * secs;
+        let merges = self.ftl.merges();
+        let base = self.merge_base;
+        let mut ftl_counters = BTreeMap::new();
+        for (k, v) in self.ftl.counters() {
+            let b = self
+                .ftl_counter_base
+                .iter()
+                .find(|(bk, _)| *bk == k)
+                .map_or(0.0, |(_, bv)| *bv);
+            ftl_counters.insert(k.to_string(), v - b);
+        }
+        if self.ftl.kind() == FtlKind::Dftl {
+            let cap = self.spec.dftl_cmt_entries().min(self.logical_pages());
+            ftl_counters.insert("cmt_capacity_entries".into(), cap as f64);
+        }
+        SsdReport {
+            name: self.spec.name.clone(),
+            ftl: self.ftl.kind().name().to_string(),
+            capacity_bytes: self.capacity_bytes,
+            sram_bytes: self.spec.sram_bytes,
+            elapsed_ns: self.elapsed_ns(),
+            host_read_requests: self.host_reads,
+            host_write_requests: self.host_writes,
+            rejected_requests: self.rejected,
+            page_reads: PageOps::from_array(c.page_reads),
+            page_writes: writes,
+            block_erases: BlockErases {
+                data: c.erases_data,
+                mapping: c.erases_map,
+            },
+            merges: MergeCounts {
+                switch: merges.switch - base.switch,
+                partial: merges.partial - base.partial,
+                full: merges.full - base.full,
+            },
+            copy_backs: c.copy_backs,
+            wear_leveling_moves: self.wl_moves,
+            write_amplification: (self.host_write_pages > 0)
+                .then(|| writes.total() as f64 / self.host_write_pages as f64),
+            erases_per_block: spread,
+            lifetime_years_even_wear: years(spread.mean),
+            lifetime_years_worst_block: years(max_run as f64),
+            energy: EnergySplit {
+                page_read_j: c.read_j,
+                page_program_j: c.program_j,
+                block_erase_j: c.erase_j,
+                idle_j,
+                total_j: c.read_j + c.program_j + c.erase_j + idle_j,
+            },
+            ftl_counters,
+        }
+    }
+}
+
+impl Device for Ssd {
+    fn name(&self) -> &str {
+        &self.spec.name
+    }
+    fn capacity_bytes(&self) -> u64 {
+        self.capacity_bytes
+    }
+    /// One operation per plane can be in the array at once.
+    fn max_in_flight(&self) -> usize {
+        self.flash.planes()
+    }
+    /// Serves `op`; a request the drive cannot serve (see `try_service`) completes at
+    /// once and is counted in `rejected_requests` — the trait has no error channel.
+    fn service(&mut self, now_ns: u64, op: &DeviceOp) -> u64 {
+        match self.try_service(now_ns, op) {
+            Ok(done) => done,
+            Err(_) => {
+                self.rejected += 1;
+                now_ns
+            }
+        }
+    }
+    fn finish(&mut self, end_ns: u64) {
+        self.end_ns = self.end_ns.max(end_ns);
+    }
+    fn report(&self) -> DeviceReport {
+        let r = self.ssd_report();
+        let c = &self.flash.counters;
+        let t = &self.spec.timing;
+        let xfer = self.spec.transfer_ns();
+        let reads: u64 = c.page_reads.iter().sum();
+        let writes: u64 = c.page_writes.iter().sum();
+        let erases = c.erases_data + c.erases_map;
+        let states = vec![
+            StateEnergy {
+                state: "idle".into(),
+                time_ns: r.elapsed_ns,
+                energy_j: r.energy.idle_j,
+            },
+            StateEnergy {
+                state: "page_read".into(),
+                time_ns: reads * (t.command_ns + t.page_read_ns + xfer),
+                energy_j: r.energy.page_read_j,
+            },
+            StateEnergy {
+                state: "page_program".into(),
+                time_ns: writes * (t.command_ns + t.page_program_ns + xfer),
+                energy_j: r.energy.page_program_j,
+            },
+            StateEnergy {
+                state: "block_erase".into(),
+                time_ns: erases * (t.command_ns + t.block_erase_ns),
+                energy_j: r.energy.block_erase_j,
+            },
+        ];
+        DeviceReport {
+            name: r.name.clone(),
+            kind: "ssd".into(),
+            energy_j: r.energy.total_j,
+            states,
+            counters: r.headline(),
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! The catalog files in catalog/ssd load, validate and cite a source for every value;
+//! broken files are errors naming file, line and field.
+
+use std::path::PathBuf;
+use tierlab_ssd::catalog::{load_catalog_dir, parse_catalog};
+use tierlab_ssd::{Ssd, SsdError};
+
+fn catalog_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../catalog/ssd"))
+}
+
+#[test]
+fn every_catalog_profile_loads_and_validates() {
+    let entries = load_catalog_dir(&catalog_dir()).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = entries.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "intel-320-300gb",
+            "intel-x25m-80gb",
+            "mtron-msp7000",
+            "samsung-990pro-1tb",
+            "study-slc"
+        ]
+    );
+    for (name, e) in &entries {
+        assert!(e.ssd.validate().is_ok(), "{name}");
+        assert!(!e.description.is_empty());
+    }
+    let intel320 = &entries[0].1.ssd;
+    assert_eq!(intel320.rated_endurance_bytes, Some(36_500_000_000_000));
+    // 300 GB user capacity within 1 %.
+    let cap = intel320.capacity_bytes() as f64;
+    assert!((cap / 300e9 - 1.0).abs() < 0.01, "{cap}");
+    // The study profile is the crate's built-in study drive.
+    let study = &entries[4].1.ssd;
+    let mut builtin = tierlab_ssd::SsdSpec::study_slc(4096, tierlab_ssd::FtlKind::Dftl);
+    builtin.sram_bytes = study.sram_bytes;
+    assert_eq!(study, &builtin);
+    // Small profiles can be instantiated.
+    assert!(Ssd::new(study.clone()).is_ok());
+}
+
+fn location(e: SsdError) -> (u64, String, String) {
+    match e {
+        SsdError::SpecFile { location, reason } => (location.line, location.field, reason),
+        other => panic!("expected a file error, got {other:?}"),
+    }
+}
+
+fn study_text() -> String {
+    std::fs::read_to_string(catalog_dir().join("study-slc.toml")).unwrap_or_default()
+}
+
+#[test]
+fn bad_values_name_file_line_and_field() {
+    let text = study_text().replace("blocks_per_plane = 4096", "blocks_per_plane = 0");
+    let (line, field, reason) = location(parse_catalog(&text, "x.toml").unwrap_err());
+    assert_eq!(field, "ssd.geometry.blocks_per_plane");
+    assert_eq!(
+        text.lines().nth(line as usize - 1),
+        Some("blocks_per_plane = 0")
+    );
+    assert!(reason.contains("> 0"), "{reason}");
+    let e = parse_catalog(&text, "x.toml").unwrap_err().to_string();
+    assert!(e.starts_with("x.toml:"), "{e}");
+}
+
+#[test]
+fn unknown_keys_and_missing_sources_are_errors() {
+    let text = study_text().replace("oob_bytes = 64\n", "oob_bytes = 64\nspare = 1\n");
+    let (line, _, reason) = location(parse_catalog(&text, "x.toml").unwrap_err());
+    assert!(reason.contains("spare"), "{reason}");
+    assert_eq!(text.lines().nth(line as usize - 1), Some("spare = 1"));
+
+    let text: String = study_text()
+        .lines()
+        .filter(|l| !l.starts_with("\"timing.command_ns\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let (line, field, _) = location(parse_catalog(&text, "x.toml").unwrap_err());
+    assert_eq!(field, "ssd.timing.command_ns");
+    assert_eq!(
+        text.lines().nth(line as usize - 1),
+        Some("command_ns = 300")
+    );
+
+    let text = study_text() + "\"timing.warp\" = \"nowhere\"\n";
+    let (_, field, _) = location(parse_catalog(&text, "x.toml").unwrap_err());
+    assert_eq!(field, "sources.timing.warp");
+
+    let text = study_text().replace("kind = \"dftl\"", "kind = \"ftl9\"");
+    assert!(parse_catalog(&text, "x.toml").is_err());
+}
