@@ -130,6 +130,8 @@ pub struct PowerModel {
     start_stop_cycles: u64,
     load_unload_cycles: u64,
     speed_changes: u64,
+    /// The usable standby level with the lowest power (what "standby now" enters).
+    deepest_standby: Option<usize>,
 }
 
 fn s_to_ns(s: f64) -> u64 {
@@ -198,6 +200,7 @@ impl PowerModel {
             start_stop_cycles: 0,
             load_unload_cycles: 0,
             speed_changes: 0,
+            deepest_standby: spec.deepest_standby(),
         })
     }
 
@@ -341,6 +344,11 @@ impl PowerModel {
     }
 
     /// The standby level the drive is in or entering, as of `clock_ns()`.
+    /// The usable standby level with the lowest power, if the drive has one.
+    pub fn deepest_standby(&self) -> Option<usize> {
+        self.deepest_standby
+    }
+
     pub fn standby_level(&self) -> Option<usize> {
         self.in_standby
     }

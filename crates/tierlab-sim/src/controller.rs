@@ -74,6 +74,16 @@ pub trait Controller {
 #[derive(Default)]
 pub struct Direct {
     capacities: Vec<(String, u64)>,
+    wrap: bool,
+}
+
+impl Direct {
+    /// Fold requests beyond a device's end back into it (offset modulo the room left,
+    /// kept 512-byte aligned) instead of stopping with an error: for replaying a trace
+    /// recorded on a larger volume.
+    pub fn wrapping() -> Self {
+        Direct { capacities: Vec::new(), wrap: true }
+    }
 }
 
 impl Controller for Direct {
@@ -90,7 +100,11 @@ impl Controller for Direct {
         let Some((name, capacity_bytes)) = self.capacities.get(device) else {
             return Err(SimError::NoDeviceForVolume { request_index: index, volume: req.volume, devices: self.capacities.len() });
         };
-        if req.end_bytes() > *capacity_bytes || req.len_bytes == 0 {
+        let mut offset_bytes = req.offset_bytes;
+        if self.wrap && req.end_bytes() > *capacity_bytes && req.len_bytes <= *capacity_bytes {
+            offset_bytes = offset_bytes % (capacity_bytes - req.len_bytes + 1) / 512 * 512;
+        }
+        if offset_bytes.saturating_add(req.len_bytes) > *capacity_bytes || req.len_bytes == 0 {
             return Err(SimError::OutOfRange {
                 request_index: index,
                 device: name.clone(),
@@ -99,7 +113,7 @@ impl Controller for Direct {
                 capacity_bytes: *capacity_bytes,
             });
         }
-        let op = DeviceOp { op: req.op, offset_bytes: req.offset_bytes, len_bytes: req.len_bytes, fua: false };
+        let op = DeviceOp { op: req.op, offset_bytes, len_bytes: req.len_bytes, fua: false };
         io.submit(device, op, host as u64);
         Ok(())
     }

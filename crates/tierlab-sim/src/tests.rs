@@ -117,6 +117,17 @@ fn out_of_range_request_is_an_error_naming_the_request() {
 }
 
 #[test]
+fn wrapping_folds_requests_into_the_device() {
+    let mut dev = FixedDevice::new(1, 1);
+    dev.capacity_bytes = 8192;
+    let mut sim = Simulation::new(SchedulerKind::Fcfs);
+    sim.add_device(Box::new(dev));
+    let reqs = vec![req(0, 0), req(1, 8192), req(2, 1 << 30)];
+    let r = sim.run(reqs.into_iter(), Replay::Open, &mut Direct::wrapping(), &mut |_| {}).unwrap();
+    assert_eq!(r.requests, 3);
+}
+
+#[test]
 fn source_errors_stop_the_run() {
     let reqs = vec![req(0, 0), Err(std::io::Error::other("bad line 2"))];
     let e = run(reqs, Replay::Open, FixedDevice::new(1, 1), SchedulerKind::Fcfs).unwrap_err();

@@ -74,6 +74,16 @@ pub enum FtlKind {
     Dftl,
 }
 
+impl std::str::FromStr for FtlKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        FtlKind::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| format!("unknown FTL `{s}`: expected one of page, block, bast, fast, dftl"))
+    }
+}
+
 impl FtlKind {
     pub const ALL: [FtlKind; 5] = [
         FtlKind::Page,
@@ -212,6 +222,21 @@ fn finite_nonneg(param: &str, v: f64) -> Result<(), SsdError> {
 }
 
 impl SsdSpec {
+    /// The study's SLC drive sized so that `footprint_bytes` of data fill `occupancy` of its
+    /// user capacity (at least 64 blocks per plane). `serial` makes it one channel of one
+    /// die, like FlashSim's, so that block-mapped FTLs lose no plane parallelism.
+    pub fn study_slc_for_footprint(footprint_bytes: u64, occupancy: f64, serial: bool, ftl: FtlKind) -> SsdSpec {
+        let mut spec = SsdSpec::study_slc(1, ftl);
+        if serial {
+            spec.geometry.channels = 1;
+            spec.geometry.dies_per_package = 1;
+        }
+        let per_plane_block = spec.block_bytes() as f64 * (1.0 - spec.over_provisioning) * occupancy.clamp(0.01, 1.0);
+        let blocks = (footprint_bytes as f64 / per_plane_block / spec.planes() as f64).ceil() as u32 + 8;
+        spec.geometry.blocks_per_plane = blocks.max(64);
+        spec
+    }
+
     /// The default device of the HybridStore/FlashSim/DFTL studies: large-block SLC,
     /// 2 KiB pages + 64 B OOB, 64 pages (128 KiB) per block, and per-operation totals of
     /// 130.9 µs / 4.72 µJ (read), 405.9 µs / 38.04 µJ (program), 1.5 ms / 527.68 µJ

@@ -16,20 +16,6 @@ use tierlab_types::{IoRequest, KIB};
 /// at `occupancy` (the footprint is compacted to the start of the drive, so filling that
 /// fraction writes exactly the footprint). `serial` gives one channel, die and plane:
 /// FlashSim's drive without internal parallelism.
-fn drive_for(footprint_bytes: u64, occupancy: f64, serial: bool) -> SsdSpec {
-    let mut probe = SsdSpec::study_slc(1, FtlKind::Page);
-    if serial {
-        probe.geometry.channels = 1;
-        probe.geometry.dies_per_package = 1;
-    }
-    let per_plane_block = probe.block_bytes() as f64 * (1.0 - probe.over_provisioning) * occupancy;
-    let blocks =
-        (footprint_bytes as f64 / per_plane_block / probe.planes() as f64).ceil() as u32 + 8;
-    probe.geometry.blocks_per_plane = blocks.max(64);
-    probe
-}
-
-/// Fill the drive to `occupancy` sequentially; the trace then ages it in a warm-up replay.
 fn pre(occupancy: f64) -> Precondition {
     Precondition {
         occupancy,
@@ -52,7 +38,7 @@ fn stretch(reqs: &[IoRequest], factor: u64) -> Vec<IoRequest> {
 
 fn run(name: &str, reqs: &[IoRequest], occupancy: f64, serial: bool) -> FtlComparison {
     let c = Compactor::build(128 * KIB, reqs.iter().copied());
-    let mut base = drive_for(c.footprint_bytes(), occupancy, serial);
+    let mut base = SsdSpec::study_slc_for_footprint(c.footprint_bytes(), occupancy, serial, FtlKind::Page);
     base.name = format!("study-slc{}/{name}", if serial { "-serial" } else { "" });
     let fill = (c.footprint_bytes() as f64 / base.capacity_bytes() as f64).min(1.0);
     let mapped: Vec<IoRequest> = reqs.iter().filter_map(|r| c.map(r)).collect();

@@ -1,0 +1,88 @@
+//! `tierlab bench …`: the simulator's own speed and memory, measured in-process with
+//! getrusage so that CPU time (not wall time on a shared machine) is what counts.
+
+use crate::args::TraceInput;
+use crate::devices::{build_hdd, DeviceChoice};
+use anyhow::{anyhow, Result};
+use clap::Subcommand;
+use serde::Serialize;
+use std::io::Write;
+use std::path::PathBuf;
+use tierlab_sim::{Direct, Replay, SchedulerKind, Simulation};
+
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// Replay a trace closed-loop (depth 1) on one HDD, `--repeat` times over in one run,
+    /// and print requests simulated per CPU-second and the peak resident memory.
+    Simulate {
+        trace: PathBuf,
+        #[command(flatten)]
+        input: TraceInput,
+        #[command(flatten)]
+        device: DeviceChoice,
+        /// Replay the trace this many times back to back (memory must not grow with it).
+        #[arg(long, default_value_t = 1)]
+        repeat: u32,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Serialize)]
+struct BenchResult {
+    trace: String,
+    repeat: u32,
+    requests: u64,
+    cpu_s: f64,
+    requests_per_cpu_s: f64,
+    max_rss_bytes: u64,
+}
+
+/// (user + system CPU seconds, peak resident set in bytes) of this process so far.
+fn rusage() -> (f64, u64) {
+    // SAFETY: getrusage only writes into the struct we pass.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (secs(ru.ru_utime) + secs(ru.ru_stime), ru.ru_maxrss as u64 * 1024)
+}
+
+pub fn run(cmd: BenchCommand) -> Result<()> {
+    let BenchCommand::Simulate { trace, input, device, repeat, json } = cmd;
+    if repeat == 0 {
+        return Err(anyhow!("--repeat: expected at least 1"));
+    }
+    let mut sim = Simulation::new(SchedulerKind::Fcfs);
+    sim.add_device(build_hdd(&device)?);
+    // Open every pass up front (cheap: readers stream) so the chain is one iterator.
+    let passes = (0..repeat).map(|_| input.open(&trace)).collect::<Result<Vec<_>>>()?;
+    let (cpu0, _) = rusage();
+    let report = sim.run(passes.into_iter().flatten(), Replay::Closed { depth: 1 }, &mut Direct::default(), &mut |_| {})?;
+    let (cpu1, rss) = rusage();
+    let cpu_s = cpu1 - cpu0;
+    let r = BenchResult {
+        trace: trace.display().to_string(),
+        repeat,
+        requests: report.requests,
+        cpu_s,
+        requests_per_cpu_s: if cpu_s > 0.0 { report.requests as f64 / cpu_s } else { 0.0 },
+        max_rss_bytes: rss,
+    };
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer(&mut out, &r)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "{} x{}: {} requests in {:.3} CPU-s = {:.0} requests/CPU-s; peak RSS {:.1} MiB",
+            r.trace,
+            r.repeat,
+            r.requests,
+            r.cpu_s,
+            r.requests_per_cpu_s,
+            r.max_rss_bytes as f64 / 1048576.0
+        )?;
+    }
+    Ok(())
+}

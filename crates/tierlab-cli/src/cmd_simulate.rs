@@ -1,0 +1,149 @@
+//! `tierlab simulate`: one workload, one device, one report.
+
+use crate::args::TraceInput;
+use crate::cmd_workload::load_spec;
+use crate::devices::{build_hdd, DeviceChoice};
+use crate::progress::requests_bar;
+use anyhow::{anyhow, Result};
+use clap::{Args, ValueEnum};
+use std::io::Write;
+use std::path::PathBuf;
+use tierlab_report::{fmt_bytes, LatencySummary, Table};
+use tierlab_sim::{Direct, Replay, SchedulerKind, SimReport, Simulation};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReplayMode {
+    /// Requests arrive at the trace's (or generator's) times.
+    Open,
+    /// Keep --depth requests outstanding, issuing the next as one completes.
+    Closed,
+}
+
+#[derive(Args)]
+pub struct SimulateArgs {
+    /// Replay this trace file (any format `tierlab trace formats` lists).
+    #[arg(long, value_name = "FILE", conflicts_with = "workload")]
+    pub trace: Option<PathBuf>,
+    #[command(flatten)]
+    pub input: TraceInput,
+    /// A synthetic workload TOML file (see `tierlab workload show`); the bundled default
+    /// workload is used when neither --trace nor --workload is given.
+    #[arg(long, value_name = "FILE")]
+    pub workload: Option<PathBuf>,
+    #[command(flatten)]
+    pub device: DeviceChoice,
+    /// Open-loop replay follows arrival times; closed-loop keeps --depth outstanding.
+    #[arg(long, value_enum, default_value_t = ReplayMode::Open)]
+    pub replay: ReplayMode,
+    /// Requests outstanding in closed-loop replay.
+    #[arg(long, default_value_t = 1)]
+    pub depth: u32,
+    /// Device queue scheduler: fcfs, sstf or clook.
+    #[arg(long, default_value_t = SchedulerKind::Fcfs)]
+    pub scheduler: SchedulerKind,
+    /// Fold requests beyond the device's end back into it instead of stopping (for traces
+    /// recorded on larger volumes).
+    #[arg(long)]
+    pub wrap: bool,
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(a: SimulateArgs) -> Result<()> {
+    let report = simulate(&a)?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", render_text(&report))?;
+    }
+    Ok(())
+}
+
+pub fn simulate(a: &SimulateArgs) -> Result<SimReport> {
+    let replay = match a.replay {
+        ReplayMode::Open => Replay::Open,
+        ReplayMode::Closed => Replay::Closed { depth: a.depth },
+    };
+    let mut sim = Simulation::new(a.scheduler);
+    sim.add_device(build_hdd(&a.device)?);
+    let bar = requests_bar("simulating");
+    let mut progress = |n: u64| bar.set_position(n);
+    let mut controller = if a.wrap { Direct::wrapping() } else { Direct::default() };
+    let report = match &a.trace {
+        Some(path) => {
+            let reader = a.input.open(path)?;
+            sim.run(reader, replay, &mut controller, &mut progress)
+        }
+        None => {
+            if a.input.format.is_some() || a.input.sort || !a.input.volumes.is_empty() {
+                return Err(anyhow!("--format, --sort and --volume apply to --trace only"));
+            }
+            let spec = load_spec(a.workload.as_deref())?;
+            sim.run(spec.generate()?, replay, &mut controller, &mut progress)
+        }
+    }?;
+    bar.finish_and_clear();
+    Ok(report)
+}
+
+fn latency_row(t: &mut Table, name: &str, s: &LatencySummary) {
+    let f = |v: f64| format!("{v:.3}");
+    t.row([name.to_string(), s.count.to_string(), f(s.mean_ms), f(s.p50_ms), f(s.p90_ms), f(s.p99_ms), f(s.p999_ms), f(s.max_ms)]);
+}
+
+/// The report as people read it. Byte-stable for a given report (golden-file tested).
+pub fn render_text(r: &SimReport) -> String {
+    let mut s = String::new();
+    s.push_str(&format!("replay      {} ({} scheduler)\n", r.replay, r.scheduler));
+    s.push_str(&format!(
+        "requests    {} ({} reads, {} writes; {} read, {} written)\n",
+        r.requests,
+        r.reads,
+        r.writes,
+        fmt_bytes(r.read_bytes),
+        fmt_bytes(r.write_bytes)
+    ));
+    s.push_str(&format!("span        {:.3} s\n", r.span_s));
+    s.push_str(&format!("throughput  {:.1} IOPS, {:.3} MiB/s\n", r.throughput_iops, r.throughput_mib_s));
+    s.push_str(&format!("energy      {:.1} J, average {:.2} W\n\n", r.energy_j, r.average_power_w));
+
+    let mut t = Table::new(["response time (ms)", "count", "mean", "p50", "p90", "p99", "p99.9", "max"]);
+    latency_row(&mut t, "all", &r.response_time);
+    latency_row(&mut t, "reads", &r.read_response_time);
+    latency_row(&mut t, "writes", &r.write_response_time);
+    for d in &r.devices {
+        latency_row(&mut t, &format!("{} queue", d.device.name), &d.queue_time);
+        latency_row(&mut t, &format!("{} service", d.device.name), &d.service_time);
+    }
+    s.push_str(&t.render());
+
+    for d in &r.devices {
+        s.push_str(&format!(
+            "\ndevice {} ({}): {} ops, utilisation {:.1} %, mean queue {:.2}, max queue {}\n",
+            d.device.name,
+            d.device.kind,
+            d.ops,
+            d.utilisation * 100.0,
+            d.mean_queue_length,
+            d.max_queue_length
+        ));
+        let mut t = Table::new(["power state", "time (s)", "energy (J)"]);
+        for st in &d.device.states {
+            t.row([st.state.clone(), format!("{:.3}", st.time_ns as f64 / 1e9), format!("{:.1}", st.energy_j)]);
+        }
+        if !t.is_empty() {
+            s.push_str(&t.render());
+        }
+        if !d.device.counters.is_empty() {
+            let mut t = Table::new(["counter", "value"]);
+            for (k, v) in &d.device.counters {
+                t.row([k.clone(), if v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v:.3}") }]);
+            }
+            s.push_str(&t.render());
+        }
+    }
+    s
+}

@@ -1,0 +1,54 @@
+//! `tierlab validate …`
+
+use anyhow::Result;
+use clap::Subcommand;
+use std::io::Write;
+use std::path::PathBuf;
+use tierlab_report::Table;
+
+#[derive(Subcommand)]
+pub enum ValidateCommand {
+    /// Import DiskSim drive descriptions (.parv, .diskspecs, .model, .seek), replay each
+    /// drive's validation trace, and report the demerit figure against the real drive.
+    Disksim {
+        /// A drive directory, or a directory of drive directories.
+        dir: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(cmd: ValidateCommand) -> Result<()> {
+    let ValidateCommand::Disksim { dir, json } = cmd;
+    // A drive directory holds a .parv file; otherwise validate every drive below `dir`.
+    let is_drive = std::fs::read_dir(&dir)
+        .map(|entries| entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == "parv")))
+        .unwrap_or(false);
+    let results = if is_drive {
+        vec![tierlab_disksim::validate_drive(&dir)?]
+    } else {
+        tierlab_disksim::validate_all(&dir)?
+    };
+    if results.is_empty() {
+        return Err(anyhow::anyhow!("no DiskSim drive (a folder with a .parv file) found in {}", dir.display()));
+    }
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &results)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    let mut t = Table::new(["drive", "requests", "measured mean (ms)", "simulated mean (ms)", "demerit (ms)", "demerit (% of mean)"]);
+    for v in &results {
+        t.row([
+            v.drive.clone(),
+            v.requests.to_string(),
+            format!("{:.3}", v.mean_measured_ms),
+            format!("{:.3}", v.mean_simulated_ms),
+            format!("{:.3}", v.demerit_ms),
+            format!("{:.1}", 100.0 * v.demerit_ms / v.mean_measured_ms.max(f64::MIN_POSITIVE)),
+        ]);
+    }
+    write!(out, "{}", t.render())?;
+    Ok(())
+}

@@ -1,0 +1,82 @@
+//! `tierlab`: evaluate storage built from unlike devices — performance, energy, wear, cost.
+
+mod args;
+mod devices;
+mod cmd_bench;
+mod cmd_catalog;
+mod cmd_simulate;
+mod cmd_ssd;
+mod cmd_trace;
+mod cmd_validate;
+mod cmd_workload;
+mod progress;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "tierlab",
+    version,
+    about = "Simulate storage built from unlike devices (SSD, HDD, spin-down and multi-speed disks) \
+             and report what a design costs in performance, energy, endurance and dollars.",
+    long_about = None,
+    after_help = "Start with `tierlab simulate` (the bundled default workload on the default disk), \
+                  then `tierlab trace stats FILE` on a trace of your own."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Replay a trace or synthetic workload against a device and report latency, throughput,
+    /// energy and wear. With no arguments: the bundled default workload on the default HDD.
+    Simulate(cmd_simulate::SimulateArgs),
+    /// The SSD model: compare flash translation layers on a trace.
+    #[command(subcommand)]
+    Ssd(cmd_ssd::SsdCommand),
+    /// Read block I/O traces: statistics, formats.
+    #[command(subcommand)]
+    Trace(cmd_trace::TraceCommand),
+    /// Synthetic workloads: show the bundled default, generate requests as a trace.
+    #[command(subcommand)]
+    Workload(cmd_workload::WorkloadCommand),
+    /// Check device models against measurements from real drives.
+    #[command(subcommand)]
+    Validate(cmd_validate::ValidateCommand),
+    /// The device catalog: drives with their datasheet and power figures, each cited.
+    #[command(subcommand)]
+    Catalog(cmd_catalog::CatalogCommand),
+    /// Measure the simulator's own speed and memory.
+    #[command(subcommand)]
+    Bench(cmd_bench::BenchCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Simulate(a) => cmd_simulate::run(a),
+        Command::Ssd(c) => cmd_ssd::run(c),
+        Command::Trace(c) => cmd_trace::run(c),
+        Command::Workload(c) => cmd_workload::run(c),
+        Command::Validate(c) => cmd_validate::run(c),
+        Command::Catalog(c) => cmd_catalog::run(c),
+        Command::Bench(c) => cmd_bench::run(c),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // A closed pipe (`tierlab … | head`) is not an error worth a message.
+            if e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("error: {e}");
+            for cause in e.chain().skip(1) {
+                eprintln!("  caused by: {cause}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}

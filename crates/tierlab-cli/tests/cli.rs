@@ -1,0 +1,202 @@
+//! End-to-end tests of the `tierlab` binary: what a user types, what a user sees.
+//! Golden files live in tests/golden; `TIERLAB_BLESS=1 cargo test -p tierlab-cli` rewrites them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn tierlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tierlab"))
+        .args(args)
+        .env("CI", "true") // no progress bars
+        .output()
+        .expect("the tierlab binary runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = tierlab(args);
+    assert!(out.status.success(), "tierlab {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+fn fails(args: &[&str]) -> String {
+    let out = tierlab(args);
+    assert!(!out.status.success(), "tierlab {args:?} should have failed");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn shared() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    if p.join("traces").is_dir() {
+        Some(p)
+    } else {
+        eprintln!("note: ../shared is absent; skipping");
+        None
+    }
+}
+
+fn golden(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
+    if std::env::var_os("TIERLAB_BLESS").is_some() {
+        std::fs::write(&path, actual).expect("write golden file");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing golden file {}", path.display()));
+    assert!(expected == actual, "output differs from {}:\n--- expected\n{expected}\n--- actual\n{actual}", path.display());
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).expect("valid JSON")
+}
+
+#[test]
+fn main_job_report_is_golden_and_deterministic() {
+    let a = ok(&["simulate"]);
+    golden("simulate-default.txt", &a);
+    assert_eq!(a, ok(&["simulate"]), "same seed, same bytes");
+}
+
+#[test]
+fn main_job_json_has_the_four_currencies_keys() {
+    let v = json(&ok(&["simulate", "--json"]));
+    assert_eq!(v["requests"], 20000);
+    for key in ["throughput_iops", "response_time", "energy_j", "average_power_w", "devices"] {
+        assert!(!v[key].is_null(), "missing {key}");
+    }
+    assert!(v["response_time"]["p99_ms"].as_f64().unwrap() >= v["response_time"]["p50_ms"].as_f64().unwrap());
+    assert!(v["energy_j"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn trace_stats_counts_match_the_shared_readme() {
+    let Some(shared) = shared() else { return };
+    let cases = [
+        ("umass-websearch-small.disksim", 24_783, false),
+        ("tpcc-small.disksim", 6_999, false),
+        ("cloudphysics-io.csv", 113_872, false),
+        ("blkreplay-linux-mysql.load.gz", 80_794, false),
+        ("msn-fs-30s.disksim-ms", 149_999, false),
+        ("fiu-mail-10k.fiu", 9_997, false),
+        ("msr-hm0-1k.csv", 1_000, false),
+        ("tencent-cbs-1s.csv.bz2", 50_000, true),
+    ];
+    for (file, count, sort) in cases {
+        let path = shared.join("traces").join(file);
+        let path = path.to_str().unwrap();
+        let mut args = vec!["trace", "stats", path, "--json"];
+        if sort {
+            args.push("--sort");
+        }
+        let v = json(&ok(&args));
+        assert_eq!(v["requests"], count, "{file}");
+        assert_eq!(v["reads"].as_u64().unwrap() + v["writes"].as_u64().unwrap(), count, "{file}");
+        for key in ["read_bytes", "write_bytes", "span_s", "working_set_bytes", "volumes"] {
+            assert!(!v[key].is_null(), "{file}: missing {key}");
+        }
+    }
+}
+
+#[test]
+fn out_of_order_times_are_an_error_unless_sorted() {
+    let Some(shared) = shared() else { return };
+    let path = shared.join("traces/tencent-cbs-1s.csv.bz2");
+    let err = fails(&["trace", "stats", path.to_str().unwrap()]);
+    assert!(err.contains("tencent-cbs-1s.csv.bz2:") && err.contains("time"), "{err}");
+}
+
+#[test]
+fn a_malformed_line_names_file_line_and_field() {
+    let dir = tempdir();
+    let path = dir.join("bad.disksim");
+    std::fs::write(&path, "0 0 100 8 1\n1000 0 xyz 8 1\n").unwrap();
+    let err = fails(&["trace", "stats", path.to_str().unwrap(), "--format", "disksim"]);
+    assert!(err.contains("bad.disksim:2") && err.contains("lba"), "{err}");
+}
+
+#[test]
+fn a_bad_workload_file_names_file_line_and_key() {
+    let dir = tempdir();
+    let path = dir.join("w.toml");
+    let spec = ok(&["workload", "show"]).replace("read_fraction", "read_fractoin");
+    std::fs::write(&path, spec).unwrap();
+    let err = fails(&["simulate", "--workload", path.to_str().unwrap()]);
+    assert!(err.contains("w.toml:") && err.contains("read_fractoin"), "{err}");
+}
+
+#[test]
+fn generated_workload_reads_back_as_a_trace() {
+    let dir = tempdir();
+    let path = dir.join("w.disksim");
+    ok(&["workload", "generate", "-o", path.to_str().unwrap()]);
+    let v = json(&ok(&["trace", "stats", path.to_str().unwrap(), "--json"]));
+    assert_eq!(v["requests"], 20000);
+    assert_eq!(v["format"], "disksim");
+}
+
+#[test]
+fn replaying_a_real_trace_closed_loop_completes_every_request() {
+    let Some(shared) = shared() else { return };
+    let path = shared.join("traces/umass-websearch-small.disksim");
+    let v = json(&ok(&["simulate", "--trace", path.to_str().unwrap(), "--replay", "closed", "--depth", "4", "--scheduler", "clook", "--json"]));
+    assert_eq!(v["requests"], 24_783);
+    assert_eq!(v["devices"][0]["ops"], 24_783);
+}
+
+#[test]
+fn spin_down_is_refused_where_the_catalog_lacks_figures() {
+    let err = fails(&["simulate", "--device", "seagate-cheetah-15k5-300gb", "--spin-down-s", "5"]);
+    assert!(err.contains("seagate-cheetah-15k5-300gb"), "{err}");
+}
+
+#[test]
+fn spin_down_saves_energy_on_a_drive_that_can() {
+    let common = ["simulate", "--device", "ibm-ultrastar-36z15", "--power-profile", "hibernator", "--json"];
+    let dir = tempdir();
+    let w = dir.join("sparse.toml");
+    // A sparse load: one request every 5 minutes or so, for two hours, on 10 GB.
+    let spec = ok(&["workload", "show"])
+        .replace("span_bytes = 107374182400", "span_bytes = 10000000000")
+        .replace("iops = 80.0", "iops = 0.0033")
+        .replace("requests = 20000", "requests = 24");
+    std::fs::write(&w, spec).unwrap();
+    let w = w.to_str().unwrap();
+    let always_on = json(&ok(&[&common[..], &["--workload", w]].concat()));
+    let spun = json(&ok(&[&common[..], &["--workload", w, "--spin-down-s", "10"]].concat()));
+    let e0 = always_on["energy_j"].as_f64().unwrap();
+    let e1 = spun["energy_j"].as_f64().unwrap();
+    assert!(e1 < 0.6 * e0, "spin-down {e1} J vs always on {e0} J");
+    assert!(spun["devices"][0]["counters"]["start_stop_cycles"].as_f64().unwrap() > 10.0);
+    assert!(spun["response_time"]["max_ms"].as_f64().unwrap() > 10_000.0, "a request waited for spin-up");
+}
+
+#[test]
+fn validate_reports_the_demerit_per_drive() {
+    let Some(shared) = shared() else { return };
+    let dir = shared.join("validation/disksim/hp_c2247a");
+    let v = json(&ok(&["validate", "disksim", dir.to_str().unwrap(), "--json"]));
+    let d = &v[0];
+    assert_eq!(d["drive"], "hp_c2247a");
+    assert_eq!(d["requests"], 9999);
+    for key in ["demerit_ms", "mean_measured_ms", "mean_simulated_ms"] {
+        assert!(d[key].as_f64().is_some(), "missing {key}");
+    }
+}
+
+#[test]
+fn catalog_lists_drives_and_unknown_ids_list_the_known_ones() {
+    let list = ok(&["catalog", "list"]);
+    assert!(list.contains("ibm-ultrastar-36z15"));
+    let err = fails(&["simulate", "--device", "no-such-drive"]);
+    assert!(err.contains("no-such-drive") && err.contains("ibm-ultrastar-36z15"), "{err}");
+}
+
+fn tempdir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tierlab-cli-test-{}-{}", std::process::id(), rand_suffix()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn rand_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}

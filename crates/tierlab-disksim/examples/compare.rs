@@ -1,0 +1,42 @@
+//! Per-request comparison of one drive's validation replay, as CSV on stdout:
+//! `index,op,block,blocks,measured_ms,simulated_ms,cache_hit,seek_ms,rotate_ms,transfer_ms`.
+//!
+//! `cargo run --release -p tierlab-disksim --example compare -- ../shared/validation/disksim/hp_c2247a`
+
+use std::path::PathBuf;
+use tierlab_disksim::{import_drive, trace::read_trace};
+use tierlab_hdd::Mechanics;
+use tierlab_sim::DeviceOp;
+use tierlab_types::SECTOR_BYTES;
+
+fn main() {
+    let Some(dir) = std::env::args().nth(1).map(PathBuf::from) else {
+        eprintln!("usage: compare <drive dir>");
+        std::process::exit(2);
+    };
+    let run = || -> Result<(), String> {
+        let imp = import_drive(&dir).map_err(|e| e.to_string())?;
+        for n in &imp.notes {
+            eprintln!("note: {n}");
+        }
+        let trace = read_trace(&imp.parv.with_extension("trace")).map_err(|e| e.to_string())?;
+        let mut mech = Mechanics::new(imp.spec).map_err(|e| e.to_string())?;
+        println!("index,op,block,blocks,measured_ms,simulated_ms,cache_hit,seek_ms,rotate_ms,transfer_ms");
+        let mut t: u64 = 0;
+        for (i, r) in trace.iter().enumerate() {
+            let op = DeviceOp { op: r.op, offset_bytes: r.block.saturating_mul(SECTOR_BYTES), len_bytes: r.blocks.saturating_mul(SECTOR_BYTES), fua: false };
+            let a = mech.access(t, &op);
+            let ms = |x: u64| x as f64 / 1e6;
+            println!(
+                "{i},{},{},{},{:.4},{:.4},{},{:.4},{:.4},{:.4}",
+                r.op, r.block, r.blocks, r.measured_us / 1000.0, ms(a.done_ns - t), a.cache_hit, ms(a.seek_ns), ms(a.rotate_ns), ms(a.transfer_ns)
+            );
+            t = a.done_ns.saturating_add((r.gap_us * 1000.0).round() as u64);
+        }
+        Ok(())
+    };
+    if let Err(e) = run() {
+        eprintln!("{e}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,85 @@
+//! Replay a DiskSim validation trace through the imported drive and score it.
+//!
+//! The replay keeps exactly one request outstanding: the first is issued at time 0, each
+//! later one when the previous completes in the simulation plus the previous line's gap,
+//! so the simulated response time is the simulated service time.
+
+use crate::demerit::demerit;
+use crate::error::Error;
+use crate::import::import_drive;
+use crate::trace::{read_trace, TraceRecord};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use tierlab_hdd::Mechanics;
+use tierlab_sim::DeviceOp;
+use tierlab_types::SECTOR_BYTES;
+
+/// How well the model reproduces one real drive.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DriveValidation {
+    pub drive: String,
+    pub requests: usize,
+    pub demerit_ms: f64,
+    pub mean_measured_ms: f64,
+    pub mean_simulated_ms: f64,
+}
+
+/// Replay `trace` through `mech`; the simulated service times in milliseconds.
+pub fn replay(mech: &mut Mechanics, trace: &[TraceRecord]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(trace.len());
+    let mut t_ns: u64 = 0;
+    for r in trace {
+        let op = DeviceOp { op: r.op, offset_bytes: r.block.saturating_mul(SECTOR_BYTES), len_bytes: r.blocks.saturating_mul(SECTOR_BYTES), fua: false };
+        let done = mech.access(t_ns, &op).done_ns.max(t_ns);
+        out.push((done - t_ns) as f64 / 1.0e6);
+        t_ns = done.saturating_add((r.gap_us * 1000.0).round() as u64);
+    }
+    out
+}
+
+fn find_trace(dir: &Path, parv: &Path) -> Result<PathBuf, Error> {
+    let by_stem = parv.with_extension("trace");
+    if by_stem.is_file() {
+        return Ok(by_stem);
+    }
+    let mut traces: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| Error::new(dir.display().to_string(), 0, "", format!("cannot list directory: {e}")))?
+        .filter_map(|d| d.ok().map(|d| d.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "trace"))
+        .collect();
+    traces.sort();
+    match traces.len() {
+        1 => Ok(traces.remove(0)),
+        _ => Err(Error::new(dir.display().to_string(), 0, "", "expected <parv name>.trace or exactly one .trace file")),
+    }
+}
+
+/// Import the drive in `dir`, replay its validation trace, and compute the demerit.
+pub fn validate_drive(dir: &Path) -> Result<DriveValidation, Error> {
+    let imported = import_drive(dir)?;
+    let trace_dir = if dir.is_dir() { dir.to_path_buf() } else { dir.parent().map(Path::to_path_buf).unwrap_or_default() };
+    let trace = read_trace(&find_trace(&trace_dir, &imported.parv)?)?;
+    let mut mech = Mechanics::new(imported.spec).map_err(|e| Error::new(imported.parv.display().to_string(), 0, e.parameter, e.problem))?;
+    let simulated = replay(&mut mech, &trace);
+    let measured: Vec<f64> = trace.iter().map(|r| r.measured_us / 1000.0).collect();
+    let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
+    let drive = trace_dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+    Ok(DriveValidation {
+        drive,
+        requests: trace.len(),
+        demerit_ms: demerit(&measured, &simulated),
+        mean_measured_ms: mean(&measured),
+        mean_simulated_ms: mean(&simulated),
+    })
+}
+
+/// `validate_drive` for every subdirectory of `dir`, sorted by name.
+pub fn validate_all(dir: &Path) -> Result<Vec<DriveValidation>, Error> {
+    let mut subdirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| Error::new(dir.display().to_string(), 0, "", format!("cannot list directory: {e}")))?
+        .filter_map(|d| d.ok().map(|d| d.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    subdirs.sort();
+    subdirs.iter().map(|d| validate_drive(d)).collect()
+}

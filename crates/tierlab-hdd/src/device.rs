@@ -1,0 +1,137 @@
+//! `HddDevice`: a disk drive as a `tierlab_sim::Device`: the timing of `Mechanics`, and —
+//! when the drive has power figures — the energy and power states of a
+//! `tierlab_power::PowerModel` (idle-timeout spin-down, explicit standby, multi-speed).
+//!
+//! How the two meet, per request: the power model first brings the drive to a state that
+//! can serve (waiting out a spin-down, then spinning up: the request sees that delay);
+//! `Mechanics` then times the request from that instant, and the power model is charged
+//! its seek time at seek power and the rest of its time to completion at active power.
+//! A write-back write's background media time after completion is charged as idle (it is
+//! milliseconds, against idle timeouts of seconds).
+
+use crate::mechanics::Mechanics;
+use std::collections::BTreeMap;
+use tierlab_power::{PowerCommand, PowerModel};
+use tierlab_sim::{Device, DeviceCommand, DeviceOp, DeviceReport, StateEnergy};
+
+pub struct HddDevice {
+    name: String,
+    mech: Mechanics,
+    power: Option<PowerModel>,
+    /// Commands the power model refused (an unknown level, an unusable transition).
+    refused_commands: u64,
+}
+
+impl HddDevice {
+    /// A drive with timing only (no power figures: energy is reported as 0).
+    pub fn new(name: impl Into<String>, mech: Mechanics) -> HddDevice {
+        HddDevice { name: name.into(), mech, power: None, refused_commands: 0 }
+    }
+
+    /// A drive with timing and a power model (built for the drive's nominal rpm).
+    pub fn with_power(name: impl Into<String>, mech: Mechanics, power: PowerModel) -> HddDevice {
+        HddDevice { name: name.into(), mech, power: Some(power), refused_commands: 0 }
+    }
+
+    pub fn mechanics(&self) -> &Mechanics {
+        &self.mech
+    }
+
+    pub fn power(&self) -> Option<&PowerModel> {
+        self.power.as_ref()
+    }
+}
+
+impl Device for HddDevice {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn capacity_bytes(&self) -> u64 {
+        self.mech.capacity_bytes()
+    }
+
+    fn service(&mut self, now_ns: u64, op: &DeviceOp) -> u64 {
+        let Some(power) = &mut self.power else {
+            return self.mech.access(now_ns, op).done_ns.max(now_ns);
+        };
+        let ready_ns = power.begin_io(now_ns).max(now_ns);
+        let a = self.mech.access(ready_ns, op);
+        let done_ns = a.done_ns.max(ready_ns);
+        let busy_ns = done_ns - ready_ns;
+        let seek_ns = a.seek_ns.min(busy_ns);
+        power.busy(ready_ns, seek_ns, busy_ns - seek_ns);
+        done_ns
+    }
+
+    fn command(&mut self, now_ns: u64, cmd: DeviceCommand) -> u64 {
+        let pcmd = match cmd {
+            DeviceCommand::FlushCache => return self.mech.flush(now_ns),
+            DeviceCommand::Standby => match self.power.as_ref().and_then(|p| p.deepest_standby()) {
+                Some(level) => PowerCommand::Standby { level },
+                None => return now_ns,
+            },
+            DeviceCommand::Wake => PowerCommand::Wake,
+            DeviceCommand::SetSpeedLevel(i) => PowerCommand::SetSpeedLevel(i),
+        };
+        let Some(power) = &mut self.power else { return now_ns };
+        match power.command(now_ns, pcmd) {
+            Ok(ready_ns) => {
+                if let DeviceCommand::SetSpeedLevel(_) = cmd {
+                    // Rotation and media rate follow the new speed; the model validated it.
+                    let _ = self.mech.set_rpm(f64::from(power.current_rpm()));
+                }
+                ready_ns.max(now_ns)
+            }
+            Err(_) => {
+                self.refused_commands += 1;
+                now_ns
+            }
+        }
+    }
+
+    fn position_key(&self, offset_bytes: u64) -> u64 {
+        u64::from(self.mech.cylinder_of(offset_bytes))
+    }
+
+    fn current_position_key(&self) -> u64 {
+        u64::from(self.mech.current_cylinder())
+    }
+
+    fn finish(&mut self, end_ns: u64) {
+        if let Some(p) = &mut self.power {
+            p.finish(end_ns);
+        }
+    }
+
+    fn report(&self) -> DeviceReport {
+        let s = self.mech.stats();
+        let mut counters: BTreeMap<String, f64> = [
+            ("reads", s.reads),
+            ("writes", s.writes),
+            ("cache_hits", s.read_full_hits),
+            ("partial_cache_hits", s.read_partial_hits),
+            ("write_backs", s.write_backs),
+            ("out_of_range_requests", s.out_of_range),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v as f64))
+        .collect();
+        let (energy_j, states) = match &self.power {
+            Some(p) => {
+                counters.insert("start_stop_cycles".into(), p.start_stop_cycles() as f64);
+                counters.insert("load_unload_cycles".into(), p.load_unload_cycles() as f64);
+                counters.insert("speed_changes".into(), p.speed_changes() as f64);
+                counters.insert("refused_commands".into(), self.refused_commands as f64);
+                let states = p
+                    .states()
+                    .into_iter()
+                    .map(|t| StateEnergy { state: t.state, time_ns: t.time_ns, energy_j: t.energy_j })
+                    .collect();
+                (p.energy_j(), states)
+            }
+            None => (0.0, Vec::new()),
+        };
+        DeviceReport { name: self.name.clone(), kind: "hdd".into(), energy_j, states, counters }
+    }
+}

@@ -1,0 +1,297 @@
+//! Logical-to-physical block mapping: zones, spare regions, slips, remapped defects,
+//! and the rotational angle at which each physical sector starts (track and cylinder skew).
+//!
+//! The mapping follows the semantics of DiskSim's `layout_g1` (read for understanding,
+//! not copied): within a zone, physical sectors are numbered track by track; a sparing
+//! *region* (track, cylinder, range of cylinders or zone) keeps its spares at its end;
+//! a slipped sector is skipped and pushes the rest of its region by one sector.
+
+use crate::spec::{HddSpec, LbnMapping, Sparing, SpecError};
+
+/// A physical sector address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Pbn {
+    pub cylinder: u32,
+    pub surface: u32,
+    pub sector: u32,
+}
+
+/// A zone prepared for fast mapping.
+#[derive(Clone, Debug)]
+pub(crate) struct Zone {
+    pub first_cyl: u32,
+    pub last_cyl: u32,
+    pub spt: u32,
+    pub first_lbn: u64,
+    pub blocks: u64,
+    reserved: u64,
+    /// Physical sectors per sparing region and spares at its end (sectors; tracks for
+    /// track sparing).
+    region_units: u64,
+    region_spares: u64,
+    slips: Vec<u64>,
+    defects: Vec<(u64, u64)>,
+    offset_sectors: f64,
+    track_skew: f64,
+    cyl_skew: f64,
+}
+
+/// The drive's complete logical-to-physical layout.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub(crate) zones: Vec<Zone>,
+    surfaces: u32,
+    mapping: LbnMapping,
+    track_sparing: bool,
+    /// Slips push the skew of later tracks forward (per-track / per-cylinder schemes).
+    slips_shift_skew: bool,
+    blocks: u64,
+}
+
+impl Layout {
+    /// Build the layout of a validated spec.
+    pub fn new(spec: &HddSpec) -> Result<Layout, SpecError> {
+        spec.validate()?;
+        let surf = u64::from(spec.surfaces);
+        let mut zones = Vec::with_capacity(spec.zones.len());
+        let mut first_lbn = 0u64;
+        for (i, z) in spec.zones.iter().enumerate() {
+            let spt = u64::from(z.blocks_per_track);
+            let cyls = u64::from(z.last_cylinder - z.first_cylinder + 1);
+            // A last, partial range of cylinders has no spares: its blocks all fit below
+            // the per-region count, so the same arithmetic maps it.
+            let region_units = match spec.sparing {
+                Sparing::None | Sparing::SectorsPerZone => cyls * spt * surf,
+                Sparing::TracksPerZone => cyls * surf,
+                Sparing::SectorsPerTrack => spt,
+                Sparing::SectorsPerCylinder => spt * surf,
+                Sparing::SectorsPerRange { range_cylinders } => spt * surf * u64::from(range_cylinders),
+            };
+            let region_spares = if matches!(spec.sparing, Sparing::None) { 0 } else { z.spares };
+            if region_spares >= region_units {
+                return Err(SpecError::new(format!("zones[{i}].spares"), "spares fill the whole sparing region"));
+            }
+            let blocks = u64::try_from(spec.zone_blocks(z))
+                .map_err(|_| SpecError::new(format!("zones[{i}]"), "no usable blocks"))?;
+            // Every region must have room for its slips (a last, partial range has none).
+            let zone_units = if matches!(spec.sparing, Sparing::TracksPerZone) { cyls * surf } else { cyls * spt * surf };
+            let full_regions = zone_units / region_units;
+            let mut k = 0;
+            while k < z.slips.len() {
+                let r = z.slips[k] / region_units;
+                let n = z.slips[k..].iter().take_while(|&&s| s / region_units == r).count() as u64;
+                let room = if r < full_regions { region_spares } else { 0 };
+                if n > room {
+                    return Err(SpecError::new(
+                        format!("zones[{i}].slips"),
+                        format!("{n} slips in one sparing region exceed its {room} spares"),
+                    ));
+                }
+                k += n as usize;
+            }
+            zones.push(Zone {
+                first_cyl: z.first_cylinder,
+                last_cyl: z.last_cylinder,
+                spt: z.blocks_per_track,
+                first_lbn,
+                blocks,
+                reserved: z.reserved_front_blocks,
+                region_units,
+                region_spares,
+                slips: z.slips.clone(),
+                defects: z.defects.clone(),
+                // DiskSim truncates skews and offsets to whole sectors.
+                offset_sectors: z.first_block_offset_sectors.trunc(),
+                track_skew: z.track_skew_sectors.trunc(),
+                cyl_skew: z.cylinder_skew_sectors.trunc(),
+            });
+            first_lbn += blocks;
+        }
+        Ok(Layout {
+            zones,
+            surfaces: spec.surfaces,
+            mapping: spec.mapping,
+            track_sparing: matches!(spec.sparing, Sparing::TracksPerZone),
+            slips_shift_skew: matches!(spec.sparing, Sparing::SectorsPerTrack | Sparing::SectorsPerCylinder),
+            blocks: first_lbn,
+        })
+    }
+
+    /// Logical blocks mapped.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// Index of the zone holding `lbn` (binary search); `lbn` must be < `blocks()`.
+    pub(crate) fn zone_of_lbn(&self, lbn: u64) -> usize {
+        self.zones.partition_point(|z| z.first_lbn + z.blocks <= lbn).min(self.zones.len() - 1)
+    }
+
+    /// Index of the zone holding physical cylinder `cyl`, if any.
+    pub(crate) fn zone_of_cyl(&self, cyl: u32) -> Option<usize> {
+        let i = self.zones.partition_point(|z| z.last_cyl < cyl);
+        (i < self.zones.len() && self.zones[i].first_cyl <= cyl).then_some(i)
+    }
+
+    /// Physical surface for logical track `t` of a cylinder under the mapping scheme.
+    fn surface_on_cyl(&self, z: &Zone, cyl: u32, t: u32) -> u32 {
+        let flip = match self.mapping {
+            LbnMapping::Conventional => false,
+            LbnMapping::SerpentinePerZone => (cyl - z.first_cyl) % 2 == 1,
+            LbnMapping::SerpentineGlobal => cyl % 2 == 1,
+        };
+        if flip {
+            self.surfaces - 1 - t
+        } else {
+            t
+        }
+    }
+
+    /// Map a logical block to its physical sector. `None` if `lbn >= blocks()`.
+    pub fn lbn_to_pbn(&self, lbn: u64) -> Option<Pbn> {
+        self.map(lbn).map(|(_, p)| p)
+    }
+
+    /// `lbn_to_pbn` that also tells the zone's index.
+    pub(crate) fn map(&self, lbn: u64) -> Option<(usize, Pbn)> {
+        if lbn >= self.blocks {
+            return None;
+        }
+        let zi = self.zone_of_lbn(lbn);
+        self.map_in(zi, lbn).map(|p| (zi, p))
+    }
+
+    /// Map `lbn`, known to lie in zone `zi`.
+    fn map_in(&self, zi: usize, lbn: u64) -> Option<Pbn> {
+        let z = self.zones.get(zi)?;
+        if lbn < z.first_lbn || lbn >= z.first_lbn + z.blocks {
+            return None;
+        }
+        let rel = lbn - z.first_lbn + z.reserved;
+        let spt = u64::from(z.spt);
+        let surf = u64::from(self.surfaces);
+        let phys = if self.track_sparing {
+            // Spare tracks at the zone end; slips are whole tracks.
+            let mut track = rel / spt;
+            for &s in &z.slips {
+                if s <= track {
+                    track += 1;
+                }
+            }
+            track * spt + rel % spt
+        } else {
+            let per_region = z.region_units - z.region_spares;
+            let region = rel / per_region;
+            let mut off = rel % per_region;
+            let base = region * z.region_units;
+            // Slips of this region before the sector push it forward.
+            let lo = z.slips.partition_point(|&s| s < base);
+            for &s in &z.slips[lo..] {
+                if s - base <= off && s < base + z.region_units {
+                    off += 1;
+                } else {
+                    break;
+                }
+            }
+            base + off
+        };
+        let phys = z.defects.iter().find(|d| d.0 == phys).map_or(phys, |d| d.1);
+        let track = phys / spt;
+        let cyl = z.first_cyl + (track / surf) as u32;
+        let t = (track % surf) as u32;
+        Some(Pbn { cylinder: cyl, surface: self.surface_on_cyl(z, cyl, t), sector: (phys % spt) as u32 })
+    }
+
+    /// Angle (fraction of a revolution, in [0, 1)) at which physical sector `p` begins.
+    pub fn sector_angle(&self, p: Pbn) -> f64 {
+        self.zone_of_cyl(p.cylinder).map_or(0.0, |zi| self.sector_angle_in(zi, p))
+    }
+
+    /// `sector_angle` for a sector known to lie in zone `zi`.
+    pub(crate) fn sector_angle_in(&self, zi: usize, p: Pbn) -> f64 {
+        let z = &self.zones[zi];
+        let cyl_rel = u64::from(p.cylinder - z.first_cyl);
+        // Skew follows the logical track order.
+        let t = u64::from(self.surface_on_cyl(z, p.cylinder, p.surface));
+        let switches = t + (u64::from(self.surfaces) - 1) * cyl_rel;
+        let mut sectors = z.offset_sectors + switches as f64 * z.track_skew + cyl_rel as f64 * z.cyl_skew;
+        if self.slips_shift_skew {
+            let spt = u64::from(z.spt);
+            let tracks_before = cyl_rel * u64::from(self.surfaces) + t;
+            let cutoff = tracks_before * spt;
+            sectors += z.slips.partition_point(|&s| s < cutoff) as f64;
+        }
+        sectors += f64::from(p.sector);
+        crate::mechanics::frac(sectors / f64::from(z.spt))
+    }
+
+    /// Sectors per track at `lbn`'s zone.
+    pub fn sectors_per_track(&self, lbn: u64) -> u32 {
+        self.zones[self.zone_of_lbn(lbn.min(self.blocks.saturating_sub(1)))].spt
+    }
+
+    /// How many of the `n` blocks from `lbn` lie on `lbn`'s track, contiguously, and the
+    /// physical sector of the last of them. Requires `n >= 1` and `lbn + n <= blocks()`.
+    pub(crate) fn run_on_track(&self, zi: usize, lbn: u64, n: u64, first: Pbn) -> (u64, Pbn) {
+        let z = &self.zones[zi];
+        let zone_left = z.first_lbn + z.blocks - lbn;
+        let max_k = n.min(zone_left).min(u64::from(z.spt - first.sector));
+        let same = |k: u64| -> Option<Pbn> {
+            let p = self.map_in(zi, lbn + k)?;
+            (p.cylinder == first.cylinder && p.surface == first.surface && p.sector >= first.sector)
+                .then_some(p)
+        };
+        // Usually the run simply goes on to the end of the track (or the zone, or the
+        // request): check that guess with one mapping before searching.
+        if max_k > 1 && same(max_k - 1).is_some_and(|q| u64::from(q.sector - first.sector) == max_k - 1) {
+            return (max_k, Pbn { sector: first.sector + (max_k - 1) as u32, ..first });
+        }
+        if !z.defects.is_empty() {
+            // Remaps break monotonicity: scan.
+            let mut last = (1, first);
+            for k in 1..max_k {
+                match same(k) {
+                    Some(p) if p.sector > last.1.sector => last = (k + 1, p),
+                    _ => break,
+                }
+            }
+            return last;
+        }
+        // Monotone: binary search the last k (0-based) still on this track.
+        let (mut lo, mut hi) = (0u64, max_k - 1);
+        let mut lo_p = first;
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            match same(mid) {
+                Some(p) => {
+                    lo = mid;
+                    lo_p = p;
+                }
+                None => hi = mid - 1,
+            }
+        }
+        (lo + 1, lo_p)
+    }
+
+    /// First logical block of the track after the one holding `lbn` (or `blocks()`).
+    pub(crate) fn next_track_lbn(&self, lbn: u64) -> u64 {
+        let Some((zi, p)) = self.map(lbn) else { return self.blocks };
+        let left = self.blocks - lbn;
+        let (k, _) = self.run_on_track(zi, lbn, left, p);
+        lbn + k
+    }
+
+    /// First logical block of the cylinder after the one holding `lbn` (or `blocks()`).
+    pub(crate) fn next_cylinder_lbn(&self, lbn: u64) -> u64 {
+        let Some(p) = self.lbn_to_pbn(lbn) else { return self.blocks };
+        let mut l = lbn;
+        for _ in 0..=self.surfaces {
+            l = self.next_track_lbn(l);
+            match self.lbn_to_pbn(l) {
+                Some(q) if q.cylinder == p.cylinder => continue,
+                _ => return l,
+            }
+        }
+        l
+    }
+}

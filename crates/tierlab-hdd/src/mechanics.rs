@@ -1,0 +1,655 @@
+//! `Mechanics`: the timing of one drive serving one request at a time.
+//!
+//! A request is served as the drive's firmware would: command overhead (chosen by
+//! read/write × cache hit/miss × previous operation), then — unless the on-board cache
+//! can serve it — a media pass track by track (seek or head switch, write settle,
+//! rotational wait computed from the platter's actual angle at that instant, transfer
+//! under the head), pipelined with the bus transfer to or from the host. After a read the
+//! drive keeps reading ahead into a cache segment until the next request preempts it;
+//! with write-back caching, writes complete once their data is in the buffer and reach
+//! the media in the background (the next request that needs the arm waits for it).
+//!
+//! No allocation happens per access: segments are a fixed array, zones are searched by
+//! binary search, seek times are tabulated per distance.
+
+use crate::cache::{Prefetch, Segments};
+use crate::pass::{BusPipe, Chunk, Head, PassTimes, Run};
+use crate::layout::{Layout, Pbn};
+use crate::seek::SeekCurve;
+use crate::spec::{HddSpec, ReadAheadMode, SpecError};
+use tierlab_sim::DeviceOp;
+use tierlab_types::Op;
+
+/// Where the time of one access went. All times are nanoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Access {
+    /// When the host sees the completion.
+    pub done_ns: u64,
+    /// Firmware command and completion overheads on the request's critical path.
+    pub overhead_ns: u64,
+    /// Arm movement and head switches of this request's media pass.
+    pub seek_ns: u64,
+    /// Rotational waits of this request's media pass.
+    pub rotate_ns: u64,
+    /// Time the heads spent reading or writing this request's sectors.
+    pub transfer_ns: u64,
+    /// Time the host interface spent moving this request's data.
+    pub bus_ns: u64,
+    /// A read served entirely from the on-board cache.
+    pub cache_hit: bool,
+    /// A write reported complete before its data reached the media.
+    pub write_back: bool,
+    /// When the arm is free again (after any background write of this request).
+    pub media_done_ns: u64,
+}
+
+/// Counters over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MechanicsStats {
+    pub reads: u64,
+    pub writes: u64,
+    pub read_full_hits: u64,
+    pub read_partial_hits: u64,
+    pub write_backs: u64,
+    /// Requests that addressed bytes beyond the capacity (wrapped or truncated).
+    pub out_of_range: u64,
+}
+
+/// The timing model of one drive, built from a validated `HddSpec`.
+#[derive(Clone, Debug)]
+pub struct Mechanics {
+    spec: HddSpec,
+    layout: Layout,
+    seek: SeekCurve,
+    head_switch_ns: f64,
+    write_settle_ns: f64,
+    bus_read_ns: f64,
+    bus_write_ns: f64,
+    period_ns: f64,
+    anchor_ns: f64,
+    anchor_rev: f64,
+    head: Head,
+    /// The arm is busy with committed (non-preemptible) work until then.
+    arm_free_ns: f64,
+    /// Latest time the model has been advanced to.
+    clock_ns: f64,
+    last_op: Op,
+    /// One past the last block of the latest write (for sequential-write detection).
+    last_write_end: u64,
+    segments: Segments,
+    prefetch: Option<Prefetch>,
+    stats: MechanicsStats,
+}
+
+const MS: f64 = 1.0e6;
+
+/// Fractional part in [0, 1) (a cast instead of a libm call: this is on the hot path).
+#[inline]
+pub(crate) fn frac(x: f64) -> f64 {
+    let f = x - (x as i64) as f64;
+    if f < 0.0 {
+        f + 1.0
+    } else {
+        f
+    }
+}
+
+fn to_ns(t: f64) -> u64 {
+    if t.is_finite() && t > 0.0 {
+        (t + 0.5) as u64
+    } else {
+        0
+    }
+}
+
+impl Mechanics {
+    /// Build the model; fails with the parameter at fault if the spec is impossible.
+    pub fn new(spec: HddSpec) -> Result<Mechanics, SpecError> {
+        let layout = Layout::new(&spec)?;
+        let seek = SeekCurve::new(&spec.seek, spec.cylinders);
+        let segments = Segments::new(
+            if spec.cache.enabled { spec.cache.segments as usize } else { 0 },
+            spec.cache.max_write_segments as usize,
+            spec.cache.separate_write_segment,
+        );
+        Ok(Mechanics {
+            head_switch_ns: spec.head_switch_ms * MS,
+            write_settle_ns: spec.write_settle_ms * MS,
+            bus_read_ns: spec.bus_read_ms_per_sector * MS,
+            bus_write_ns: spec.bus_write_ms_per_sector * MS,
+            period_ns: 60.0e9 / spec.rpm,
+            anchor_ns: 0.0,
+            anchor_rev: 0.0,
+            head: Head::default(),
+            arm_free_ns: 0.0,
+            clock_ns: 0.0,
+            last_op: Op::Read,
+            last_write_end: u64::MAX,
+            segments,
+            prefetch: None,
+            stats: MechanicsStats::default(),
+            layout,
+            seek,
+            spec,
+        })
+    }
+
+    pub fn spec(&self) -> &HddSpec {
+        &self.spec
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    pub fn stats(&self) -> MechanicsStats {
+        self.stats
+    }
+
+    pub fn capacity_bytes(&self) -> u64 {
+        self.spec.block_count * u64::from(self.spec.sector_bytes)
+    }
+
+    /// Cylinder holding byte `offset_bytes` (offsets beyond the end wrap like requests do).
+    pub fn cylinder_of(&self, offset_bytes: u64) -> u32 {
+        let lbn = (offset_bytes / u64::from(self.spec.sector_bytes)) % self.spec.block_count;
+        self.layout.lbn_to_pbn(lbn).map_or(0, |p| p.cylinder)
+    }
+
+    /// Cylinder the heads are on now (as of the last access).
+    pub fn current_cylinder(&self) -> u32 {
+        self.head.cylinder
+    }
+
+    pub fn rpm(&self) -> f64 {
+        60.0e9 / self.period_ns
+    }
+
+    /// Change the spindle speed (multi-speed drives). Rotation and media transfer scale
+    /// with the speed; seeks do not. Read-ahead in progress stops; the platter angle stays
+    /// continuous at the model's current time.
+    pub fn set_rpm(&mut self, rpm: f64) -> Result<(), SpecError> {
+        if !(rpm.is_finite() && (1.0..=1.0e6).contains(&rpm)) {
+            return Err(SpecError::new("rpm", format!("must be 1..=1e6, got {rpm}")));
+        }
+        let t = self.clock_ns;
+        self.stop_prefetch(t);
+        self.anchor_rev = self.rev_at(t);
+        self.anchor_ns = t;
+        self.period_ns = 60.0e9 / rpm;
+        Ok(())
+    }
+
+    /// When all buffered writes are on the media (a cache flush issued at `now_ns`).
+    pub fn flush(&mut self, now_ns: u64) -> u64 {
+        to_ns(self.arm_free_ns.max(now_ns as f64))
+    }
+
+    /// Platter angle (revolutions, unbounded) at time `t`.
+    #[inline]
+    fn rev_at(&self, t: f64) -> f64 {
+        self.anchor_rev + (t - self.anchor_ns) / self.period_ns
+    }
+
+    /// Positioning time from the current head to `p` (seek, head switch, write settle).
+    fn position_ns(&self, from: Head, p: Pbn, write: bool) -> f64 {
+        let dist = from.cylinder.abs_diff(p.cylinder);
+        let mut t = self.seek.ns(dist);
+        if from.surface != p.surface {
+            t = t.max(self.head_switch_ns);
+        }
+        if write && t > 0.0 {
+            t = (t + self.write_settle_ns).max(0.0);
+        }
+        t
+    }
+
+    /// A media pass over blocks `[lbn, lbn + n)` starting at `start_ns` from head `head`.
+    /// `ready` gives, for writes, when the first block is in the buffer and the bus time per
+    /// block after it, and the least positioning time for the first track. `visit` sees each track's chunk and may stop the pass by returning
+    /// false. Returns the head position and the time the pass ended.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn media_pass(
+        &self,
+        mut head: Head,
+        start_ns: f64,
+        lbn: u64,
+        n: u64,
+        write: bool,
+        zero_latency: bool,
+        ready: Option<(f64, f64, f64)>,
+        times: &mut PassTimes,
+        mut visit: impl FnMut(&Chunk) -> bool,
+    ) -> (Head, f64) {
+        let mut t = start_ns;
+        let mut l = lbn;
+        let end = (lbn + n).min(self.layout.blocks());
+        while l < end {
+            let Some((zi, p)) = self.layout.map(l) else { break };
+            let (k, last) = self.layout.run_on_track(zi, l, end - l, p);
+            let mut pos = self.position_ns(head, p, write);
+            if let Some((_, _, min_pos)) = ready {
+                if l == lbn {
+                    pos = pos.max(min_pos);
+                }
+            }
+            let arrive = t + pos;
+            let spt = f64::from(self.layout.zones[zi].spt);
+            let st = self.period_ns / spt;
+            let span = f64::from(last.sector - p.sector + 1);
+            let mut earliest = arrive;
+            if let Some((r0, per, _)) = ready {
+                let i = (l - lbn) as f64;
+                let need_first = r0 + i * per;
+                let need_last = r0 + (i + k as f64 - 1.0) * per - (span - 1.0) * st;
+                earliest = earliest.max(need_first).max(need_last);
+            }
+            let a0 = self.layout.sector_angle_in(zi, p);
+            let past = self.rev_at(earliest) - a0;
+            let mut x = frac(past) * spt; // sectors the head is past the chunk start
+            if x > spt - 1e-6 {
+                x = 0.0;
+            }
+            let passed_before = if x > 1e-9 { (spt - x).min(f64::from(p.sector)) as u64 } else { 0 };
+            let (parts, done, rot) = if zero_latency && x > 1e-9 && x.ceil() < span {
+                // Land inside the chunk: read from the next sector boundary to the chunk's
+                // end, come round to its start and read the part that was missed. In logical
+                // order the chunk is then two runs: [0, j) read last, [j, k) read first.
+                let j = x.ceil();
+                let tj = earliest + (j - x) * st;
+                let done = earliest + (spt - x + j) * st;
+                let ja = (j as u64).min(k);
+                let a = Run { blocks: ja, first_ns: earliest + (spt - x + 1.0) * st, last_ns: done };
+                let b = Run { blocks: k - ja, first_ns: tj + st, last_ns: tj + (span - j) * st };
+                ([a, b], done, done - earliest - span * st)
+            } else {
+                let wait = if x > 1e-9 { (spt - x) * st } else { 0.0 };
+                let s = earliest + wait;
+                let a = Run { blocks: k, first_ns: s + st, last_ns: s + span * st };
+                ([a, Run::default()], s + span * st, wait)
+            };
+            times.seek_ns += pos;
+            times.rotate_ns += rot + (earliest - arrive);
+            times.transfer_ns += span * st;
+            head = Head { cylinder: p.cylinder, surface: p.surface };
+            let chunk = Chunk { lbn: l, blocks: k, begin_ns: t, runs: parts, end_ns: done, sector_ns: st, passed_before, head };
+            t = done;
+            l += k;
+            if !visit(&chunk) {
+                break;
+            }
+        }
+        (head, t)
+    }
+
+    /// Convert a byte range to blocks, wrapping starts beyond the end and truncating at it.
+    fn blocks_of(&mut self, op: &DeviceOp) -> (u64, u64) {
+        let sb = u64::from(self.spec.sector_bytes);
+        let cap = self.spec.block_count;
+        let first = op.offset_bytes / sb;
+        let last = op.offset_bytes.saturating_add(op.len_bytes.max(1)).div_ceil(sb);
+        let mut n = (last - first).max(1);
+        let mut lbn = first;
+        if lbn >= cap || lbn + n > cap {
+            self.stats.out_of_range += 1;
+            lbn %= cap;
+            n = n.min(cap - lbn);
+        }
+        (lbn, n)
+    }
+
+    /// Serve one request issued at `now_ns`.
+    pub fn access(&mut self, now_ns: u64, op: &DeviceOp) -> Access {
+        let now = now_ns as f64;
+        self.clock_ns = self.clock_ns.max(now);
+        let (lbn, n) = self.blocks_of(op);
+        let acc = match op.op {
+            Op::Read => self.read(now, lbn, n),
+            Op::Write => self.write(now, lbn, n, op.fua),
+        };
+        self.last_op = op.op;
+        acc
+    }
+
+    fn scaled(&self, ms: f64) -> f64 {
+        ms * self.spec.overheads.time_scale * MS
+    }
+
+    /// Command overhead. `after_write` selects the "after write" figures.
+    fn overhead_ns(&self, op: Op, hit: bool, after_write: bool) -> f64 {
+        let o = &self.spec.overheads;
+        let after_read = !after_write;
+        let ms = match (op, hit, after_read) {
+            (Op::Read, true, true) => o.read_hit_after_read_ms,
+            (Op::Read, true, false) => o.read_hit_after_write_ms,
+            (Op::Read, false, true) => o.read_miss_after_read_ms,
+            (Op::Read, false, false) => o.read_miss_after_write_ms,
+            (Op::Write, true, true) => o.write_hit_after_read_ms,
+            (Op::Write, true, false) => o.write_hit_after_write_ms,
+            (Op::Write, false, true) => o.write_miss_after_read_ms,
+            (Op::Write, false, false) => o.write_miss_after_write_ms,
+        };
+        self.scaled(ms + o.per_request_ms)
+    }
+
+    /// The read-ahead pass `pf` as of time `t`: blocks read by then, where the head is,
+    /// when the pass ended if it is over by `t`, and the pass advanced to its first track
+    /// not finished by `t` (so later queries do not redo the finished tracks).
+    fn prefetch_progress(&self, pf: &Prefetch, t: f64) -> (u64, Head, Option<f64>, Prefetch) {
+        let mut reached = pf.from_lbn;
+        let mut head = pf.head;
+        let mut resume = *pf;
+        let mut times = PassTimes::default();
+        let (last_head, end_ns) = self.media_pass(pf.head, pf.begin_ns, pf.from_lbn, pf.to_lbn - pf.from_lbn, false, false, None, &mut times, |c| {
+            if c.begin_ns > t {
+                return false;
+            }
+            let first_ns = c.runs[0].first_ns;
+            if first_ns <= t {
+                let done = ((t - first_ns) / c.sector_ns) as u64 + 1;
+                reached = c.lbn + done.min(c.blocks);
+            }
+            if c.end_ns <= t {
+                resume = Prefetch { from_lbn: c.lbn + c.blocks, begin_ns: c.end_ns, head: c.head, ..*pf };
+            }
+            head = c.head;
+            c.end_ns <= t
+        });
+        if reached >= pf.to_lbn && end_ns <= t {
+            (reached, last_head, Some(end_ns), resume)
+        } else {
+            (reached, head, None, resume)
+        }
+    }
+
+    /// Bring the read-ahead up to time `t`: its segment grows to what has been read; a
+    /// finished pass is retired (the head stays where it ended). Returns the pass still
+    /// running, the blocks read so far and where the head is.
+    fn settle_prefetch(&mut self, t: f64) -> Option<(Prefetch, u64, Head)> {
+        let pf = self.prefetch?;
+        let (reached, head, finished, resume) = self.prefetch_progress(&pf, t);
+        self.segments.set_end(pf.segment, reached, self.spec.cache.segment_blocks);
+        match finished {
+            Some(end_ns) => {
+                self.prefetch = None;
+                self.head = head;
+                self.arm_free_ns = self.arm_free_ns.max(end_ns);
+                None
+            }
+            None => {
+                self.prefetch = Some(resume);
+                Some((resume, reached, head))
+            }
+        }
+    }
+
+    /// Stop read-ahead at time `t` (at a sector boundary), keeping what was read.
+    fn stop_prefetch(&mut self, t: f64) {
+        if let Some((_, _, head)) = self.settle_prefetch(t) {
+            self.prefetch = None;
+            self.head = head;
+            self.arm_free_ns = self.arm_free_ns.max(t);
+        }
+    }
+
+    /// Where read-ahead after a read of `[lbn, end)` stops (exclusive), under the spec.
+    fn read_ahead_limit(&self, seg_start: u64, lbn: u64, end: u64) -> u64 {
+        let c = &self.spec.cache;
+        let cap = self.layout.blocks();
+        if !c.enabled || end >= cap {
+            return end;
+        }
+        let mut limit = match c.read_ahead {
+            ReadAheadMode::None => return end,
+            ReadAheadMode::TrackEnd => self.layout.next_track_lbn(end - 1),
+            ReadAheadMode::CylinderEnd => self.layout.next_cylinder_lbn(end - 1),
+            ReadAheadMode::SegmentFull => end.saturating_add(if c.max_read_ahead_blocks > 0 { c.max_read_ahead_blocks } else { c.segment_blocks }),
+            ReadAheadMode::TrackAhead => {
+                let track_end = self.layout.next_track_lbn(end);
+                let track_start = self.layout.lbn_to_pbn(end).map_or(end, |p| end.saturating_sub(u64::from(p.sector)));
+                if seg_start < track_start {
+                    track_end + u64::from(self.layout.sectors_per_track(end))
+                } else {
+                    track_end
+                }
+            }
+        };
+        if c.max_read_ahead_blocks > 0 && c.read_ahead != ReadAheadMode::TrackAhead {
+            limit = limit.min(end.saturating_add(c.max_read_ahead_blocks));
+        }
+        let room = if c.read_ahead_over_requested { end } else { lbn };
+        limit.min(room.saturating_add(c.segment_blocks)).min(cap).max(end)
+    }
+
+    /// Begin read-ahead into `segment` after a read of `[lbn, end)` whose media pass left the
+    /// head at `head` at time `t`.
+    fn start_prefetch(&mut self, segment: usize, lbn: u64, end: u64, head: Head, t: f64) {
+        let seg_start = self.segments.start(segment);
+        let to = self.read_ahead_limit(seg_start, lbn, end);
+        self.prefetch = (to > end).then_some(Prefetch { segment, from_lbn: end, to_lbn: to, begin_ns: t, head });
+    }
+
+    fn read(&mut self, now: f64, lbn: u64, n: u64) -> Access {
+        self.stats.reads += 1;
+        let end = lbn + n;
+        let o = self.spec.overheads.clone();
+        let read_completion = self.scaled(o.read_completion_ms);
+        let data_prep = self.scaled(o.data_prep_ms);
+        // 1. What the cache holds now, counting read-ahead up to this instant.
+        let active = self.settle_prefetch(now);
+        let found = self.segments.lookup(lbn, end);
+        let cached = found.map_or(0, |(_, k)| k);
+        if cached >= n {
+            // Full hit: data goes straight from the buffer; read-ahead carries on.
+            self.stats.read_full_hits += 1;
+            let ovh = self.overhead_ns(Op::Read, true, self.last_op == Op::Write);
+            let bus = n as f64 * self.bus_read_ns;
+            let done = now + ovh + data_prep + bus + read_completion;
+            if let Some((seg, _)) = found {
+                self.segments.touch(seg);
+                if self.prefetch.is_none() && self.spec.cache.read_ahead_on_idle_hit {
+                    let seg_end = self.segments.end(seg);
+                    let to = self.read_ahead_limit(self.segments.start(seg), lbn, end);
+                    if to > seg_end {
+                        let begin = (now + ovh).max(self.arm_free_ns);
+                        self.prefetch = Some(Prefetch { segment: seg, from_lbn: seg_end, to_lbn: to, begin_ns: begin, head: self.head });
+                    }
+                }
+            }
+            return Access {
+                done_ns: to_ns(done),
+                overhead_ns: to_ns(ovh + data_prep + read_completion),
+                bus_ns: to_ns(bus),
+                cache_hit: true,
+                media_done_ns: to_ns(self.arm_free_ns),
+                ..Access::default()
+            };
+        }
+        // 2. A request that starts inside the data read ahead so far continues that stream:
+        //    the read-ahead pass goes on up to its limit; beyond it a new pass starts once
+        //    the command is processed.
+        if let Some((pf, reached, _)) = active {
+            if cached > 0 && lbn >= self.segments.start(pf.segment) && lbn < reached && found.map(|(seg, _)| seg) == Some(pf.segment) {
+                self.stats.read_partial_hits += 1;
+                self.prefetch = None;
+                let ovh = self.overhead_ns(Op::Read, true, self.last_op == Op::Write);
+                let t_cmd = now + ovh;
+                let mut pipe = BusPipe::new(self.bus_read_ns, 1);
+                let mut times = PassTimes::default();
+                let stream_end = end.min(pf.to_lbn);
+                let (mut head, mut t_media) = (pf.head, pf.begin_ns);
+                if stream_end > reached {
+                    (head, t_media) = self.media_pass(pf.head, pf.begin_ns, pf.from_lbn, stream_end - pf.from_lbn, false, false, None, &mut times, |c| {
+                        let skip = reached.saturating_sub(c.lbn).min(c.blocks);
+                        if skip < c.blocks {
+                            pipe.chunk(c, skip);
+                        }
+                        true
+                    });
+                    // Only this request's share of the read-ahead pass counts as its work.
+                    times = PassTimes::default();
+                }
+                let rest_from = stream_end.max(reached);
+                if end > rest_from {
+                    let zl = self.spec.cache.zero_latency_read;
+                    (head, t_media) = self.media_pass(head, t_media.max(t_cmd), rest_from, end - rest_from, false, zl, None, &mut times, |c| {
+                        pipe.chunk(c, 0);
+                        true
+                    });
+                }
+                let b0 = t_cmd + data_prep + (reached - lbn) as f64 * self.bus_read_ns;
+                let done = pipe.finish(b0) + read_completion;
+                self.head = head;
+                self.arm_free_ns = self.arm_free_ns.max(t_media);
+                self.segments.set_end(pf.segment, end, self.spec.cache.segment_blocks);
+                self.segments.touch(pf.segment);
+                self.start_prefetch(pf.segment, lbn, end, head, t_media);
+                return Access {
+                    done_ns: to_ns(done),
+                    overhead_ns: to_ns(ovh + data_prep + read_completion),
+                    transfer_ns: to_ns(times.transfer_ns),
+                    rotate_ns: to_ns(times.rotate_ns),
+                    seek_ns: to_ns(times.seek_ns),
+                    bus_ns: to_ns(n as f64 * self.bus_read_ns),
+                    cache_hit: false,
+                    media_done_ns: to_ns(t_media),
+                    ..Access::default()
+                };
+            }
+        }
+        // 3. Miss (or a cached prefix only): stop read-ahead and go to the media. Unless the
+        //    drive holds the bus throughout, it disconnects and reconnects once the
+        //    read watermark of sectors is in the buffer.
+        if let Some((_, _, head)) = active {
+            self.prefetch = None;
+            self.head = head;
+            self.arm_free_ns = self.arm_free_ns.max(now);
+        }
+        if cached > 0 {
+            self.stats.read_partial_hits += 1;
+        }
+        let ovh = self.overhead_ns(Op::Read, cached > 0, self.last_op == Op::Write);
+        let t_cmd = now + ovh;
+        let mech = t_cmd.max(self.arm_free_ns);
+        // A partial hit starts sending the cached blocks at once and keeps the bus.
+        let disconnect = !o.never_disconnect && cached == 0;
+        let mut b0 = t_cmd + data_prep + cached as f64 * self.bus_read_ns;
+        let water = if disconnect { self.read_watermark(n).saturating_sub(cached).max(1) } else { 1 };
+        let mut pipe = BusPipe::new(self.bus_read_ns, water);
+        let mut times = PassTimes::default();
+        let zl = self.spec.cache.zero_latency_read;
+        let mut free_before = 0;
+        let (head, media_end) = self.media_pass(self.head, mech, lbn + cached, n - cached, false, zl, None, &mut times, |c| {
+            if pipe.sectors == 0 {
+                free_before = c.passed_before;
+            }
+            pipe.chunk(c, 0);
+            true
+        });
+        if disconnect {
+            b0 = (b0 + self.scaled(o.read_disconnect_ms)).max(pipe.water_ns + self.scaled(o.reselect_ms));
+        }
+        let done = pipe.finish(b0) + read_completion;
+        self.head = head;
+        self.arm_free_ns = media_end;
+        // With "read any free blocks", what passed under the head before the request is
+        // kept too.
+        let from = if self.spec.cache.read_free_blocks && cached == 0 { lbn - free_before.min(lbn) } else { lbn };
+        let seg = self.segments.fill(from, end, self.spec.cache.segment_blocks, false);
+        if let Some(seg) = seg {
+            self.start_prefetch(seg, lbn, end, head, media_end);
+        }
+        Access {
+            done_ns: to_ns(done),
+            overhead_ns: to_ns(ovh + data_prep + read_completion),
+            seek_ns: to_ns(times.seek_ns),
+            rotate_ns: to_ns(times.rotate_ns),
+            transfer_ns: to_ns(times.transfer_ns),
+            bus_ns: to_ns(n as f64 * self.bus_read_ns),
+            cache_hit: false,
+            write_back: false,
+            media_done_ns: to_ns(media_end),
+        }
+    }
+
+    /// Sectors that must be in the buffer before a disconnected read reconnects.
+    fn read_watermark(&self, n: u64) -> u64 {
+        let c = &self.spec.cache;
+        let w = if c.watermark_by_request {
+            (c.segment_blocks.min(n) as f64 * c.read_watermark).floor()
+        } else {
+            (c.segment_blocks as f64 * c.read_watermark).ceil()
+        };
+        (w as u64).clamp(1, n.max(1))
+    }
+
+    fn write(&mut self, now: f64, lbn: u64, n: u64, fua: bool) -> Access {
+        self.stats.writes += 1;
+        let end = lbn + n;
+        self.stop_prefetch(now);
+        let write_back = self.spec.cache.write_back && !fua;
+        let o = self.spec.overheads.clone();
+        let data_prep = self.scaled(o.data_prep_ms);
+        let completion = self.scaled(o.write_completion_ms);
+        let disconnect = !o.never_disconnect;
+        let extra = o.extra_write_disconnect.filter(|_| disconnect && !write_back);
+        // Command processing; a drive with the "extra write disconnect" habit disconnects
+        // before taking any data and reconnects for it later.
+        let (ovh, mech_delay, bus_start) = match extra {
+            Some(x) => {
+                let cmd = self.scaled(x.command_ms);
+                let bus = cmd + self.scaled(x.disconnect_ms) + self.scaled(x.inter_disconnect_ms) + self.scaled(o.reselect_ms);
+                (cmd, self.scaled(x.seek_delta_ms), now + bus + data_prep)
+            }
+            None => {
+                // The "after write" figures are those of a write appending to the one
+                // before; a write elsewhere costs what it costs after a read (the validation
+                // traces show it on every drive whose two figures differ).
+                let appends = self.last_op == Op::Write && lbn == self.last_write_end;
+                let cmd = self.overhead_ns(Op::Write, write_back, appends);
+                (cmd, 0.0, now + cmd + data_prep)
+            }
+        };
+        let t_cmd = now + ovh;
+        let bus_end = bus_start + n as f64 * self.bus_write_ns;
+        let mech = (t_cmd + mech_delay).max(self.arm_free_ns);
+        let first_ready = bus_start + self.bus_write_ns;
+        let min_pos = if lbn != self.last_write_end { self.scaled(o.min_write_access_ms) } else { 0.0 };
+        let mut times = PassTimes::default();
+        let zl = self.spec.cache.zero_latency_write;
+        let ready = Some((first_ready, self.bus_write_ns, min_pos));
+        let (head, media_end) = self.media_pass(self.head, mech, lbn, n, true, zl, ready, &mut times, |_| true);
+        self.head = head;
+        self.arm_free_ns = media_end;
+        self.last_write_end = end;
+        // Segments holding any written block are dropped; the data may serve later reads.
+        if self.spec.cache.read_hits_on_write_data {
+            self.segments.fill(lbn, end, self.spec.cache.segment_blocks, true);
+        } else {
+            self.segments.invalidate(lbn, end);
+        }
+        // A disconnected write-through reconnects to report completion.
+        let reselect = match (write_back, disconnect, extra.is_some()) {
+            (false, true, true) => self.scaled(o.reselect_other_ms),
+            (false, true, false) => self.scaled(o.reselect_ms),
+            _ => 0.0,
+        };
+        let done = if write_back {
+            self.stats.write_backs += 1;
+            bus_end + completion
+        } else {
+            media_end.max(bus_end) + reselect + completion
+        };
+        Access {
+            done_ns: to_ns(done),
+            overhead_ns: to_ns(ovh + data_prep + reselect + completion),
+            seek_ns: to_ns(times.seek_ns),
+            rotate_ns: to_ns(times.rotate_ns),
+            transfer_ns: to_ns(times.transfer_ns),
+            bus_ns: to_ns(n as f64 * self.bus_write_ns),
+            cache_hit: false,
+            write_back,
+            media_done_ns: to_ns(media_end),
+        }
+    }
+}

@@ -1,0 +1,232 @@
+//! Timing behaviour of `Mechanics` on a drive whose numbers are easy to check by hand:
+//! 6000 rpm (10 ms per revolution), 100 sectors per track in the outer zone.
+
+mod common;
+use common::*;
+use proptest::prelude::*;
+use tierlab_hdd::*;
+use tierlab_sim::{Device, DeviceCommand, DeviceOp};
+use tierlab_types::Op;
+
+const REV_NS: u64 = 10_000_000;
+
+fn op(op: Op, lbn: u64, blocks: u64) -> DeviceOp {
+    DeviceOp { op, offset_bytes: lbn * 512, len_bytes: blocks * 512, fua: false }
+}
+
+#[test]
+fn rotational_latency_follows_the_platter_angle() {
+    let mut m = Mechanics::new(small_spec()).expect("valid");
+    // At t = 0 the head is over sector 0 of track 0: no wait, 10 sectors take 1 ms.
+    let a = m.access(0, &op(Op::Read, 0, 10));
+    assert_eq!((a.seek_ns, a.rotate_ns), (0, 0));
+    assert_eq!(a.done_ns, 1_000_000);
+    // Issued at 1 ms, block 5 (sector 5) passed 0.5 ms ago: wait 9.5 ms.
+    let a = m.access(1_000_000, &op(Op::Read, 5, 1));
+    assert_eq!(a.rotate_ns, 9_500_000);
+    assert_eq!(a.done_ns, 1_000_000 + 9_500_000 + 100_000);
+}
+
+#[test]
+fn latency_is_never_more_than_a_revolution() {
+    let mut m = Mechanics::new(small_spec()).expect("valid");
+    let mut t = 0;
+    for i in 0..200u64 {
+        let a = m.access(t, &op(Op::Read, (i * 7919) % 30_000, 1));
+        assert!(a.rotate_ns <= REV_NS, "{a:?}");
+        let parts = a.seek_ns + a.rotate_ns + a.transfer_ns;
+        assert!((a.done_ns - t).abs_diff(parts) <= 3, "no overheads in this spec: {a:?}");
+        t = a.done_ns + 1_234_567;
+    }
+}
+
+#[test]
+fn skew_lets_a_transfer_cross_tracks_without_losing_a_revolution() {
+    let mut m = Mechanics::new(small_spec()).expect("valid");
+    // 100 + 100 blocks: track 0 then track 1 (head switch 0.2 ms < skew of 4 sectors).
+    let a = m.access(0, &op(Op::Read, 0, 200));
+    assert_eq!(a.done_ns, 2 * REV_NS + 400_000, "two revolutions plus the 4-sector skew");
+    assert_eq!(a.seek_ns, 200_000);
+}
+
+#[test]
+fn seek_time_comes_from_the_curve() {
+    let mut m = Mechanics::new(small_spec()).expect("valid");
+    // Zone 1: 50 cylinders × 400 blocks; zone 2: 320 blocks per cylinder.
+    let lbn = 20_000 + 320 * 24;
+    let a = m.access(0, &op(Op::Read, lbn, 1));
+    assert_eq!(m.cylinder_of(lbn * 512), 74);
+    assert_eq!(m.current_cylinder(), 74);
+    // Table (1, 1 ms) .. (99, 10 ms): distance 74 → 1 + 73 × 9/98 ms.
+    let expect = (1.0 + 73.0 * 9.0 / 98.0) * 1e6;
+    assert!((a.seek_ns as f64 - expect).abs() < 2.0, "{} vs {expect}", a.seek_ns);
+}
+
+#[test]
+fn halving_the_speed_doubles_rotation_but_not_seeks() {
+    let mut fast = Mechanics::new(small_spec()).expect("valid");
+    let mut slow = Mechanics::new(small_spec()).expect("valid");
+    slow.set_rpm(3000.0).expect("valid rpm");
+    assert!(slow.set_rpm(-1.0).is_err());
+    let a = fast.access(0, &op(Op::Read, 0, 100));
+    let b = slow.access(0, &op(Op::Read, 0, 100));
+    assert_eq!(b.transfer_ns, 2 * a.transfer_ns);
+    let a = fast.access(a.done_ns, &op(Op::Read, 400 * 30, 1));
+    let b = slow.access(b.done_ns, &op(Op::Read, 400 * 30, 1));
+    assert_eq!(a.seek_ns, b.seek_ns);
+}
+
+#[test]
+fn overheads_depend_on_operation_hit_and_previous_operation() {
+    let mut s = with_cache(small_spec());
+    s.overheads.read_miss_after_read_ms = 0.5;
+    s.overheads.read_miss_after_write_ms = 0.7;
+    s.overheads.read_hit_after_read_ms = 0.1;
+    s.overheads.read_hit_after_write_ms = 0.3;
+    s.cache.read_ahead = ReadAheadMode::None;
+    let mut m = Mechanics::new(s).expect("valid");
+    let a = m.access(0, &op(Op::Read, 0, 10));
+    assert_eq!(a.overhead_ns, 500_000);
+    let b = m.access(a.done_ns, &op(Op::Read, 0, 10));
+    assert!(b.cache_hit);
+    assert_eq!(b.overhead_ns, 100_000);
+    assert_eq!(b.done_ns - a.done_ns, 100_000, "a hit with a free bus costs its overhead only");
+    let c = m.access(b.done_ns, &op(Op::Write, 5000, 1));
+    let d = m.access(c.done_ns + REV_NS, &op(Op::Read, 0, 10));
+    assert!(!d.cache_hit || d.overhead_ns == 300_000);
+    let e = m.access(d.done_ns, &op(Op::Write, 9000, 1));
+    let f = m.access(e.done_ns, &op(Op::Read, 20_000, 1));
+    assert_eq!(f.overhead_ns, 700_000);
+}
+
+#[test]
+fn read_ahead_turns_the_next_sequential_read_into_a_hit() {
+    let mut m = Mechanics::new(with_cache(small_spec())).expect("valid");
+    let a = m.access(0, &op(Op::Read, 1000, 8));
+    assert!(!a.cache_hit);
+    // 50 ms later the read-ahead (200 blocks) is done.
+    let b = m.access(a.done_ns + 50_000_000, &op(Op::Read, 1008, 8));
+    assert!(b.cache_hit, "{b:?}");
+    assert_eq!(b.seek_ns + b.rotate_ns + b.transfer_ns, 0);
+    // Beyond the read-ahead: a miss.
+    let c = m.access(b.done_ns + 50_000_000, &op(Op::Read, 5000, 8));
+    assert!(!c.cache_hit);
+    assert_eq!(m.stats().read_full_hits, 1);
+}
+
+#[test]
+fn a_read_just_after_a_miss_continues_the_read_ahead_stream() {
+    let mut m = Mechanics::new(with_cache(small_spec())).expect("valid");
+    let a = m.access(0, &op(Op::Read, 0, 10)); // done at 1 ms, read-ahead runs on
+    let b = m.access(a.done_ns + 500_000, &op(Op::Read, 10, 10)); // blocks 10..15 already read
+    assert!(!b.cache_hit);
+    assert_eq!(b.done_ns, 2_000_000, "served as the head passes, with no new positioning");
+}
+
+#[test]
+fn write_back_reports_before_the_media_and_fua_waits_for_it() {
+    let mut s = with_cache(small_spec());
+    s.cache.write_back = true;
+    s.bus_write_ms_per_sector = 0.01;
+    let mut m = Mechanics::new(s).expect("valid");
+    let w = m.access(5_000_000, &op(Op::Write, 30_000, 8));
+    assert!(w.write_back);
+    assert_eq!(w.done_ns, 5_000_000 + 80_000);
+    assert!(w.media_done_ns > w.done_ns);
+    assert_eq!(m.flush(w.done_ns), w.media_done_ns);
+    let mut fua = op(Op::Write, 30_000, 8);
+    fua.fua = true;
+    let f = m.access(w.media_done_ns, &fua);
+    assert!(!f.write_back);
+    assert_eq!(f.done_ns, f.media_done_ns);
+    // Written data serves reads.
+    let r = m.access(f.done_ns, &op(Op::Read, 30_002, 4));
+    assert!(r.cache_hit);
+}
+
+#[test]
+fn a_request_waits_for_the_background_write() {
+    let mut s = small_spec();
+    s.cache = with_cache(small_spec()).cache;
+    s.cache.write_back = true;
+    let mut m = Mechanics::new(s).expect("valid");
+    let w = m.access(0, &op(Op::Write, 79 * 400, 50));
+    let r = m.access(w.done_ns, &op(Op::Read, 0, 1));
+    assert!(r.done_ns > w.media_done_ns, "the arm is busy with the write until {}", w.media_done_ns);
+}
+
+#[test]
+fn zero_latency_read_starts_where_the_head_lands() {
+    let mut s = small_spec();
+    s.cache.zero_latency_read = true;
+    let mut m = Mechanics::new(s).expect("valid");
+    // At 5 ms the head is over sector 50 of track 0; reading sectors 0..100 takes one
+    // revolution from there instead of 5 ms waiting + 10 ms reading.
+    let a = m.access(5_000_000, &op(Op::Read, 0, 100));
+    assert_eq!(a.done_ns, 15_000_000);
+}
+
+#[test]
+fn datasheet_drive_is_plausible() {
+    let d = Datasheet {
+        name: "4TB 7200".into(),
+        capacity_bytes: 4_000_000_000_000,
+        rpm: 7200.0,
+        seek_single_track_ms: None,
+        seek_average_ms: 8.5,
+        seek_full_stroke_ms: None,
+        sustained_transfer_mb_s: 200.0,
+        cache_mib: 64.0,
+        sector_bytes: 512,
+    };
+    let s = HddSpec::from_datasheet(&d).expect("valid");
+    assert_eq!(s.block_count, 4_000_000_000_000 / 512);
+    assert!(s.zones.windows(2).all(|w| w[0].blocks_per_track > w[1].blocks_per_track), "outer zones are faster");
+    let outer_mb_s = f64::from(s.zones[0].blocks_per_track) * 512.0 * 7200.0 / 60.0 / 1e6;
+    assert!((outer_mb_s - 200.0).abs() < 0.5, "outer zone media rate {outer_mb_s}");
+    let mut m = Mechanics::new(s).expect("valid");
+    assert_eq!(m.capacity_bytes(), 4_000_000_000_000);
+    // A long sequential read at the outer edge runs near the sustained rate.
+    let a = m.access(0, &op(Op::Read, 0, 200_000));
+    let mb_s = 200_000.0 * 512.0 / (a.done_ns as f64 / 1e9) / 1e6;
+    assert!(mb_s > 150.0 && mb_s <= 200.5, "{mb_s} MB/s");
+    let mut bad = d.clone();
+    bad.rpm = f64::NAN;
+    assert_eq!(HddSpec::from_datasheet(&bad).unwrap_err().parameter, "rpm");
+}
+
+#[test]
+fn device_wrapper_reports_and_flushes() {
+    let mut dev = HddDevice::new("disk0", Mechanics::new(with_cache(small_spec())).expect("valid"));
+    assert_eq!(dev.capacity_bytes(), 36_000 * 512);
+    let t = dev.service(0, &op(Op::Read, 0, 8));
+    assert!(t > 0);
+    assert_eq!(dev.command(t, DeviceCommand::FlushCache), t);
+    assert_eq!(dev.position_key(400 * 512), 1);
+    dev.finish(t);
+    let r = dev.report();
+    assert_eq!(r.kind, "hdd");
+    assert_eq!(r.counters.get("reads"), Some(&1.0));
+}
+
+proptest! {
+    #[test]
+    fn any_request_sequence_completes_after_it_is_issued(
+        reqs in prop::collection::vec((any::<bool>(), any::<u64>(), 0u64..2_000_000, 0u64..50_000_000, any::<bool>()), 1..40),
+        cache in any::<bool>(), zl in any::<bool>(), wb in any::<bool>())
+    {
+        let mut s = if cache { with_cache(small_spec()) } else { small_spec() };
+        s.cache.zero_latency_read = zl;
+        s.cache.write_back = wb && cache;
+        s.bus_read_ms_per_sector = 0.02;
+        let mut m = Mechanics::new(s).expect("valid");
+        let mut t = 0u64;
+        for (w, off, len, gap, fua) in reqs {
+            let d = DeviceOp { op: if w { Op::Write } else { Op::Read }, offset_bytes: off, len_bytes: len, fua };
+            let a = m.access(t, &d);
+            prop_assert!(a.done_ns >= t);
+            prop_assert!(a.done_ns - t < 10_000_000_000, "{:?}", a);
+            t = a.done_ns + gap;
+        }
+    }
+}
