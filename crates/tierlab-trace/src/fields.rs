@@ -103,9 +103,10 @@ impl<'a> Fields<'a> {
 
 /// A whole number without sign; `None` if empty, not all digits, or above `u64::MAX`.
 pub(crate) fn parse_u64(bytes: &[u8]) -> Option<u64> {
-    if bytes.is_empty() || bytes.len() > 20 {
+    if bytes.is_empty() {
         return None;
     }
+    // No length cut-off: leading zeros are valid; the checked arithmetic catches overflow.
     let mut value: u64 = 0;
     for &b in bytes {
         let digit = b.wrapping_sub(b'0');
@@ -279,6 +280,8 @@ mod tests {
         assert_eq!(parse_decimal(b"-1.0", 3), None);
         assert_eq!(parse_decimal(b"1e3", 3), None);
         assert_eq!(parse_decimal(b"99999999999999999999", 9), None, "overflow");
+        assert_eq!(parse_u64(b"000000000000000000000"), Some(0), "leading zeros (found by proptest)");
+        assert_eq!(parse_u64(b"18446744073709551616"), None, "overflow");
     }
 
     proptest::proptest! {
