@@ -54,10 +54,13 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
     }
     let mut sim = Simulation::new(SchedulerKind::Fcfs);
     sim.add_device(build_hdd(&device)?);
-    // Open every pass up front (cheap: readers stream) so the chain is one iterator.
-    let passes = (0..repeat).map(|_| input.open(&trace)).collect::<Result<Vec<_>>>()?;
+    // One pass open at a time, so memory is that of one streaming reader however many
+    // passes there are. The first open checks the file; a later one failing ends the run.
+    let opts = input.read_options()?;
+    tierlab_trace::open(&trace, &opts)?;
+    let passes = (0..repeat).map_while(|_| tierlab_trace::open(&trace, &opts).ok()).flatten();
     let (cpu0, _) = rusage();
-    let report = sim.run(passes.into_iter().flatten(), Replay::Closed { depth: 1 }, &mut Direct::default(), &mut |_| {})?;
+    let report = sim.run(passes, Replay::Closed { depth: 1 }, &mut Direct::default(), &mut |_| {})?;
     let (cpu1, rss) = rusage();
     let cpu_s = cpu1 - cpu0;
     let r = BenchResult {

@@ -20,7 +20,6 @@
 
 use crate::policy::IdlePolicy;
 use crate::spec::{CycleKind, PowerSpec, RpmLevel};
-use std::collections::BTreeMap;
 use tierlab_config::{FieldError, Validate};
 
 const NS_PER_S_F64: f64 = 1e9;
@@ -126,7 +125,9 @@ pub struct PowerModel {
     /// The standby level the drive is in (or is entering, until `clock_ns`).
     in_standby: Option<usize>,
     speed: usize,
-    ledger: BTreeMap<(StateKind, usize), Tally>,
+    /// Tallies by (state, level): a handful of entries, searched linearly on the hot path
+    /// and sorted when reported.
+    ledger: Vec<((StateKind, usize), Tally)>,
     start_stop_cycles: u64,
     load_unload_cycles: u64,
     speed_changes: u64,
@@ -196,7 +197,7 @@ impl PowerModel {
             start_ns,
             clock_ns: start_ns,
             in_standby: None,
-            ledger: BTreeMap::new(),
+            ledger: Vec::new(),
             start_stop_cycles: 0,
             load_unload_cycles: 0,
             speed_changes: 0,
@@ -279,9 +280,11 @@ impl PowerModel {
     /// Time and energy by state, in a fixed order (by kind, then level), omitting states
     /// never entered. The times sum to `clock_ns() - start_ns()`.
     pub fn states(&self) -> Vec<StateTotal> {
-        self.ledger
-            .iter()
-            .map(|(&(kind, level), t)| StateTotal {
+        let mut ledger: Vec<_> = self.ledger.iter().collect();
+        ledger.sort_by_key(|(key, _)| *key);
+        ledger
+            .into_iter()
+            .map(|&((kind, level), t)| StateTotal {
                 state: self.state_name(kind, level),
                 kind,
                 level,
@@ -441,7 +444,15 @@ impl PowerModel {
             return;
         }
         let time_ns = time_ns.min(u64::MAX - self.clock_ns);
-        let tally = self.ledger.entry((kind, level)).or_default();
+        let key = (kind, level);
+        let i = match self.ledger.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                self.ledger.push((key, Tally::default()));
+                self.ledger.len() - 1
+            }
+        };
+        let tally = &mut self.ledger[i].1;
         tally.time_ns += time_ns;
         tally.energy_j += energy_j;
         tally.transitions += u64::from(transition);

@@ -230,6 +230,7 @@ impl Simulation {
             requests_done: 0,
             first_arrival_ns: None,
             stats: HostStats::default(),
+            fcfs: self.scheduler == SchedulerKind::Fcfs,
         };
         let mut source = requests.map(|r| r.map_err(|e| SimError::Source(Box::new(e))));
         let mut lookahead: Option<IoRequest> = None;
@@ -385,6 +386,7 @@ struct Run<'a> {
     requests_done: u64,
     first_arrival_ns: Option<u64>,
     stats: HostStats,
+    fcfs: bool,
 }
 
 impl Run<'_> {
@@ -437,7 +439,8 @@ impl Run<'_> {
     fn enqueue(&mut self, device: usize, op: DeviceOp, token: u64) {
         let now = self.now_ns;
         let Some(st) = self.stations.get_mut(device) else { return };
-        let key = st.device.position_key(op.offset_bytes);
+        // FCFS never looks at positions: skip the device's (not free) lookup.
+        let key = if self.fcfs { 0 } else { st.device.position_key(op.offset_bytes) };
         let slot = st.ops.insert(PendingOp { op, token, enqueued_ns: now, started_ns: now });
         st.note_queue_change(now);
         st.seq += 1;
@@ -472,7 +475,7 @@ impl Run<'_> {
             if st.in_flight >= st.max_in_flight {
                 return;
             }
-            let head = st.device.current_position_key();
+            let head = if self.fcfs { 0 } else { st.device.current_position_key() };
             st.note_queue_change(now);
             let Some(w) = st.queue.pop(head) else { return };
             let Some(pending) = st.ops.get_mut(w.slot) else { return };
