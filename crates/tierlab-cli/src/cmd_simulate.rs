@@ -3,13 +3,17 @@
 use crate::args::TraceInput;
 use crate::cmd_workload::load_spec;
 use crate::devices::{build_hdd, DeviceChoice};
+use crate::hybrid::{AddressMap, HybridArgs};
 use crate::progress::requests_bar;
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
 use tierlab_report::{fmt_bytes, LatencySummary, Table};
-use tierlab_sim::{Direct, Replay, SchedulerKind, SimReport, Simulation};
+use tierlab_hybrid_sim::{Devices, HybridController};
+use tierlab_sim::{Controller, Direct, Replay, SchedulerKind, SimError, SimReport, Simulation};
+use tierlab_trace::TraceReader;
+use tierlab_workload::Generator;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReplayMode {
@@ -32,6 +36,8 @@ pub struct SimulateArgs {
     pub workload: Option<PathBuf>,
     #[command(flatten)]
     pub device: DeviceChoice,
+    #[command(flatten)]
+    pub hybrid: HybridArgs,
     /// Open-loop replay follows arrival times; closed-loop keeps --depth outstanding.
     #[arg(long, value_enum, default_value_t = ReplayMode::Open)]
     pub replay: ReplayMode,
@@ -62,29 +68,66 @@ pub fn run(a: SimulateArgs) -> Result<()> {
     Ok(())
 }
 
+/// Where requests come from: a trace (its addresses mapped onto a hybrid drive) or
+/// a synthetic workload.
+enum Source {
+    Trace(TraceReader, Option<AddressMap>),
+    Workload(Generator),
+}
+
+impl Source {
+    fn run(self, sim: Simulation, replay: Replay, c: &mut dyn Controller, progress: &mut dyn FnMut(u64)) -> Result<SimReport, SimError> {
+        match self {
+            Source::Trace(r, None) => sim.run(r, replay, c, progress),
+            Source::Trace(r, Some(layout)) => sim.run(r.map(move |x| x.map(|q| layout.map(q))), replay, c, progress),
+            Source::Workload(g) => sim.run(g, replay, c, progress),
+        }
+    }
+}
+
 pub fn simulate(a: &SimulateArgs) -> Result<SimReport> {
     let replay = match a.replay {
         ReplayMode::Open => Replay::Open,
         ReplayMode::Closed => Replay::Closed { depth: a.depth },
     };
-    let mut sim = Simulation::new(a.scheduler);
-    sim.add_device(build_hdd(&a.device)?);
-    let bar = requests_bar("simulating");
-    let mut progress = |n: u64| bar.set_position(n);
-    let mut controller = if a.wrap { Direct::wrapping() } else { Direct::default() };
-    let report = match &a.trace {
+    let hybrid = a.hybrid.hybrid.is_some();
+    // The request source, and the capacity a hybrid drive must expose for it.
+    let (source, span_bytes) = match &a.trace {
         Some(path) => {
-            let reader = a.input.open(path)?;
-            sim.run(reader, replay, &mut controller, &mut progress)
+            if hybrid {
+                let layout = AddressMap::learn(a.hybrid.compact, a.hybrid.es, a.input.open(path)?)?;
+                let span = layout.capacity_bytes();
+                (Source::Trace(a.input.open(path)?, Some(layout)), span)
+            } else {
+                (Source::Trace(a.input.open(path)?, None), 0)
+            }
         }
         None => {
             if a.input.format.is_some() || a.input.sort || !a.input.volumes.is_empty() {
                 return Err(anyhow!("--format, --sort and --volume apply to --trace only"));
             }
             let spec = load_spec(a.workload.as_deref())?;
-            sim.run(spec.generate()?, replay, &mut controller, &mut progress)
+            (Source::Workload(spec.generate()?), spec.span_bytes)
         }
-    }?;
+    };
+    let mut sim = Simulation::new(a.scheduler);
+    let bar = requests_bar("simulating");
+    let mut progress = |n: u64| bar.set_position(n);
+    let report = if hybrid {
+        let capacity = a.hybrid.capacity_bytes.unwrap_or(span_bytes);
+        let (devices, policy) = crate::hybrid::build(&a.hybrid, &a.device, capacity)?;
+        for d in devices {
+            sim.add_device(d);
+        }
+        match policy {
+            Some(p) => source.run(sim, replay, &mut HybridController::new(p, Devices { ssd: 0, hdd: 1 }), &mut progress)?,
+            None => source.run(sim, replay, &mut Direct::default(), &mut progress)?,
+        }
+    } else {
+        sim.add_device(build_hdd(&a.device)?);
+        let mut controller = if a.wrap { Direct::wrapping() } else { Direct::default() };
+        source.run(sim, replay, &mut controller, &mut progress)?
+    };
     bar.finish_and_clear();
     Ok(report)
 }
@@ -120,6 +163,20 @@ pub fn render_text(r: &SimReport) -> String {
     }
     s.push_str(&t.render());
 
+    if let Some(policy) = r.controller.get("policy").and_then(|p| p.as_str()) {
+        let st = &r.controller["stats"];
+        let n = |k: &str| st[k].as_u64().unwrap_or(0);
+        s.push_str(&format!(
+            "\nhybrid drive ({policy}): SSD hit ratio {:.1} %, {} promotions, {} demotions, {} pre-fetches, {} evictions, {} write-backs, {} moved\n",
+            r.controller["ssd_hit_ratio"].as_f64().unwrap_or(0.0) * 100.0,
+            n("promotions"),
+            n("demotions"),
+            n("prefetches"),
+            n("evictions"),
+            n("write_backs"),
+            fmt_bytes(n("bytes_moved"))
+        ));
+    }
     for d in &r.devices {
         s.push_str(&format!(
             "\ndevice {} ({}): {} ops, utilisation {:.1} %, mean queue {:.2}, max queue {}\n",

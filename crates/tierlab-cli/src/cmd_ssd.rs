@@ -6,7 +6,8 @@ use clap::Subcommand;
 use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
-use tierlab_ssd::{compare_ftl, Compactor, CompareOptions, FtlKind, Precondition, SsdSpec};
+use tierlab_ssd::{compare_ftl, CompareOptions, FtlKind, Precondition, SsdSpec};
+use tierlab_trace::Compactor;
 use tierlab_types::{IoRequest, KIB};
 
 #[derive(Subcommand)]

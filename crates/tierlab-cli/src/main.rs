@@ -2,6 +2,7 @@
 
 mod args;
 mod devices;
+mod hybrid;
 mod cmd_bench;
 mod cmd_catalog;
 mod cmd_simulate;

@@ -200,3 +200,46 @@ fn rand_suffix() -> u64 {
     static N: AtomicU64 = AtomicU64::new(0);
     N.fetch_add(1, Ordering::Relaxed)
 }
+
+#[test]
+fn hybrid_modes_all_complete_and_tiering_beats_the_disk_alone() {
+    let mut mean_ms = std::collections::BTreeMap::new();
+    for mode in ["hdd-only", "ssd-only", "linear", "tiering", "caching"] {
+        let v = json(&ok(&["simulate", "--hybrid", mode, "--json"]));
+        assert_eq!(v["requests"], 20000, "{mode}");
+        let ops: u64 = v["devices"].as_array().unwrap().iter().map(|d| d["ops"].as_u64().unwrap()).sum();
+        assert!(ops >= 20000, "{mode}: every request reached a device ({ops} ops)");
+        mean_ms.insert(mode, v["response_time"]["mean_ms"].as_f64().unwrap());
+        if mode == "tiering" || mode == "caching" {
+            assert_eq!(v["controller"]["policy"], mode);
+        }
+    }
+    assert!(mean_ms["tiering"] < 0.5 * mean_ms["hdd-only"], "{mean_ms:?}");
+    assert!(mean_ms["ssd-only"] < mean_ms["hdd-only"], "{mean_ms:?}");
+}
+
+#[test]
+fn hybrid_over_a_sparse_multi_volume_trace() {
+    let Some(shared) = shared() else { return };
+    let path = shared.join("traces/tpcc-small.disksim");
+    let path = path.to_str().unwrap();
+    // 16 volumes of up to 135 GB end to end do not fit the SSD's share: a clear error.
+    let err = fails(&["simulate", "--trace", path, "--hybrid", "tiering"]);
+    assert!(err.contains("intel-320-300gb") && err.contains("needs"), "{err}");
+    // Packed densely they do.
+    let v = json(&ok(&["simulate", "--trace", path, "--hybrid", "tiering", "--compact", "--replay", "closed", "--json"]));
+    assert_eq!(v["requests"], 6999);
+    assert!(v["controller"]["stats"]["mapped_extents"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn bad_hybrid_parameters_are_named() {
+    let err = fails(&["simulate", "--hybrid", "tiering", "--es", "6000"]);
+    assert!(err.contains("`es`"), "{err}");
+    let err = fails(&["simulate", "--hybrid", "tiering", "--lt", "200", "--ht", "100"]);
+    assert!(err.contains("`lt`"), "{err}");
+    let err = fails(&["simulate", "--hybrid", "tiering", "--pt", "0"]);
+    assert!(err.contains("`pt`"), "{err}");
+    let err = fails(&["simulate", "--hybrid", "caching", "--ssd-fraction", "1.5"]);
+    assert!(err.contains("--ssd-fraction"), "{err}");
+}

@@ -167,3 +167,37 @@ pub(crate) fn split_extents(extent_bytes: u64, offset_bytes: u64, len_bytes: u64
 
 #[cfg(test)]
 mod tests;
+
+/// A boxed policy is a policy, so executors can choose one at run time.
+impl<P: Policy + ?Sized> Policy for Box<P> {
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+    fn geometry(&self) -> &Geometry {
+        (**self).geometry()
+    }
+    fn route(&mut self, now_ns: u64, op: Op, offset_bytes: u64, len_bytes: u64, out: &mut Vec<Piece>) -> Result<Routing, PolicyError> {
+        (**self).route(now_ns, op, offset_bytes, len_bytes, out)
+    }
+    fn done(&mut self, pieces: &[Piece]) {
+        (**self).done(pieces)
+    }
+    fn next_migration(&mut self, now_ns: u64) -> Option<Migration> {
+        (**self).next_migration(now_ns)
+    }
+    fn migration_copied(&mut self, id: u64) {
+        (**self).migration_copied(id)
+    }
+    fn migration_done(&mut self, now_ns: u64, id: u64, ok: bool) {
+        (**self).migration_done(now_ns, id, ok)
+    }
+    fn set_checkpointing(&mut self, on: bool) {
+        (**self).set_checkpointing(on)
+    }
+    fn set_param(&mut self, name: &str, value: f64) -> Result<(), PolicyError> {
+        (**self).set_param(name, value)
+    }
+    fn stats(&self) -> PolicyStats {
+        (**self).stats()
+    }
+}

@@ -10,7 +10,8 @@
 mod common;
 
 use std::time::Instant;
-use tierlab_ssd::{replay, Compactor, FtlKind, Precondition, Ssd, SsdSpec};
+use tierlab_ssd::{replay, FtlKind, Precondition, Ssd, SsdSpec};
+use tierlab_trace::Compactor;
 use tierlab_types::{GIB, KIB};
 
 fn throughput() {

@@ -151,3 +151,40 @@ pub fn load_catalog_dir(dir: &Path) -> Result<Vec<(String, CatalogEntry)>, SsdEr
         })
         .collect()
 }
+
+/// The SSD catalog shipped with tierlab (`catalog/ssd/*.toml`), embedded at build time:
+/// (id, file text).
+pub const BUILTIN: [(&str, &str); 5] = [
+    ("intel-320-300gb", include_str!("../../../catalog/ssd/intel-320-300gb.toml")),
+    ("intel-x25m-80gb", include_str!("../../../catalog/ssd/intel-x25m-80gb.toml")),
+    ("mtron-msp7000", include_str!("../../../catalog/ssd/mtron-msp7000.toml")),
+    ("samsung-990pro-1tb", include_str!("../../../catalog/ssd/samsung-990pro-1tb.toml")),
+    ("study-slc", include_str!("../../../catalog/ssd/study-slc.toml")),
+];
+
+/// A shipped SSD by id, or an error listing the known ids.
+pub fn builtin(id: &str) -> Result<CatalogEntry, SsdError> {
+    match BUILTIN.iter().find(|(known, _)| *known == id) {
+        Some((known, text)) => parse_catalog(text, &format!("catalog/ssd/{known}.toml")),
+        None => Err(SsdError::SpecFile {
+            location: SourceLocation { file: "catalog/ssd".into(), line: 0, field: "id".into() },
+            reason: format!(
+                "no SSD `{id}` in the catalog; known ids: {}",
+                BUILTIN.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
+            ),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod builtin_tests {
+    #[test]
+    fn every_shipped_ssd_parses_and_unknown_ids_list_the_known_ones() {
+        for (id, _) in super::BUILTIN {
+            let e = super::builtin(id).unwrap_or_else(|e| panic!("{id}: {e}"));
+            assert_eq!(e.ssd.name, id);
+        }
+        let err = super::builtin("nope").unwrap_err().to_string();
+        assert!(err.contains("intel-320-300gb"), "{err}");
+    }
+}

@@ -15,7 +15,6 @@
 mod alloc;
 mod bus;
 pub mod catalog;
-mod compact;
 mod compare;
 mod error;
 mod flash;
@@ -26,7 +25,6 @@ mod rng;
 mod spec;
 mod ssd;
 
-pub use compact::Compactor;
 pub use compare::{compare_ftl, CompareOptions, FtlComparison, FtlRun, SramPolicy};
 pub use error::SsdError;
 pub use ftl::MergeCounts;

@@ -8,8 +8,9 @@ mod common;
 
 use common::{read_blkreplay, read_disksim, read_disksim_ms, traces_dir};
 use tierlab_ssd::{
-    compare_ftl, Compactor, CompareOptions, FtlComparison, FtlKind, Precondition, SsdSpec,
+    compare_ftl, CompareOptions, FtlComparison, FtlKind, Precondition, SsdSpec,
 };
+use tierlab_trace::Compactor;
 use tierlab_types::{IoRequest, KIB};
 
 /// A study-profile drive whose logical capacity holds the trace's compacted footprint

@@ -42,6 +42,7 @@
 //! missing fields, extra fields (where the format fixes their number) and unknown
 //! operation codes are errors.
 
+mod compact;
 mod decompress;
 pub mod detect;
 mod error;
@@ -54,6 +55,7 @@ mod reader;
 mod stats;
 mod threaded;
 
+pub use compact::Compactor;
 pub use decompress::Compression;
 pub use error::TraceError;
 pub use fields::MAX_REQUEST_BYTES;
