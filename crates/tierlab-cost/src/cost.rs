@@ -69,13 +69,18 @@ pub enum Wear {
         rated_cycles: u64,
     },
     /// SSD from the internals model: mean erases / P/E limit.
-    Erases { mean_erases: f64, pe_cycle_limit: u64 },
+    Erases {
+        mean_erases: f64,
+        pe_cycle_limit: u64,
+    },
 }
 
 impl Wear {
     /// Fraction of rated life used; `at` prefixes field names in errors.
     pub fn fraction(&self, at: &str) -> Result<f64, CostError> {
-        let zero = |field: &str| CostError::input(format!("{at}.{field}"), "expected a rated limit > 0, got 0");
+        let zero = |field: &str| {
+            CostError::input(format!("{at}.{field}"), "expected a rated limit > 0, got 0")
+        };
         match *self {
             Wear::None => Ok(0.0),
             Wear::SsdBytes {

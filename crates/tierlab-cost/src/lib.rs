@@ -3,10 +3,10 @@
 //! Evaluation of Performance, Energy, and Endurance*, Stony Brook University, 2014; and
 //! Z. Li et al., ACM TOS 2015, doi 10.1145/2700312).
 //!
-//! - [`endurance`]: wear in "eu" (parts per million of rated life) — SSD bytes written
+//! - [`endurance()`]: wear in "eu" (parts per million of rated life) — SSD bytes written
 //!   plus reads × a read-effect ratio against TBW, HDD start/stop cycles against the
 //!   cycle limit, and erase-count wear with projected years.
-//! - [`cost`]: `Cost = Purchase + α·(C_energy + C_power + C_endurance) + C_service`,
+//! - [`cost()`]: `Cost = Purchase + α·(C_energy + C_power + C_endurance) + C_service`,
 //!   with energy and demand priced from a [`Tariff`], and the curve over α.
 //! - Data (`catalog/cost/*.toml`, embedded; see [`builtin_tariff`] and
 //!   [`builtin_prices`]): tariffs and device price catalogs, every figure cited.
@@ -20,8 +20,14 @@ pub mod prices;
 mod sources;
 pub mod tariff;
 
-pub use cost::{cost, cost_curve, CostBreakdown, CostDevice, CostInputs, DeviceBreakdown, DeviceCost, Wear, ALPHAS};
-pub use endurance::{endurance, erase_wear, DeviceLimits, EnduranceInput, EnduranceReport, EraseInput, EraseWearReport};
+pub use cost::{
+    cost, cost_curve, CostBreakdown, CostDevice, CostInputs, DeviceBreakdown, DeviceCost, Wear,
+    ALPHAS,
+};
+pub use endurance::{
+    endurance, erase_wear, DeviceLimits, EnduranceInput, EnduranceReport, EraseInput,
+    EraseWearReport,
+};
 pub use error::CostError;
 pub use prices::{DeviceKind, DevicePrice, PriceCatalog};
 pub use tariff::{DemandTier, EnergyPeriod, Tariff};
@@ -52,7 +58,10 @@ const PRICES: [(&str, &str); 2] = [
 
 /// Ids of the shipped tariffs.
 pub fn builtin_tariff_ids() -> Vec<String> {
-    TARIFFS.iter().filter_map(|(_, t)| Tariff::parse(t, "").ok().map(|t| t.id)).collect()
+    TARIFFS
+        .iter()
+        .filter_map(|(_, t)| Tariff::parse(t, "").ok().map(|t| t.id))
+        .collect()
 }
 
 /// The shipped tariff `id` (`lipa-285-2013-05`, `lipa-285-recent`).
@@ -65,7 +74,10 @@ pub fn builtin_tariff(id: &str) -> Result<Tariff, CostError> {
     }
     Err(CostError::Input {
         field: "tariff".into(),
-        message: format!("no shipped tariff `{id}`; known: {}", builtin_tariff_ids().join(", ")),
+        message: format!(
+            "no shipped tariff `{id}`; known: {}",
+            builtin_tariff_ids().join(", ")
+        ),
     })
 }
 
@@ -81,7 +93,10 @@ pub fn builtin_prices(id: &str) -> Result<PriceCatalog, CostError> {
     }
     Err(CostError::Input {
         field: "prices".into(),
-        message: format!("no shipped price catalog `{id}`; known: {}", known.join(", ")),
+        message: format!(
+            "no shipped price catalog `{id}`; known: {}",
+            known.join(", ")
+        ),
     })
 }
 
@@ -105,10 +120,22 @@ mod tests {
             .filter(|n| n.ends_with(".toml"))
             .collect();
         on_disk.sort();
-        let mut embedded: Vec<String> =
-            TARIFFS.iter().chain(PRICES.iter()).map(|(n, _)| n.to_string()).collect();
+        let mut embedded: Vec<String> = TARIFFS
+            .iter()
+            .chain(PRICES.iter())
+            .map(|(n, _)| n.to_string())
+            .collect();
         embedded.sort();
         assert_eq!(on_disk, embedded);
+        // ids match the file names: tariff-<id>.toml, prices-<id>.toml
+        for (name, text) in TARIFFS {
+            let id = Tariff::parse(text, name).unwrap().id;
+            assert_eq!(name, format!("catalog/cost/tariff-{id}.toml"));
+        }
+        for (name, text) in PRICES {
+            let id = PriceCatalog::parse(text, name).unwrap().id;
+            assert_eq!(name, format!("catalog/cost/prices-{id}.toml"));
+        }
     }
 
     #[test]

@@ -111,15 +111,16 @@ impl PriceCatalog {
 
     /// The service cost, or an error if the catalog lists it as unknown.
     pub fn service_usd(&self) -> Result<f64, CostError> {
-        self.service_usd.ok_or_else(|| self.unknown_err("service_usd", "the service cost"))
+        self.service_usd
+            .ok_or_else(|| self.unknown_err("service_usd", "the service cost"))
     }
 
     /// A [`DeviceCost`] for `capacity_used_bytes` of device `id`.
     pub fn device_cost(&self, id: &str, capacity_used_bytes: u64) -> Result<DeviceCost, CostError> {
         let (i, d) = self.find(id)?;
-        let price_usd = d
-            .price_usd
-            .ok_or_else(|| self.unknown_err(&format!("devices[{i}].price_usd"), "the purchase cost"))?;
+        let price_usd = d.price_usd.ok_or_else(|| {
+            self.unknown_err(&format!("devices[{i}].price_usd"), "the purchase cost")
+        })?;
         Ok(DeviceCost {
             name: d.id.clone(),
             price_usd,
@@ -166,7 +167,10 @@ impl Validate for PriceCatalog {
             let at = |k: &str| format!("devices[{i}].{k}");
             check_id(&at("id"), &d.id)?;
             if !ids.insert(d.id.as_str()) {
-                return Err(FieldError::new(at("id"), format!("`{}` appears twice", d.id)));
+                return Err(FieldError::new(
+                    at("id"),
+                    format!("`{}` appears twice", d.id),
+                ));
             }
             cite.source(&at("source"), &d.source)?;
             for (field, key) in &d.field_sources {
@@ -179,14 +183,27 @@ impl Validate for PriceCatalog {
                 cite.source(&format!("{}.{field}", at("field_sources")), key)?;
             }
             if d.capacity_bytes == 0 {
-                return Err(FieldError::new(at("capacity_bytes"), "expected a capacity > 0"));
+                return Err(FieldError::new(
+                    at("capacity_bytes"),
+                    "expected a capacity > 0",
+                ));
             }
             cite.figure(&at("price_usd"), d.price_usd)?;
             cite.figure(&at("active_w"), d.active_w)?;
             cite.figure(&at("idle_w"), d.idle_w)?;
             let (own, other, own_key, other_key) = match d.kind {
-                DeviceKind::Ssd => (d.rated_write_bytes, d.start_stop_cycles, "rated_write_bytes", "start_stop_cycles"),
-                DeviceKind::Hdd => (d.start_stop_cycles, d.rated_write_bytes, "start_stop_cycles", "rated_write_bytes"),
+                DeviceKind::Ssd => (
+                    d.rated_write_bytes,
+                    d.start_stop_cycles,
+                    "rated_write_bytes",
+                    "start_stop_cycles",
+                ),
+                DeviceKind::Hdd => (
+                    d.start_stop_cycles,
+                    d.rated_write_bytes,
+                    "start_stop_cycles",
+                    "rated_write_bytes",
+                ),
             };
             if other.is_some() {
                 return Err(FieldError::new(
@@ -195,7 +212,10 @@ impl Validate for PriceCatalog {
                 ));
             }
             if own == Some(0) {
-                return Err(FieldError::new(at(own_key), "expected a rated limit > 0, got 0"));
+                return Err(FieldError::new(
+                    at(own_key),
+                    "expected a rated limit > 0, got 0",
+                ));
             }
             cite.figure(&at(own_key), own.map(|v| v as f64))?;
         }
@@ -212,3 +232,119 @@ const FIGURES: [&str; 6] = [
     "idle_w",
     "capacity_bytes",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = r#"id = "t"
+description = "test"
+date = "2012"
+service_usd = 100.0
+service_source = "a"
+[[devices]]
+id = "ssd"
+kind = "ssd"
+model = "S"
+source = "a"
+capacity_bytes = 300_000_000_000
+price_usd = 529.0
+rated_write_bytes = 36_500_000_000_000
+active_w = 0.15
+idle_w = 0.1
+[[devices]]
+id = "hdd"
+kind = "hdd"
+model = "H"
+source = "a"
+capacity_bytes = 2_000_000_000_000
+price_usd = 200.0
+start_stop_cycles = 300_000
+active_w = 9.0
+idle_w = 6.0
+[sources]
+a = "a test"
+"#;
+
+    #[test]
+    fn device_cost_and_limits() {
+        let c = PriceCatalog::parse(TEXT, "p.toml").unwrap();
+        let d = c.device_cost("ssd", 8_000_000_000).unwrap();
+        assert!((d.purchase_usd() - 529.0 * 8.0 / 300.0).abs() < 1e-9);
+        assert_eq!(c.rated_limit("ssd").unwrap(), 36_500_000_000_000);
+        assert_eq!(c.rated_limit("hdd").unwrap(), 300_000);
+        assert_eq!(c.service_usd().unwrap(), 100.0);
+    }
+
+    #[test]
+    fn negative_price_names_file_line_and_key() {
+        let bad = TEXT.replacen("price_usd = 200.0", "price_usd = -200.0", 1);
+        let e = PriceCatalog::parse(&bad, "p.toml").unwrap_err().to_string();
+        assert!(
+            e.contains("p.toml:22") && e.contains("devices[1].price_usd"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn zero_limit_is_rejected() {
+        let bad = TEXT.replacen("start_stop_cycles = 300_000", "start_stop_cycles = 0", 1);
+        let e = PriceCatalog::parse(&bad, "p.toml").unwrap_err().to_string();
+        assert!(
+            e.contains("devices[1].start_stop_cycles") && e.contains("> 0"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn limit_of_the_other_kind_is_rejected() {
+        let bad = TEXT.replacen(
+            "start_stop_cycles = 300_000",
+            "start_stop_cycles = 300_000\nrated_write_bytes = 5",
+            1,
+        );
+        let e = PriceCatalog::parse(&bad, "p.toml").unwrap_err().to_string();
+        assert!(e.contains("devices[1].rated_write_bytes"), "{e}");
+    }
+
+    #[test]
+    fn absent_figure_must_be_listed_unknown() {
+        let absent = TEXT.replacen("idle_w = 6.0\n", "", 1);
+        let e = PriceCatalog::parse(&absent, "p.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("devices[1].idle_w") && e.contains("missing"),
+            "{e}"
+        );
+        let listed = format!("unknown = [\"devices[1].idle_w\"]\n{absent}");
+        PriceCatalog::parse(&listed, "p.toml").unwrap();
+        let stale = format!("unknown = [\"devices[1].idle_w\"]\n{TEXT}");
+        let e = PriceCatalog::parse(&stale, "p.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("devices[1].idle_w") && e.contains("unknown"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn unknown_price_cannot_be_priced() {
+        let absent = TEXT.replacen("price_usd = 529.0\n", "", 1);
+        let listed = format!("unknown = [\"devices[0].price_usd\"]\n{absent}");
+        let c = PriceCatalog::parse(&listed, "p.toml").unwrap();
+        let e = c.device_cost("ssd", 1).unwrap_err().to_string();
+        assert!(
+            e.contains("p.toml") && e.contains("devices[0].price_usd"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn misspelt_key_is_an_error() {
+        let bad = TEXT.replacen("idle_w = 0.1", "idel_w = 0.1", 1);
+        let e = PriceCatalog::parse(&bad, "p.toml").unwrap_err().to_string();
+        assert!(e.contains("p.toml:15") && e.contains("idel_w"), "{e}");
+    }
+}

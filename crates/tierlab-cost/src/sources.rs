@@ -71,7 +71,11 @@ impl<'a> Citations<'a> {
 
     /// Every absent figure must be listed in `unknown`, and every listed key absent.
     pub(crate) fn finish(self) -> Result<(), FieldError> {
-        if let Some(missing) = self.absent.iter().find(|k| !self.unknown.contains(k.as_str())) {
+        if let Some(missing) = self
+            .absent
+            .iter()
+            .find(|k| !self.unknown.contains(k.as_str()))
+        {
             return Err(FieldError::new(
                 missing.clone(),
                 "is missing: give it with a source, or list it in `unknown`",

@@ -134,14 +134,20 @@ impl Validate for Tariff {
         let mut cite = Citations::new(&self.sources, &self.unknown)?;
         cite.source("source", &self.source)?;
         if self.energy_periods.is_empty() {
-            return Err(FieldError::new("energy_periods", "expected at least one period"));
+            return Err(FieldError::new(
+                "energy_periods",
+                "expected at least one period",
+            ));
         }
         let mut names = BTreeSet::new();
         let mut total = 0.0;
         for (i, p) in self.energy_periods.iter().enumerate() {
             let at = |k: &str| format!("energy_periods[{i}].{k}");
             if !names.insert(p.name.as_str()) {
-                return Err(FieldError::new(at("name"), format!("`{}` appears twice", p.name)));
+                return Err(FieldError::new(
+                    at("name"),
+                    format!("`{}` appears twice", p.name),
+                ));
             }
             if !(p.share.is_finite() && p.share > 0.0 && p.share <= 1.0) {
                 return Err(FieldError::new(
@@ -151,7 +157,12 @@ impl Validate for Tariff {
             }
             total += p.share;
             cite.figure(&at("usd_per_kwh"), p.usd_per_kwh)?;
-            cited(&cite, &at("source"), p.usd_per_kwh.is_some(), p.source.as_deref())?;
+            cited(
+                &cite,
+                &at("source"),
+                p.usd_per_kwh.is_some(),
+                p.source.as_deref(),
+            )?;
         }
         if (total - 1.0).abs() > 1e-9 {
             return Err(FieldError::new(
@@ -160,7 +171,10 @@ impl Validate for Tariff {
             ));
         }
         if self.demand_tiers.is_empty() {
-            return Err(FieldError::new("demand_tiers", "expected at least one tier"));
+            return Err(FieldError::new(
+                "demand_tiers",
+                "expected at least one tier",
+            ));
         }
         let last = self.demand_tiers.len() - 1;
         let mut lower = 0.0;
@@ -174,7 +188,10 @@ impl Validate for Tariff {
                     ))
                 }
                 (None, false) => {
-                    return Err(FieldError::new(at("up_to_kw"), "only the last tier may omit it"))
+                    return Err(FieldError::new(
+                        at("up_to_kw"),
+                        "only the last tier may omit it",
+                    ))
                 }
                 (Some(up), false) if !(up.is_finite() && up > lower) => {
                     return Err(FieldError::new(
@@ -186,7 +203,12 @@ impl Validate for Tariff {
                 (None, true) => {}
             }
             cite.figure(&at("usd_per_kw"), t.usd_per_kw)?;
-            cited(&cite, &at("source"), t.usd_per_kw.is_some(), t.source.as_deref())?;
+            cited(
+                &cite,
+                &at("source"),
+                t.usd_per_kw.is_some(),
+                t.source.as_deref(),
+            )?;
         }
         cite.finish()
     }
@@ -201,7 +223,10 @@ fn cited(
 ) -> Result<(), FieldError> {
     match (given, source) {
         (true, Some(s)) => cite.source(field, s),
-        (true, None) => Err(FieldError::new(field, "a given figure must name its source")),
+        (true, None) => Err(FieldError::new(
+            field,
+            "a given figure must name its source",
+        )),
         (false, _) => Ok(()),
     }
 }
@@ -257,7 +282,11 @@ a = "a test"
         assert!((t.demand_usd(1.0).unwrap() - 10.0).abs() < 1e-12);
         assert!((t.demand_usd(2.5).unwrap() - 40.0).abs() < 1e-12);
         assert_eq!(t.demand_usd(0.0).unwrap(), 0.0);
-        assert!(t.demand_usd(-1.0).unwrap_err().to_string().contains("demand_kw"));
+        assert!(t
+            .demand_usd(-1.0)
+            .unwrap_err()
+            .to_string()
+            .contains("demand_kw"));
     }
 
     #[test]
@@ -271,24 +300,36 @@ a = "a test"
     fn negative_rate_names_file_line_and_key() {
         let bad = TEXT.replacen("usd_per_kwh = 0.20", "usd_per_kwh = -0.20", 1);
         let e = Tariff::parse(&bad, "t.toml").unwrap_err().to_string();
-        assert!(e.contains("t.toml:15") && e.contains("energy_periods[1].usd_per_kwh"), "{e}");
+        assert!(
+            e.contains("t.toml:15") && e.contains("energy_periods[1].usd_per_kwh"),
+            "{e}"
+        );
     }
 
     #[test]
     fn absent_rate_must_be_listed_unknown_and_then_cannot_be_priced() {
         let absent = TEXT.replacen("usd_per_kwh = 0.20\nsource = \"a\"\n", "", 1);
         let e = Tariff::parse(&absent, "t.toml").unwrap_err().to_string();
-        assert!(e.contains("energy_periods[1].usd_per_kwh") && e.contains("missing"), "{e}");
+        assert!(
+            e.contains("energy_periods[1].usd_per_kwh") && e.contains("missing"),
+            "{e}"
+        );
         let listed = format!("unknown = [\"energy_periods[1].usd_per_kwh\"]\n{absent}");
         let t = Tariff::parse(&listed, "t.toml").unwrap();
         let e = t.energy_usd(1.0).unwrap_err().to_string();
-        assert!(e.contains("t.toml") && e.contains("energy_periods[1].usd_per_kwh"), "{e}");
+        assert!(
+            e.contains("t.toml") && e.contains("energy_periods[1].usd_per_kwh"),
+            "{e}"
+        );
     }
 
     #[test]
     fn tiers_must_rise_and_end_open() {
         let bad = TEXT.replacen("up_to_kw = 1.0", "up_to_kw = 0.0", 1);
-        assert!(Tariff::parse(&bad, "t.toml").unwrap_err().to_string().contains("up_to_kw"));
+        assert!(Tariff::parse(&bad, "t.toml")
+            .unwrap_err()
+            .to_string()
+            .contains("up_to_kw"));
         let closed = TEXT.replacen(
             "[[demand_tiers]]\nusd_per_kw = 20.0",
             "[[demand_tiers]]\nup_to_kw = 5.0\nusd_per_kw = 20.0",
@@ -300,7 +341,11 @@ a = "a test"
 
     #[test]
     fn unknown_source_key_is_rejected() {
-        let bad = TEXT.replacen("source = \"a\"\n[[energy_periods]]", "source = \"b\"\n[[energy_periods]]", 1);
+        let bad = TEXT.replacen(
+            "source = \"a\"\n[[energy_periods]]",
+            "source = \"b\"\n[[energy_periods]]",
+            1,
+        );
         let e = Tariff::parse(&bad, "t.toml").unwrap_err().to_string();
         assert!(e.contains("source `b`"), "{e}");
     }
