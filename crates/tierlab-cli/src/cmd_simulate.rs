@@ -23,7 +23,7 @@ pub enum ReplayMode {
     Closed,
 }
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct SimulateArgs {
     /// Replay this trace file (any format `tierlab trace formats` lists).
     #[arg(long, value_name = "FILE", conflicts_with = "workload")]
@@ -57,7 +57,7 @@ pub struct SimulateArgs {
 }
 
 pub fn run(a: SimulateArgs) -> Result<()> {
-    let report = simulate(&a)?;
+    let (report, _) = simulate(&a)?;
     let mut out = std::io::stdout().lock();
     if a.json {
         serde_json::to_writer_pretty(&mut out, &report)?;
@@ -85,7 +85,14 @@ impl Source {
     }
 }
 
-pub fn simulate(a: &SimulateArgs) -> Result<SimReport> {
+/// Bytes of each kind of device a run used (what the cost model prices).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Usage {
+    pub ssd_bytes: u64,
+    pub hdd_bytes: u64,
+}
+
+pub fn simulate(a: &SimulateArgs) -> Result<(SimReport, Usage)> {
     let replay = match a.replay {
         ReplayMode::Open => Replay::Open,
         ReplayMode::Closed => Replay::Closed { depth: a.depth },
@@ -113,23 +120,27 @@ pub fn simulate(a: &SimulateArgs) -> Result<SimReport> {
     let mut sim = Simulation::new(a.scheduler);
     let bar = requests_bar("simulating");
     let mut progress = |n: u64| bar.set_position(n);
-    let report = if hybrid {
+    let (report, usage) = if hybrid {
         let capacity = a.hybrid.capacity_bytes.unwrap_or(span_bytes);
-        let (devices, policy) = crate::hybrid::build(&a.hybrid, &a.device, capacity)?;
-        for d in devices {
+        let built = crate::hybrid::build(&a.hybrid, &a.device, capacity)?;
+        let usage = Usage { ssd_bytes: built.ssd_used_bytes, hdd_bytes: built.hdd_used_bytes };
+        for d in built.devices {
             sim.add_device(d);
         }
-        match policy {
+        let report = match built.policy {
             Some(p) => source.run(sim, replay, &mut HybridController::new(p, Devices { ssd: 0, hdd: 1 }), &mut progress)?,
             None => source.run(sim, replay, &mut Direct::default(), &mut progress)?,
-        }
+        };
+        (report, usage)
     } else {
-        sim.add_device(build_hdd(&a.device)?);
+        let hdd = build_hdd(&a.device)?;
+        let usage = Usage { ssd_bytes: 0, hdd_bytes: hdd.capacity_bytes() };
+        sim.add_device(hdd);
         let mut controller = if a.wrap { Direct::wrapping() } else { Direct::default() };
-        source.run(sim, replay, &mut controller, &mut progress)?
+        (source.run(sim, replay, &mut controller, &mut progress)?, usage)
     };
     bar.finish_and_clear();
-    Ok(report)
+    Ok((report, usage))
 }
 
 fn latency_row(t: &mut Table, name: &str, s: &LatencySummary) {

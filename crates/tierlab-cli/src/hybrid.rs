@@ -138,8 +138,19 @@ fn round_down(bytes: u64, es: u64) -> u64 {
     bytes / es * es
 }
 
-/// The devices (SSD first where there is one) and the policy for `mode` over `capacity`.
-pub fn build(h: &HybridArgs, hdd: &DeviceChoice, capacity: u64) -> Result<(Vec<Box<dyn Device>>, Option<Box<dyn Policy>>)> {
+/// What a hybrid configuration is made of.
+pub struct Built {
+    /// SSD first where there is one.
+    pub devices: Vec<Box<dyn Device>>,
+    /// None for the single-device baselines.
+    pub policy: Option<Box<dyn Policy>>,
+    /// Bytes of each device the drive uses (what the cost model prices).
+    pub ssd_used_bytes: u64,
+    pub hdd_used_bytes: u64,
+}
+
+/// The devices and the policy for `mode` over `capacity`.
+pub fn build(h: &HybridArgs, hdd: &DeviceChoice, capacity: u64) -> Result<Built> {
     let mode = h.hybrid.ok_or_else(|| anyhow!("no hybrid mode chosen"))?;
     if !(h.ssd_fraction > 0.0 && h.ssd_fraction < 1.0) {
         return Err(anyhow!("--ssd-fraction: expected a share strictly between 0 and 1, found {}", h.ssd_fraction));
@@ -151,26 +162,30 @@ pub fn build(h: &HybridArgs, hdd: &DeviceChoice, capacity: u64) -> Result<(Vec<B
     let capacity = capacity.div_ceil(es.max(1)) * es.max(1);
     let ssd_share = round_down((capacity as f64 * h.ssd_fraction) as u64, es.max(1));
     let tw_ns = (h.tw_s * NS_PER_S as f64) as u64;
-    Ok(match mode {
-        HybridMode::SsdOnly => (vec![ssd_device(&h.ssd, capacity)?], None),
-        HybridMode::HddOnly => (vec![build_hdd(hdd)?], None),
-        HybridMode::Linear => {
-            let geo = Geometry::new(es, ssd_share, capacity - ssd_share)?;
-            (vec![ssd_device(&h.ssd, geo.ssd_bytes())?, build_hdd(hdd)?], Some(Box::new(LinearPolicy::new(geo))))
+    let with_policy = |policy: Box<dyn Policy>| -> Result<Built> {
+        let geo = *policy.geometry();
+        Ok(Built {
+            devices: vec![ssd_device(&h.ssd, geo.ssd_bytes())?, build_hdd(hdd)?],
+            policy: Some(policy),
+            ssd_used_bytes: geo.ssd_bytes(),
+            hdd_used_bytes: geo.hdd_bytes(),
+        })
+    };
+    match mode {
+        HybridMode::SsdOnly => {
+            Ok(Built { devices: vec![ssd_device(&h.ssd, capacity)?], policy: None, ssd_used_bytes: capacity, hdd_used_bytes: 0 })
         }
+        HybridMode::HddOnly => Ok(Built { devices: vec![build_hdd(hdd)?], policy: None, ssd_used_bytes: 0, hdd_used_bytes: capacity }),
+        HybridMode::Linear => with_policy(Box::new(LinearPolicy::new(Geometry::new(es, ssd_share, capacity - ssd_share)?))),
         HybridMode::Tiering => {
             let params = TieringParams { pt: h.pt, tw_ns, mcml: h.mcml, lt: h.lt, ht: h.ht, reserved_hdd_extents: h.ht + h.mcml };
             // The HDD gets the rest of the capacity plus the reserve that keeps demotion moving.
             let hdd_bytes = capacity - ssd_share + params.reserved_hdd_extents as u64 * es;
-            let geo = Geometry::new(es, ssd_share, hdd_bytes)?;
-            let policy = TieringPolicy::new(geo, params)?;
-            (vec![ssd_device(&h.ssd, geo.ssd_bytes())?, build_hdd(hdd)?], Some(Box::new(policy)))
+            with_policy(Box::new(TieringPolicy::new(Geometry::new(es, ssd_share, hdd_bytes)?, params)?))
         }
         HybridMode::Caching => {
             let params = CachingParams { pt: h.pt, tw_ns, mcml: h.mcml, write: h.write_policy, replacement: h.replacement, ..CachingParams::default() };
-            let geo = Geometry::new(es, ssd_share, capacity)?;
-            let policy = CachingPolicy::new(geo, params)?;
-            (vec![ssd_device(&h.ssd, geo.ssd_bytes())?, build_hdd(hdd)?], Some(Box::new(policy)))
+            with_policy(Box::new(CachingPolicy::new(Geometry::new(es, ssd_share, capacity)?, params)?))
         }
-    })
+    }
 }

@@ -2,9 +2,11 @@
 
 mod args;
 mod devices;
+mod html;
 mod hybrid;
 mod cmd_bench;
 mod cmd_catalog;
+mod cmd_compare;
 mod cmd_simulate;
 mod cmd_ssd;
 mod cmd_trace;
@@ -32,6 +34,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run one workload on a matrix of drive designs (SSD-only, HDD-only, linear, GreenDM
+    /// tiering and caching over sweeps of SSD share, PT and ES) and report performance,
+    /// energy, endurance and cost over α runs, as a table, JSON, CSV or HTML.
+    Compare(Box<cmd_compare::CompareArgs>),
     /// Replay a trace or synthetic workload against a device and report latency, throughput,
     /// energy and wear. With no arguments: the bundled default workload on the default HDD.
     Simulate(cmd_simulate::SimulateArgs),
@@ -58,6 +64,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Compare(a) => cmd_compare::run(*a),
         Command::Simulate(a) => cmd_simulate::run(a),
         Command::Ssd(c) => cmd_ssd::run(c),
         Command::Trace(c) => cmd_trace::run(c),

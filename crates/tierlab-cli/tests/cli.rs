@@ -243,3 +243,33 @@ fn bad_hybrid_parameters_are_named() {
     let err = fails(&["simulate", "--hybrid", "caching", "--ssd-fraction", "1.5"]);
     assert!(err.contains("--ssd-fraction"), "{err}");
 }
+
+#[test]
+fn compare_reports_every_configuration_in_four_currencies() {
+    let dir = tempdir();
+    let (csv, html) = (dir.join("c.csv"), dir.join("c.html"));
+    let v = json(&ok(&[
+        "compare", "--fractions", "0.25", "--pts", "2", "--extents", "1048576", "--json",
+        "--csv", csv.to_str().unwrap(), "--html", html.to_str().unwrap(),
+    ]));
+    let rows = v.as_array().unwrap();
+    let configs: Vec<&str> = rows.iter().map(|r| r["config"].as_str().unwrap()).collect();
+    assert_eq!(configs, ["ssd-only", "hdd-only", "linear ssd=1/4", "tiering ssd=1/4 pt=2 es=1M mcml=4", "caching ssd=1/4 pt=2 es=1M mcml=4"]);
+    for r in rows {
+        assert!(r["throughput_iops"].as_f64().unwrap() > 0.0);
+        assert!(r["energy_j"].as_f64().unwrap() > 0.0);
+        let cost: Vec<f64> = r["cost"].as_array().unwrap().iter().map(|c| c["total_usd"].as_f64().unwrap()).collect();
+        assert_eq!(cost.len(), 6, "α = 1 … 100,000");
+        assert!(cost.windows(2).all(|w| w[0] <= w[1]), "cost grows with α: {cost:?}");
+    }
+    // SSD-only costs most up front (the research's trend 3); HDD-only is slowest (trend 2).
+    let at = |i: usize, key: &str| rows[i][key].as_f64().unwrap();
+    assert!(rows[0]["cost"][0]["purchase_usd"].as_f64().unwrap() > rows[1]["cost"][0]["purchase_usd"].as_f64().unwrap());
+    assert!(at(1, "mean_ms") > at(0, "mean_ms"));
+    let csv = std::fs::read_to_string(csv).unwrap();
+    assert_eq!(csv.lines().count(), 6, "header + 5 rows");
+    assert!(csv.starts_with("config,mode,"));
+    let html = std::fs::read_to_string(html).unwrap();
+    assert!(html.starts_with("<!doctype html>") && html.contains("<svg") && html.contains("tiering ssd=1/4"));
+    assert!(!html.contains("<script"), "self-contained, no scripts");
+}

@@ -11,7 +11,7 @@
 
 use crate::mechanics::Mechanics;
 use std::collections::BTreeMap;
-use tierlab_power::{PowerCommand, PowerModel};
+use tierlab_power::{PowerCommand, PowerModel, StateKind};
 use tierlab_sim::{Device, DeviceCommand, DeviceOp, DeviceReport, StateEnergy};
 
 pub struct HddDevice {
@@ -126,7 +126,12 @@ impl Device for HddDevice {
                 let states = p
                     .states()
                     .into_iter()
-                    .map(|t| StateEnergy { state: t.state, time_ns: t.time_ns, energy_j: t.energy_j })
+                    .map(|t| StateEnergy {
+                        standby: t.kind == StateKind::Standby,
+                        state: t.state,
+                        time_ns: t.time_ns,
+                        energy_j: t.energy_j,
+                    })
                     .collect();
                 (p.energy_j(), states)
             }

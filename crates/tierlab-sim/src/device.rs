@@ -36,6 +36,8 @@ pub struct StateEnergy {
     pub state: String,
     pub time_ns: u64,
     pub energy_j: f64,
+    /// A standby state: the device is spun down (or otherwise unable to serve at once).
+    pub standby: bool,
 }
 
 /// What a device reports at the end of a run.

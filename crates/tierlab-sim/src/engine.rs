@@ -100,7 +100,8 @@ struct Station {
     queue_changed_ns: u64,
     max_queue: usize,
     ops_done: u64,
-    bytes_done: u64,
+    read_bytes: u64,
+    write_bytes: u64,
     wait: LatencyHistogram,
     service: LatencyHistogram,
 }
@@ -123,7 +124,8 @@ pub struct DeviceRun {
     #[serde(flatten)]
     pub device: DeviceReport,
     pub ops: u64,
-    pub bytes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
     /// Share of the run with at least one operation in service.
     pub utilisation: f64,
     /// Time-averaged number of operations waiting (not in service).
@@ -190,7 +192,8 @@ impl Simulation {
             queue_changed_ns: 0,
             max_queue: 0,
             ops_done: 0,
-            bytes_done: 0,
+            read_bytes: 0,
+            write_bytes: 0,
             wait: LatencyHistogram::new(),
             service: LatencyHistogram::new(),
         });
@@ -323,7 +326,8 @@ impl Simulation {
             devices.push(DeviceRun {
                 device,
                 ops: st.ops_done,
-                bytes: st.bytes_done,
+                read_bytes: st.read_bytes,
+                write_bytes: st.write_bytes,
                 utilisation: ratio(st.busy_ns as f64, end_ns as f64),
                 mean_queue_length: ratio(st.queue_area as f64, end_ns as f64),
                 max_queue_length: st.max_queue,
@@ -499,7 +503,10 @@ impl Run<'_> {
             st.busy_ns += now - st.busy_since_ns;
         }
         st.ops_done += 1;
-        st.bytes_done += p.op.len_bytes;
+        match p.op.op {
+            Op::Read => st.read_bytes += p.op.len_bytes,
+            Op::Write => st.write_bytes += p.op.len_bytes,
+        }
         st.wait.record(p.started_ns - p.enqueued_ns);
         st.service.record(now - p.started_ns);
         controller.on_device_done(now, device, p.token, &mut self.io);

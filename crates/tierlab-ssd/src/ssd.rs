@@ -414,21 +414,25 @@ impl Device for Ssd {
                 state: "idle".into(),
                 time_ns: r.elapsed_ns,
                 energy_j: r.energy.idle_j,
+                standby: false,
             },
             StateEnergy {
                 state: "page_read".into(),
                 time_ns: reads * (t.command_ns + t.page_read_ns + xfer),
                 energy_j: r.energy.page_read_j,
+                standby: false,
             },
             StateEnergy {
                 state: "page_program".into(),
                 time_ns: writes * (t.command_ns + t.page_program_ns + xfer),
                 energy_j: r.energy.page_program_j,
+                standby: false,
             },
             StateEnergy {
                 state: "block_erase".into(),
                 time_ns: erases * (t.command_ns + t.block_erase_ns),
                 energy_j: r.energy.block_erase_j,
+                standby: false,
             },
         ];
         DeviceReport {
