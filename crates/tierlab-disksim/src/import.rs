@@ -418,6 +418,7 @@ fn build_spec(disk: &Block, model: &Block, bus_read: f64, bus_write: f64, notes:
         watermark_by_request: flag(disk, "Set watermark by reqsize", true)?,
         zero_latency_read: flag(disk, "Immediate buffer read", false)?,
         zero_latency_write: flag(disk, "Immediate buffer write", false)?,
+        stop_prefetch_in_sector: flag(disk, "Stop prefetch in sector", true)?,
     };
     for (key, default) in [
         ("Minimum read-ahead (blks)", 0.0),
@@ -430,6 +431,7 @@ fn build_spec(disk: &Block, model: &Block, bus_read: f64, bus_write: f64, notes:
         ("Low (write) water mark", 0.0),
         ("Read disconnect afterwrite", 0.0),
         ("Write disconnect overhead", 0.0),
+        ("Extradisc 2nd disconnect overhead", 0.0),
     ] {
         let v = num_or(disk, key, default)?;
         if v != default {

@@ -70,10 +70,15 @@ impl Segments {
         }
     }
 
-    /// The segment holding `lbn` (segments never share a block) and how many blocks from
+    /// The segment holding `lbn` (the first one, should two share it) and how many blocks from
     /// `lbn` (up to `end`) it holds.
     pub fn lookup(&self, lbn: u64, end: u64) -> Option<(usize, u64)> {
-        self.segs.iter().position(|s| s.start <= lbn && lbn < s.end).map(|i| (i, self.segs[i].end.min(end) - lbn))
+        // Scanned backwards without early exit (branch-free): the first holder wins.
+        let mut found = None;
+        for (i, s) in self.segs.iter().enumerate().rev() {
+            found = if (s.start <= lbn) & (lbn < s.end) { Some((i, s.end.min(end) - lbn)) } else { found };
+        }
+        found
     }
 
     /// How many blocks from `lbn` (up to `end`) the cache holds contiguously.
@@ -98,24 +103,19 @@ impl Segments {
         let (mut lru_w, mut lru_w_use) = (usize::MAX, u64::MAX);
         let mut writes = 0;
         let reserved = self.separate_write;
+        // Non-short-circuit `&` and selects keep the loop free of data-dependent branches.
         for (i, s) in self.segs.iter_mut().enumerate() {
             // With a separate write segment, reads use the others and writes only it.
-            let usable = !reserved || (i == 0) == write;
-            let extendable = usable && !write && extend_at == usize::MAX && s.start <= lbn && lbn <= s.end && s.end > s.start;
-            if extendable {
-                extend_at = i;
-            } else if s.start < end && lbn < s.end {
-                s.end = s.start;
-            }
-            if usable && s.last_use < lru_use {
-                (lru, lru_use) = (i, s.last_use);
-            }
-            if s.write {
-                writes += 1;
-                if s.last_use < lru_w_use {
-                    (lru_w, lru_w_use) = (i, s.last_use);
-                }
-            }
+            let usable = !reserved | ((i == 0) == write);
+            let extendable = usable & !write & (extend_at == usize::MAX) & (s.start <= lbn) & (lbn <= s.end) & (s.end > s.start);
+            let overlaps = (s.start < end) & (lbn < s.end);
+            extend_at = if extendable { i } else { extend_at };
+            s.end = if !extendable & overlaps { s.start } else { s.end };
+            let older = usable & (s.last_use < lru_use);
+            (lru, lru_use) = if older { (i, s.last_use) } else { (lru, lru_use) };
+            writes += usize::from(s.write);
+            let older_w = s.write & (s.last_use < lru_w_use);
+            (lru_w, lru_w_use) = if older_w { (i, s.last_use) } else { (lru_w, lru_w_use) };
         }
         let (i, start) = if extend_at != usize::MAX {
             (extend_at, self.segs[extend_at].start)

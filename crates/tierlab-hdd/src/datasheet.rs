@@ -152,6 +152,7 @@ impl HddSpec {
                 watermark_by_request: true,
                 zero_latency_read: true,
                 zero_latency_write: false,
+                stop_prefetch_in_sector: true,
             },
         };
         spec.validate()?;

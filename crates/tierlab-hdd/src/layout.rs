@@ -181,8 +181,9 @@ impl Layout {
             track * spt + rel % spt
         } else {
             let per_region = z.region_units - z.region_spares;
-            let region = rel / per_region;
-            let mut off = rel % per_region;
+            // Most blocks lie in a zone's first region (always, with per-zone sparing):
+            // skip the division then.
+            let (region, mut off) = if rel < per_region { (0, rel) } else { (rel / per_region, rel % per_region) };
             let base = region * z.region_units;
             // Slips of this region before the sector push it forward.
             let lo = z.slips.partition_point(|&s| s < base);
@@ -236,6 +237,18 @@ impl Layout {
         let z = &self.zones[zi];
         let zone_left = z.first_lbn + z.blocks - lbn;
         let max_k = n.min(zone_left).min(u64::from(z.spt - first.sector));
+        if z.slips.is_empty() && z.defects.is_empty() {
+            // Without slips or remaps a sparing region's blocks are contiguous, so the run
+            // ends at the track's end, the zone's, the request's or the region's spares.
+            let max_k = if self.track_sparing {
+                max_k
+            } else {
+                let per_region = z.region_units - z.region_spares;
+                let off = (lbn - z.first_lbn + z.reserved) % per_region;
+                max_k.min(per_region - off)
+            };
+            return (max_k, Pbn { sector: first.sector + (max_k - 1) as u32, ..first });
+        }
         let same = |k: u64| -> Option<Pbn> {
             let p = self.map_in(zi, lbn + k)?;
             (p.cylinder == first.cylinder && p.surface == first.surface && p.sector >= first.sector)
@@ -293,5 +306,101 @@ impl Layout {
             }
         }
         l
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{CacheSpec, Overheads, ReadAheadMode, SeekModel, ZoneSpec};
+
+    fn spec(sparing: Sparing, spares: u64, reserved: u64, slips: Vec<u64>) -> HddSpec {
+        let zone = |first, last, spt, slips| ZoneSpec {
+            first_cylinder: first,
+            last_cylinder: last,
+            blocks_per_track: spt,
+            first_block_offset_sectors: 0.0,
+            reserved_front_blocks: reserved,
+            track_skew_sectors: 3.0,
+            cylinder_skew_sectors: 5.0,
+            spares,
+            slips,
+            defects: Vec::new(),
+        };
+        let mut s = HddSpec {
+            name: "run".into(),
+            surfaces: 3,
+            cylinders: 10,
+            block_count: 0,
+            sector_bytes: 512,
+            rpm: 6000.0,
+            mapping: LbnMapping::SerpentinePerZone,
+            sparing,
+            zones: vec![zone(0, 4, 17, slips), zone(5, 9, 13, Vec::new())],
+            seek: SeekModel::Table { points: vec![(1, 1.0), (9, 3.0)] },
+            head_switch_ms: 0.1,
+            write_settle_ms: 0.0,
+            overheads: Overheads { time_scale: 1.0, ..Overheads::default() },
+            bus_read_ms_per_sector: 0.0,
+            bus_write_ms_per_sector: 0.0,
+            cache: CacheSpec {
+                enabled: false,
+                segments: 0,
+                segment_blocks: 0,
+                max_write_segments: 0,
+                separate_write_segment: false,
+                read_ahead: ReadAheadMode::None,
+                max_read_ahead_blocks: 0,
+                read_ahead_over_requested: false,
+                read_ahead_on_idle_hit: false,
+                write_back: false,
+                read_free_blocks: false,
+                read_hits_on_write_data: false,
+                read_watermark: 0.0,
+                watermark_by_request: true,
+                zero_latency_read: false,
+                zero_latency_write: false,
+                stop_prefetch_in_sector: true,
+            },
+        };
+        s.block_count = s.zones.iter().map(|z| s.zone_blocks(z) as u64).sum();
+        s
+    }
+
+    /// The run found by `run_on_track` (closed form without slips, search with them) is
+    /// the one a block-by-block walk finds, for every block, request length and scheme.
+    #[test]
+    fn run_on_track_matches_a_block_by_block_walk() {
+        let specs = [
+            spec(Sparing::None, 0, 0, Vec::new()),
+            spec(Sparing::SectorsPerTrack, 2, 1, Vec::new()),
+            spec(Sparing::SectorsPerCylinder, 4, 0, Vec::new()),
+            spec(Sparing::SectorsPerCylinder, 4, 0, vec![20, 70]),
+            spec(Sparing::SectorsPerRange { range_cylinders: 2 }, 5, 3, Vec::new()),
+            spec(Sparing::SectorsPerZone, 6, 0, Vec::new()),
+            spec(Sparing::TracksPerZone, 1, 0, Vec::new()),
+            spec(Sparing::TracksPerZone, 2, 0, vec![4]),
+        ];
+        for s in &specs {
+            let layout = Layout::new(s).expect("valid test spec");
+            for lbn in 0..layout.blocks() {
+                let (zi, first) = layout.map(lbn).expect("mapped");
+                for n in [1, 2, 5, 40] {
+                    let n = n.min(layout.blocks() - lbn);
+                    let mut walk = (1, first);
+                    while walk.0 < n {
+                        match layout.map(lbn + walk.0) {
+                            Some((_, p))
+                                if p.cylinder == first.cylinder && p.surface == first.surface && p.sector > walk.1.sector =>
+                            {
+                                walk = (walk.0 + 1, p)
+                            }
+                            _ => break,
+                        }
+                    }
+                    assert_eq!(layout.run_on_track(zi, lbn, n, first), walk, "{:?} lbn {lbn} n {n}", s.sparing);
+                }
+            }
+        }
     }
 }

@@ -94,8 +94,12 @@ pub(crate) fn frac(x: f64) -> f64 {
     }
 }
 
+/// Round to whole nanoseconds; negative, NaN and infinite times give 0. (The saturating
+/// float-to-int cast already maps negatives, NaN and -inf to 0, so only +inf needs a test:
+/// this runs several times per request.)
+#[inline]
 fn to_ns(t: f64) -> u64 {
-    if t.is_finite() && t > 0.0 {
+    if t < f64::INFINITY {
         (t + 0.5) as u64
     } else {
         0
@@ -272,7 +276,7 @@ impl Mechanics {
             times.rotate_ns += rot + (earliest - arrive);
             times.transfer_ns += span * st;
             head = Head { cylinder: p.cylinder, surface: p.surface };
-            let chunk = Chunk { lbn: l, blocks: k, begin_ns: t, runs: parts, end_ns: done, sector_ns: st, passed_before, head };
+            let chunk = Chunk { lbn: l, blocks: k, begin_ns: t, arrive_ns: arrive, runs: parts, end_ns: done, sector_ns: st, passed_before, head };
             t = done;
             l += k;
             if !visit(&chunk) {
@@ -383,12 +387,39 @@ impl Mechanics {
         }
     }
 
-    /// Stop read-ahead at time `t` (at a sector boundary), keeping what was read.
+    /// When read-ahead asked to stop at `t` lets go of the arm. DiskSim's "Stop prefetch
+    /// in sector" off means the sector being read is finished first (a read-ahead pass
+    /// reads its sectors back to back, so that is the next sector boundary).
+    fn prefetch_stop_ns(&self, pf: &Prefetch, t: f64) -> f64 {
+        if self.spec.cache.stop_prefetch_in_sector {
+            return t;
+        }
+        let mut stop = t;
+        let mut times = PassTimes::default();
+        self.media_pass(pf.head, pf.begin_ns, pf.from_lbn, pf.to_lbn - pf.from_lbn, false, false, None, &mut times, |c| {
+            if c.begin_ns > t {
+                return false;
+            }
+            if t < c.end_ns {
+                let first = c.runs[0].first_ns;
+                if t >= c.arrive_ns {
+                    stop = if t <= first { first } else { (first + ((t - first) / c.sector_ns).ceil() * c.sector_ns).min(c.end_ns) };
+                }
+                return false;
+            }
+            true
+        });
+        stop
+    }
+
+    /// Stop read-ahead asked to stop at `t`, keeping what was read.
     fn stop_prefetch(&mut self, t: f64) {
-        if let Some((_, _, head)) = self.settle_prefetch(t) {
+        let Some(pf) = self.prefetch else { return };
+        let stop = self.prefetch_stop_ns(&pf, t);
+        if let Some((_, _, head)) = self.settle_prefetch(stop) {
             self.prefetch = None;
             self.head = head;
-            self.arm_free_ns = self.arm_free_ns.max(t);
+            self.arm_free_ns = self.arm_free_ns.max(stop);
         }
     }
 
@@ -520,10 +551,13 @@ impl Mechanics {
         // 3. Miss (or a cached prefix only): stop read-ahead and go to the media. Unless the
         //    drive holds the bus throughout, it disconnects and reconnects once the
         //    read watermark of sectors is in the buffer.
-        if let Some((_, _, head)) = active {
+        if let Some((pf, _, head)) = active {
+            // (`settle_prefetch` above brought the pass to `now` already.)
+            let stop = self.prefetch_stop_ns(&pf, now);
+            let head = if stop > now { self.settle_prefetch(stop).map_or(self.head, |(_, _, h)| h) } else { head };
             self.prefetch = None;
             self.head = head;
-            self.arm_free_ns = self.arm_free_ns.max(now);
+            self.arm_free_ns = self.arm_free_ns.max(stop);
         }
         if cached > 0 {
             self.stats.read_partial_hits += 1;
@@ -651,5 +685,23 @@ impl Mechanics {
             write_back,
             media_done_ns: to_ns(media_end),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::to_ns;
+
+    #[test]
+    fn to_ns_rounds_and_maps_impossible_times_to_zero() {
+        assert_eq!(to_ns(1.4), 1);
+        assert_eq!(to_ns(1.5), 2);
+        assert_eq!(to_ns(0.0), 0);
+        assert_eq!(to_ns(-0.4), 0);
+        assert_eq!(to_ns(-7.0e9), 0);
+        assert_eq!(to_ns(f64::NAN), 0);
+        assert_eq!(to_ns(f64::INFINITY), 0);
+        assert_eq!(to_ns(f64::NEG_INFINITY), 0);
+        assert_eq!(to_ns(3.0e18), 3_000_000_000_000_000_000);
     }
 }

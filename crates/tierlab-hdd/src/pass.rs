@@ -25,6 +25,8 @@ pub(crate) struct Chunk {
     pub blocks: u64,
     /// When positioning for this chunk began.
     pub begin_ns: f64,
+    /// When positioning (seek, head switch, settle) for this chunk ended.
+    pub arrive_ns: f64,
     /// When its blocks are in the buffer (or on the media), as runs in logical order, each
     /// read at the track's sector rate.
     pub runs: [Run; 2],

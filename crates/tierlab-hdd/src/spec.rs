@@ -235,6 +235,14 @@ pub struct CacheSpec {
     pub zero_latency_read: bool,
     /// Zero-latency writes.
     pub zero_latency_write: bool,
+    /// Read-ahead asked to stop may stop inside a sector (else it finishes the sector it
+    /// is reading). A seek or head switch in progress is finished either way.
+    #[serde(default = "yes")]
+    pub stop_prefetch_in_sector: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Everything the timing model needs to know about one drive.

@@ -230,3 +230,20 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn read_ahead_stopped_inside_a_sector_finishes_it_unless_allowed_to_stop_there() {
+    // Read-ahead after blocks 0..10 reads sector 11 from 1.1 to 1.2 ms. A read of sector 2
+    // of cylinder 1 (1.05 ms away; it passes the head at 2.2 ms) issued at 1.12 ms makes it
+    // if the arm is free at once, and misses it by a revolution if sector 11 must finish.
+    let run = |stop_in_sector: bool| {
+        let mut s = with_cache(small_spec());
+        s.seek = SeekModel::Table { points: vec![(1, 1.05), (99, 10.0)] };
+        s.cache.stop_prefetch_in_sector = stop_in_sector;
+        let mut m = Mechanics::new(s).expect("valid");
+        assert_eq!(m.access(0, &op(Op::Read, 0, 10)).done_ns, 1_000_000);
+        m.access(1_120_000, &op(Op::Read, 402, 1)).done_ns
+    };
+    assert_eq!(run(true), 2_300_000);
+    assert_eq!(run(false), 12_300_000);
+}

@@ -55,6 +55,7 @@ pub fn small_spec() -> HddSpec {
             watermark_by_request: true,
             zero_latency_read: false,
             zero_latency_write: false,
+            stop_prefetch_in_sector: true,
         },
     };
     s.block_count = s.zones.iter().map(|z| s.zone_blocks(z) as u64).sum();
