@@ -4,6 +4,11 @@
 //! ghost lists B1 and B2 remember keys recently evicted from each. A miss that hits a
 //! ghost moves the target size `p` of T1 towards the list that would have kept it.
 //!
+//! `p` is a real number, as in the paper: a ghost hit moves it by δ = |B2|/|B1| (or
+//! |B1|/|B2|), at least 1, without rounding, and REPLACE compares |T1| with it exactly.
+//! Flooring δ to a whole number (as an earlier version did) adapts more slowly and makes
+//! different decisions; with real `p` the miss counts match libCacheSim's ARC exactly.
+//!
 //! The paper's single `REQUEST(x)` is split into `access` (hit handling; on a miss, adapt
 //! `p` and remember whether x was in B2), `evict` (the paper's `REPLACE`) and `insert`
 //! (ghost-list trimming of case IV, then x into T1, or into T2 on a ghost hit). Run in that
@@ -20,8 +25,8 @@ const B2: u8 = 3;
 
 pub struct Arc {
     c: usize,
-    /// Target size of T1.
-    p: usize,
+    /// Target size of T1, 0 ≤ p ≤ c (real-valued, see the module documentation).
+    p: f64,
     map: KeyMap,
     slab: Slab,
     lists: [Ends; 4],
@@ -31,11 +36,11 @@ pub struct Arc {
 
 impl Arc {
     pub fn new(capacity: usize) -> Self {
-        Arc { c: capacity, p: 0, map: KeyMap::default(), slab: Slab::default(), lists: [Ends::new(); 4], miss_in_b2: false }
+        Arc { c: capacity, p: 0.0, map: KeyMap::default(), slab: Slab::default(), lists: [Ends::new(); 4], miss_in_b2: false }
     }
 
     /// The target size of T1 (exposed for tests and reports).
-    pub fn target_t1(&self) -> usize {
+    pub fn target_t1(&self) -> f64 {
         self.p
     }
 
@@ -76,13 +81,13 @@ impl Replacement for Arc {
                 true
             }
             B1 => {
-                let delta = (self.len_of(B2) / self.len_of(B1).max(1)).max(1);
-                self.p = (self.p + delta).min(self.c);
+                let delta = (self.len_of(B2) as f64 / self.len_of(B1) as f64).max(1.0);
+                self.p = (self.p + delta).min(self.c as f64);
                 false
             }
             _ => {
-                let delta = (self.len_of(B1) / self.len_of(B2).max(1)).max(1);
-                self.p = self.p.saturating_sub(delta);
+                let delta = (self.len_of(B1) as f64 / self.len_of(B2) as f64).max(1.0);
+                self.p = (self.p - delta).max(0.0);
                 self.miss_in_b2 = true;
                 false
             }
@@ -91,7 +96,8 @@ impl Replacement for Arc {
 
     fn evict(&mut self, _now_ns: u64) -> Option<u64> {
         let t1 = self.len_of(T1);
-        let from_t1 = t1 >= 1 && (t1 > self.p || (self.miss_in_b2 && t1 == self.p));
+        let t1_real = t1 as f64;
+        let from_t1 = t1 >= 1 && (t1_real > self.p || (self.miss_in_b2 && t1_real == self.p));
         let (from, ghost) = if (from_t1 || self.len_of(T2) == 0) && t1 > 0 { (T1, B1) } else { (T2, B2) };
         let i = self.lists[from as usize].tail;
         if i == NIL {

@@ -55,11 +55,27 @@ fn arc_ghost_hit_grows_t1_target() {
         reference(&mut c, k, 0, &mut ev);
     }
     assert_eq!(ev, vec![2]); // 2 (seen once) leaves T1 for the ghost list B1
-    assert_eq!(c.target_t1(), 0);
+    assert_eq!(c.target_t1(), 0.0);
     assert!(!reference(&mut c, 2, 0, &mut ev)); // a miss that hits the ghost in B1
-    assert_eq!(c.target_t1(), 1);
+    assert_eq!(c.target_t1(), 1.0);
     assert_eq!(ev, vec![2, 1]); // T1 is at its target now, so T2's LRU goes
     assert!(c.contains(2) && c.contains(3));
+}
+
+#[test]
+fn arc_target_moves_by_the_unrounded_ratio() {
+    // The last reference hits key 16 in B1 while |B2| / |B1| = 1.5: p goes from 2 to 3.5
+    // (the paper's real-valued adaptation, which libCacheSim also uses; a floored ratio
+    // would give 3).
+    let mut c = Arc::new(5);
+    let mut ev = Vec::new();
+    let keys = [6, 9, 2, 1, 2, 12, 6, 16, 13, 9, 10, 13, 4, 12, 0, 16];
+    for k in &keys[..keys.len() - 1] {
+        reference(&mut c, *k, 0, &mut ev);
+    }
+    assert_eq!(c.target_t1(), 2.0);
+    assert!(!reference(&mut c, 16, 0, &mut ev));
+    assert_eq!(c.target_t1(), 3.5);
 }
 
 #[test]
