@@ -38,7 +38,7 @@ impl Device for Fake {
     }
 }
 
-fn sim() -> Simulation {
+fn sim() -> Simulation<'static> {
     let mut s = Simulation::new(SchedulerKind::Fcfs);
     s.add_device(Box::new(Fake { name: "ssd", capacity_bytes: 16 * ES, op_ns: 100_000, ns_per_kib: 100, ops: 0, bytes_written: 0 }));
     s.add_device(Box::new(Fake { name: "hdd", capacity_bytes: 256 * ES, op_ns: 8_000_000, ns_per_kib: 10_000, ops: 0, bytes_written: 0 }));

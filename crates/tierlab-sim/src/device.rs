@@ -90,3 +90,35 @@ pub trait Device {
     fn finish(&mut self, end_ns: u64);
     fn report(&self) -> DeviceReport;
 }
+
+/// A device lent to the engine (`Box::new(&mut ssd)`), so that the caller keeps it and can
+/// read its detailed state after the run.
+impl<D: Device + ?Sized> Device for &mut D {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn capacity_bytes(&self) -> u64 {
+        (**self).capacity_bytes()
+    }
+    fn max_in_flight(&self) -> usize {
+        (**self).max_in_flight()
+    }
+    fn service(&mut self, now_ns: u64, op: &DeviceOp) -> u64 {
+        (**self).service(now_ns, op)
+    }
+    fn command(&mut self, now_ns: u64, cmd: DeviceCommand) -> u64 {
+        (**self).command(now_ns, cmd)
+    }
+    fn position_key(&self, offset_bytes: u64) -> u64 {
+        (**self).position_key(offset_bytes)
+    }
+    fn current_position_key(&self) -> u64 {
+        (**self).current_position_key()
+    }
+    fn finish(&mut self, end_ns: u64) {
+        (**self).finish(end_ns)
+    }
+    fn report(&self) -> DeviceReport {
+        (**self).report()
+    }
+}

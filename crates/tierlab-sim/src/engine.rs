@@ -83,8 +83,8 @@ struct PendingOp {
 }
 
 /// One device with its queue and its accounting.
-struct Station {
-    device: Box<dyn Device>,
+struct Station<'d> {
+    device: Box<dyn Device + 'd>,
     queue: Box<dyn Scheduler>,
     ops: Slab<PendingOp>,
     in_flight: usize,
@@ -106,7 +106,7 @@ struct Station {
     service: LatencyHistogram,
 }
 
-impl Station {
+impl Station<'_> {
     fn note_queue_change(&mut self, now_ns: u64) {
         self.queue_area += self.queue.len() as u128 * (now_ns - self.queue_changed_ns) as u128;
         self.queue_changed_ns = now_ns;
@@ -162,19 +162,21 @@ pub struct SimReport {
 }
 
 /// Builder and owner of one simulation run.
-pub struct Simulation {
-    stations: Vec<Station>,
+/// `'d` is how long the devices live: owned devices (`Box::new(hdd)`) or devices the
+/// caller lends (`Box::new(&mut ssd)`) to read their detailed state after the run.
+pub struct Simulation<'d> {
+    stations: Vec<Station<'d>>,
     scheduler: SchedulerKind,
     progress_every: u64,
 }
 
-impl Simulation {
+impl<'d> Simulation<'d> {
     pub fn new(scheduler: SchedulerKind) -> Self {
         Simulation { stations: Vec::new(), scheduler, progress_every: 1 << 16 }
     }
 
     /// Add a device; returns its index (the `device` number controllers use).
-    pub fn add_device(&mut self, device: Box<dyn Device>) -> usize {
+    pub fn add_device(&mut self, device: Box<dyn Device + 'd>) -> usize {
         let max_in_flight = device.max_in_flight().max(1);
         self.stations.push(Station {
             device,
@@ -379,8 +381,8 @@ struct HostStats {
 }
 
 /// The mutable state of one run (kept apart from `Simulation` so borrows stay simple).
-struct Run<'a> {
-    stations: &'a mut Vec<Station>,
+struct Run<'a, 'd> {
+    stations: &'a mut Vec<Station<'d>>,
     events: BinaryHeap<Reverse<(u64, u64, Event)>>,
     event_seq: u64,
     now_ns: u64,
@@ -393,7 +395,7 @@ struct Run<'a> {
     fcfs: bool,
 }
 
-impl Run<'_> {
+impl Run<'_, '_> {
     fn push(&mut self, at_ns: u64, ev: Event) {
         self.event_seq += 1;
         self.events.push(Reverse((at_ns, self.event_seq, ev)));

@@ -121,18 +121,20 @@ impl FtlComparison {
         );
         let _ = writeln!(
             out,
-            "{:<6} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7} {:>7} {:>7} {:>6} {:>6} {:>12} {:>10} {:>9}",
-            "ftl", "sram_KiB", "mean_ms", "p99_ms", "rd_data", "rd_gc", "rd_map", "wr_data", "wr_gc", "wr_map",
+            "{:<6} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7} {:>7} {:>7} {:>6} {:>6} {:>12} {:>10} {:>9}",
+            "ftl", "sram_KiB", "mean_ms", "queue_ms", "device_ms", "p99_ms", "rd_data", "rd_gc", "rd_map", "wr_data", "wr_gc", "wr_map",
             "er_data", "er_map", "m_sw", "m_part", "m_full", "WA", "erase/blk", "life_y", "energy_J"
         );
         for r in &self.runs {
             let s = &r.ssd;
             let _ = writeln!(
                 out,
-                "{:<6} {:>10} {:>9.3} {:>9.3} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7} {:>7} {:>7} {:>6} {:>6} {:>12} {:>10} {:>9.2}",
+                "{:<6} {:>10} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7} {:>7} {:>7} {:>6} {:>6} {:>12} {:>10} {:>9.2}",
                 r.ftl.name(),
                 s.sram_bytes / 1024,
                 r.response.mean_ns / 1e6,
+                r.response.queue.mean_ms,
+                r.response.device.mean_ms,
                 r.response.p99_ns as f64 / 1e6,
                 s.page_reads.data,
                 s.page_reads.gc,

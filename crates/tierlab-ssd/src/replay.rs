@@ -1,13 +1,13 @@
-//! A small open-loop replay driver: each request is issued at its trace time and its
-//! response is completion minus arrival, so waiting for busy channels and planes shows
-//! up as response time. It stands in for the simulation engine of `tierlab-sim` until
-//! `compare_ftl` is switched to it; keep it small and isolated.
+//! Replaying requests on one SSD through the simulation engine (`tierlab-sim`), open loop:
+//! each request arrives at its trace time; the engine queues what the drive cannot take
+//! yet (more than one operation per plane), so a response splits into time queued in the
+//! host and time in the device (which includes waiting for busy channels and planes).
 
 use crate::error::SsdError;
 use crate::ssd::Ssd;
-use hdrhistogram::Histogram;
 use serde::Serialize;
-use tierlab_sim::DeviceOp;
+use tierlab_report::LatencySummary;
+use tierlab_sim::{Direct, Replay, SchedulerKind, SimError, Simulation};
 use tierlab_types::IoRequest;
 
 /// Response-time summary of one replay.
@@ -16,57 +16,48 @@ pub struct ResponseStats {
     pub requests: u64,
     pub reads: u64,
     pub writes: u64,
+    /// System response time: queueing plus device time.
     pub mean_ns: f64,
     pub mean_read_ns: f64,
     pub mean_write_ns: f64,
     pub p50_ns: u64,
     pub p99_ns: u64,
     pub max_ns: u64,
+    /// Time waiting in the host queue before the drive took the request.
+    pub queue: LatencySummary,
+    /// Time from the drive taking the request to its completion.
+    pub device: LatencySummary,
 }
 
-/// Replay `requests` (time-ordered; earlier-than-previous times are served at the
-/// previous time) against `ssd`; stop at the first request the drive refuses.
-pub fn replay(
-    ssd: &mut Ssd,
-    requests: impl Iterator<Item = IoRequest>,
-) -> Result<ResponseStats, SsdError> {
-    let mut hist =
-        Histogram::<u64>::new(3).map_err(|e| SsdError::spec("histogram", e.to_string()))?;
-    let (mut sum, mut sum_r, mut sum_w) = (0u128, 0u128, 0u128);
-    let mut s = ResponseStats::default();
-    let mut last = 0u64;
-    for r in requests {
-        let now = r.time_ns.max(last);
-        last = now;
-        let op = DeviceOp {
-            op: r.op,
-            offset_bytes: r.offset_bytes,
-            len_bytes: r.len_bytes,
-            fua: false,
-        };
-        let done = ssd.try_service(now, &op)?;
-        let resp = done - r.time_ns.min(now);
-        // Auto-resizing histogram: recording only fails on allocation limits.
-        let _ = hist.record(resp.max(1));
-        s.requests += 1;
-        sum += resp as u128;
-        if r.op.is_read() {
-            s.reads += 1;
-            sum_r += resp as u128;
-        } else {
-            s.writes += 1;
-            sum_w += resp as u128;
+/// Replay `requests` (time-ordered) against `ssd`, which the caller keeps; stop with the
+/// first request the drive refuses.
+pub fn replay(ssd: &mut Ssd, requests: impl Iterator<Item = IoRequest>) -> Result<ResponseStats, SsdError> {
+    let ms_to_ns = |ms: f64| (ms * 1e6).round() as u64;
+    let mut sim = Simulation::new(SchedulerKind::Fcfs);
+    sim.add_device(Box::new(&mut *ssd));
+    let r = sim.run(requests.map(Ok::<_, std::convert::Infallible>), Replay::Open, &mut Direct::default(), &mut |_| {});
+    let r = match r {
+        Ok(r) => r,
+        Err(SimError::OutOfRange { offset_bytes, len_bytes, capacity_bytes, .. }) => {
+            return Err(SsdError::OutOfRange { offset_bytes, len_bytes, capacity_bytes })
         }
-        s.max_ns = s.max_ns.max(resp);
+        Err(e) => return Err(SsdError::spec("replay", e.to_string())),
+    };
+    if let Some(e) = ssd.take_refusal() {
+        return Err(e);
     }
-    let mean = |total: u128, n: u64| if n == 0 { 0.0 } else { total as f64 / n as f64 };
-    s.mean_ns = mean(sum, s.requests);
-    s.mean_read_ns = mean(sum_r, s.reads);
-    s.mean_write_ns = mean(sum_w, s.writes);
-    if s.requests > 0 {
-        s.p50_ns = hist.value_at_quantile(0.5);
-        s.p99_ns = hist.value_at_quantile(0.99);
-    }
-    tierlab_sim::Device::finish(ssd, last);
-    Ok(s)
+    let d = r.devices.first().cloned();
+    Ok(ResponseStats {
+        requests: r.requests,
+        reads: r.reads,
+        writes: r.writes,
+        mean_ns: r.response_time.mean_ms * 1e6,
+        mean_read_ns: r.read_response_time.mean_ms * 1e6,
+        mean_write_ns: r.write_response_time.mean_ms * 1e6,
+        p50_ns: ms_to_ns(r.response_time.p50_ms),
+        p99_ns: ms_to_ns(r.response_time.p99_ms),
+        max_ns: ms_to_ns(r.response_time.max_ms),
+        queue: d.as_ref().map(|d| d.queue_time.clone()).unwrap_or_default(),
+        device: d.map(|d| d.service_time).unwrap_or_default(),
+    })
 }

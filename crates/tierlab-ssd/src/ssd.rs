@@ -52,6 +52,8 @@ pub struct Ssd {
     host_writes: u64,
     host_write_pages: u64,
     rejected: u64,
+    /// The first request the drive refused through the `Device` trait, and why.
+    first_refusal: Option<SsdError>,
     wl_moves: u64,
     merge_base: MergeCounts,
     ftl_counter_base: Vec<(&'static str, f64)>,
@@ -77,6 +79,7 @@ impl Ssd {
             host_writes: 0,
             host_write_pages: 0,
             rejected: 0,
+            first_refusal: None,
             wl_moves: 0,
             merge_base: MergeCounts::default(),
             ftl_counter_base: Vec::new(),
@@ -105,6 +108,11 @@ impl Ssd {
 
     /// Serve one request: the completion time, or an error for a request the drive
     /// cannot serve (zero length, beyond capacity).
+    /// The first request refused through the `Device` trait since the last call, and why.
+    pub fn take_refusal(&mut self) -> Option<SsdError> {
+        self.first_refusal.take()
+    }
+
     pub fn try_service(&mut self, now_ns: u64, op: &DeviceOp) -> Result<u64, SsdError> {
         if op.len_bytes == 0 {
             return Err(SsdError::EmptyRequest {
@@ -392,8 +400,9 @@ impl Device for Ssd {
     fn service(&mut self, now_ns: u64, op: &DeviceOp) -> u64 {
         match self.try_service(now_ns, op) {
             Ok(done) => done,
-            Err(_) => {
+            Err(e) => {
                 self.rejected += 1;
+                self.first_refusal.get_or_insert(e);
                 now_ns
             }
         }
