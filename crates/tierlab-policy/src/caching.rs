@@ -17,8 +17,8 @@
 
 use crate::bitmap::Bitmap;
 use crate::geometry::{tick, ticks, Geometry, PolicyError, Tier};
+use crate::work::{check_range, Work};
 use crate::{split_extents, Migration, MoveKind, Piece, Place, Policy, PolicyStats, Routing};
-use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use tierlab_cache::{Algorithm, Replacement};
@@ -121,13 +121,6 @@ struct Entry {
     flags: u8,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Active {
-    m: Migration,
-    slot: u32,
-    copied: bool,
-}
-
 pub struct CachingPolicy {
     geo: Geometry,
     params: CachingParams,
@@ -137,8 +130,7 @@ pub struct CachingPolicy {
     repl: Box<dyn Replacement>,
     prefetch_queue: VecDeque<u32>,
     writeback_queue: VecDeque<u32>,
-    active: Vec<Active>,
-    inflight: HashMap<u32, u32>,
+    work: Work,
     next_id: u64,
     checkpointing: bool,
     stats: PolicyStats,
@@ -156,8 +148,7 @@ impl CachingPolicy {
             repl: params.replacement.build(geo.ssd_extents as usize, params.tw_ns),
             prefetch_queue: VecDeque::new(),
             writeback_queue: VecDeque::new(),
-            active: Vec::new(),
-            inflight: HashMap::default(),
+            work: Work::default(),
             next_id: 1,
             checkpointing: false,
             stats: PolicyStats::default(),
@@ -170,10 +161,6 @@ impl CachingPolicy {
 
     pub fn params(&self) -> &CachingParams {
         &self.params
-    }
-
-    fn migration_of(&self, v: u32) -> Option<&Active> {
-        self.active.iter().find(|a| a.m.extent == v)
     }
 
     fn slot_offset(&self, slot: u32) -> u64 {
@@ -217,7 +204,7 @@ impl CachingPolicy {
         let m = Migration { id: self.next_id, kind, extent: v, from, from_offset_bytes, to, to_offset_bytes, len_bytes: self.geo.extent_bytes };
         self.next_id += 1;
         self.table[v as usize].flags |= COPYING;
-        self.active.push(Active { m, slot, copied: false });
+        self.work.start(m, slot);
         m
     }
 
@@ -245,7 +232,7 @@ impl CachingPolicy {
             let Some(key) = self.repl.evict(now_ns) else { break };
             let v = key as u32;
             let e = self.table[v as usize];
-            if e.flags & COPYING != 0 || self.inflight.contains_key(&v) {
+            if e.flags & COPYING != 0 || self.work.busy(v) {
                 skipped.push(v);
                 continue;
             }
@@ -278,17 +265,12 @@ impl Policy for CachingPolicy {
     }
 
     fn route(&mut self, now_ns: u64, op: Op, offset_bytes: u64, len_bytes: u64, out: &mut Vec<Piece>) -> Result<Routing, PolicyError> {
-        let capacity_bytes = self.virtual_bytes();
-        if len_bytes == 0 || offset_bytes.checked_add(len_bytes).is_none_or(|end| end > capacity_bytes) {
-            return Err(PolicyError::OutOfRange { offset_bytes, len_bytes, capacity_bytes });
-        }
+        check_range(offset_bytes, len_bytes, self.virtual_bytes())?;
         let es = self.geo.extent_bytes;
         if op == Op::Write {
-            for (ext, _, _) in split_extents(es, offset_bytes, len_bytes) {
-                if let Some(id) = self.migration_of(ext as u32).map(|a| a.m.id) {
-                    self.stats.delayed_requests += 1;
-                    return Ok(Routing::Wait(id));
-                }
+            if let Some(id) = self.work.write_must_wait(es, offset_bytes, len_bytes) {
+                self.stats.delayed_requests += 1;
+                return Ok(Routing::Wait(id));
             }
         }
         out.clear();
@@ -297,7 +279,7 @@ impl Policy for CachingPolicy {
             let e = self.table[v as usize];
             let cached = e.slot != NONE;
             let hdd = Piece { place: Place::Hdd, op, device_offset_bytes: self.hdd_offset(v) + within, len_bytes: len, extent: v };
-            let busy = self.inflight.contains_key(&v);
+            let busy = self.work.busy(v);
             let mut pieces = [None, None];
             if cached {
                 if e.flags & EVICTING == 0 {
@@ -326,35 +308,23 @@ impl Policy for CachingPolicy {
                     }
                 }
             } else {
-                let from_ram = op == Op::Read && self.migration_of(v).is_some_and(|a| a.copied);
+                let from_ram = op == Op::Read && self.work.migration_of(v).is_some_and(|a| a.copied);
                 pieces[0] = Some(if from_ram { Piece { place: Place::Ram, device_offset_bytes: within, ..hdd } } else { hdd });
                 self.count_miss(v, now_ns);
             }
             for p in pieces.into_iter().flatten() {
-                self.stats.pieces += 1;
-                if p.place != Place::Hdd {
-                    self.stats.ssd_hits += 1;
-                }
-                *self.inflight.entry(v).or_insert(0) += 1;
-                out.push(p);
+                self.work.issue(p, &mut self.stats, out);
             }
         }
         Ok(Routing::Go)
     }
 
     fn done(&mut self, pieces: &[Piece]) {
-        for p in pieces {
-            if let Some(n) = self.inflight.get_mut(&p.extent) {
-                *n -= 1;
-                if *n == 0 {
-                    self.inflight.remove(&p.extent);
-                }
-            }
-        }
+        self.work.done(pieces);
     }
 
     fn next_migration(&mut self, now_ns: u64) -> Option<Migration> {
-        if self.checkpointing || self.active.len() >= self.params.mcml as usize {
+        if self.checkpointing || self.work.active.len() >= self.params.mcml as usize {
             return None;
         }
         while let Some(v) = self.prefetch_queue.pop_front() {
@@ -363,7 +333,7 @@ impl Policy for CachingPolicy {
             if e.slot != NONE || e.flags & COPYING != 0 {
                 continue;
             }
-            if self.inflight.contains_key(&v) {
+            if self.work.busy(v) {
                 e.count = 0;
                 self.stats.cancelled_migrations += 1;
                 continue;
@@ -385,7 +355,7 @@ impl Policy for CachingPolicy {
                 self.table[v as usize].flags &= !WB_QUEUED;
                 continue;
             }
-            if self.inflight.contains_key(&v) {
+            if self.work.busy(v) {
                 self.writeback_queue.push_back(v); // busy: try again later
                 continue;
             }
@@ -396,28 +366,25 @@ impl Policy for CachingPolicy {
     }
 
     fn migration_copied(&mut self, id: u64) {
-        if let Some(a) = self.active.iter_mut().find(|a| a.m.id == id) {
-            a.copied = true;
-        }
+        self.work.copied(id);
     }
 
     fn migration_done(&mut self, now_ns: u64, id: u64, ok: bool) {
-        let Some(pos) = self.active.iter().position(|a| a.m.id == id) else { return };
-        let a = self.active.swap_remove(pos);
+        let Some(a) = self.work.finish(id) else { return };
         let v = a.m.extent;
         self.table[v as usize].flags &= !COPYING;
         match (a.m.kind, ok) {
             (MoveKind::Prefetch, true) => {
                 let e = &mut self.table[v as usize];
-                e.slot = a.slot;
+                e.slot = a.target;
                 e.count = 0;
-                self.reverse[a.slot as usize] = v;
+                self.reverse[a.target as usize] = v;
                 self.repl.insert(v as u64, now_ns);
                 self.stats.prefetches += 1;
                 self.stats.bytes_moved += a.m.len_bytes;
             }
             (MoveKind::Prefetch, false) => {
-                self.slots.clear(a.slot);
+                self.slots.clear(a.target);
                 self.stats.cancelled_migrations += 1;
             }
             (_, true) => {

@@ -19,6 +19,7 @@ mod caching;
 mod geometry;
 mod linear;
 mod tiering;
+mod work;
 
 pub use caching::{CachingParams, CachingPolicy, WritePolicy};
 pub use geometry::{Geometry, PolicyError, Tier, EXTENT_ALIGN_BYTES, MAX_EXTENT_BYTES};

@@ -20,9 +20,9 @@
 
 use crate::bitmap::Bitmap;
 use crate::geometry::{tick, ticks, Geometry, PolicyError, Tier};
+use crate::work::{check_range, Work};
 use crate::{split_extents, Migration, MoveKind, Piece, Place, Policy, PolicyStats, Routing};
 use serde::{Deserialize, Serialize};
-use rustc_hash::FxHashMap as HashMap;
 use std::collections::VecDeque;
 use tierlab_types::{Op, NS_PER_S};
 
@@ -92,13 +92,6 @@ struct Entry {
     flags: u8,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Active {
-    m: Migration,
-    dest: u32,
-    copied: bool,
-}
-
 pub struct TieringPolicy {
     geo: Geometry,
     params: TieringParams,
@@ -108,8 +101,7 @@ pub struct TieringPolicy {
     occupied: Bitmap,
     free_ssd: u32,
     queue: VecDeque<u32>,
-    active: Vec<Active>,
-    inflight: HashMap<u32, u32>,
+    work: Work,
     hand: u32,
     demoting: bool,
     checkpointing: bool,
@@ -129,8 +121,7 @@ impl TieringPolicy {
             occupied: Bitmap::new(geo.physical_extents()),
             free_ssd: geo.ssd_extents,
             queue: VecDeque::new(),
-            active: Vec::new(),
-            inflight: HashMap::default(),
+            work: Work::default(),
             hand: 0,
             demoting: false,
             checkpointing: false,
@@ -158,10 +149,6 @@ impl TieringPolicy {
     pub fn lookup(&self, v: u32) -> Option<(Tier, u64)> {
         let e = self.table.get(v as usize)?;
         (e.phys != UNMAPPED).then(|| self.geo.locate(e.phys))
-    }
-
-    fn migration_of(&self, v: u32) -> Option<&Active> {
-        self.active.iter().find(|a| a.m.extent == v)
     }
 
     fn map_lazily(&mut self, v: u32) -> u32 {
@@ -210,7 +197,7 @@ impl TieringPolicy {
             let i = self.hand;
             self.hand = (self.hand + 1) % ssd;
             let v = self.reverse[i as usize];
-            if v == UNMAPPED || self.inflight.contains_key(&v) {
+            if v == UNMAPPED || self.work.busy(v) {
                 continue;
             }
             let e = &mut self.table[v as usize];
@@ -247,12 +234,12 @@ impl TieringPolicy {
         };
         self.next_id += 1;
         self.table[v as usize].flags |= MIGRATING;
-        self.active.push(Active { m, dest, copied: false });
+        self.work.start(m, dest);
         m
     }
 
     fn demotions_in_flight(&self) -> u32 {
-        self.active.iter().filter(|a| a.m.kind == MoveKind::Demote).count() as u32
+        self.work.active.iter().filter(|a| a.m.kind == MoveKind::Demote).count() as u32
     }
 }
 
@@ -266,17 +253,12 @@ impl Policy for TieringPolicy {
     }
 
     fn route(&mut self, now_ns: u64, op: Op, offset_bytes: u64, len_bytes: u64, out: &mut Vec<Piece>) -> Result<Routing, PolicyError> {
-        let capacity_bytes = self.virtual_bytes();
-        if len_bytes == 0 || offset_bytes.checked_add(len_bytes).is_none_or(|end| end > capacity_bytes) {
-            return Err(PolicyError::OutOfRange { offset_bytes, len_bytes, capacity_bytes });
-        }
+        check_range(offset_bytes, len_bytes, self.virtual_bytes())?;
         let es = self.geo.extent_bytes;
         if op == Op::Write {
-            for (ext, _, _) in split_extents(es, offset_bytes, len_bytes) {
-                if let Some(id) = self.migration_of(ext as u32).map(|a| a.m.id) {
-                    self.stats.delayed_requests += 1;
-                    return Ok(Routing::Wait(id));
-                }
+            if let Some(id) = self.work.write_must_wait(es, offset_bytes, len_bytes) {
+                self.stats.delayed_requests += 1;
+                return Ok(Routing::Wait(id));
             }
         }
         out.clear();
@@ -284,36 +266,24 @@ impl Policy for TieringPolicy {
             let v = ext as u32;
             let phys = self.map_lazily(v);
             self.note_access(v, now_ns);
-            let ram = op == Op::Read && self.migration_of(v).is_some_and(|a| a.copied);
+            let ram = op == Op::Read && self.work.migration_of(v).is_some_and(|a| a.copied);
             let piece = if ram {
                 Piece { place: Place::Ram, op, device_offset_bytes: within, len_bytes: len, extent: v }
             } else {
                 let (tier, base) = self.geo.locate(phys);
                 Piece { place: tier.into(), op, device_offset_bytes: base + within, len_bytes: len, extent: v }
             };
-            self.stats.pieces += 1;
-            if piece.place != Place::Hdd {
-                self.stats.ssd_hits += 1;
-            }
-            *self.inflight.entry(v).or_insert(0) += 1;
-            out.push(piece);
+            self.work.issue(piece, &mut self.stats, out);
         }
         Ok(Routing::Go)
     }
 
     fn done(&mut self, pieces: &[Piece]) {
-        for p in pieces {
-            if let Some(n) = self.inflight.get_mut(&p.extent) {
-                *n -= 1;
-                if *n == 0 {
-                    self.inflight.remove(&p.extent);
-                }
-            }
-        }
+        self.work.done(pieces);
     }
 
     fn next_migration(&mut self, now_ns: u64) -> Option<Migration> {
-        if self.checkpointing || self.active.len() >= self.params.mcml as usize {
+        if self.checkpointing || self.work.active.len() >= self.params.mcml as usize {
             return None;
         }
         if self.free_ssd <= self.params.lt {
@@ -334,7 +304,7 @@ impl Policy for TieringPolicy {
             if e.phys < self.geo.ssd_extents || e.flags & MIGRATING != 0 {
                 continue;
             }
-            if self.free_ssd == 0 || self.inflight.contains_key(&v) {
+            if self.free_ssd == 0 || self.work.busy(v) {
                 e.count = 0;
                 self.stats.cancelled_migrations += 1;
                 continue;
@@ -347,14 +317,11 @@ impl Policy for TieringPolicy {
     }
 
     fn migration_copied(&mut self, id: u64) {
-        if let Some(a) = self.active.iter_mut().find(|a| a.m.id == id) {
-            a.copied = true;
-        }
+        self.work.copied(id);
     }
 
     fn migration_done(&mut self, _now_ns: u64, id: u64, ok: bool) {
-        let Some(pos) = self.active.iter().position(|a| a.m.id == id) else { return };
-        let a = self.active.swap_remove(pos);
+        let Some(a) = self.work.finish(id) else { return };
         let v = a.m.extent;
         let ssd = self.geo.ssd_extents;
         let e = &mut self.table[v as usize];
@@ -362,9 +329,9 @@ impl Policy for TieringPolicy {
         e.count = 0;
         let (release, was_ssd) = if ok {
             let old = e.phys;
-            e.phys = a.dest;
-            if a.dest < ssd {
-                self.reverse[a.dest as usize] = v;
+            e.phys = a.target;
+            if a.target < ssd {
+                self.reverse[a.target as usize] = v;
             }
             self.stats.bytes_moved += a.m.len_bytes;
             match a.m.kind {
@@ -374,7 +341,7 @@ impl Policy for TieringPolicy {
             (old, old < ssd)
         } else {
             self.stats.cancelled_migrations += 1;
-            (a.dest, a.dest < ssd)
+            (a.target, a.target < ssd)
         };
         // The source (or the unused destination) is freed only now.
         self.occupied.clear(release);
