@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use tierlab_cache::Algorithm;
 use tierlab_policy::{CachingParams, CachingPolicy, Geometry, LinearPolicy, Policy, TieringParams, TieringPolicy, WritePolicy};
 use tierlab_sim::Device;
-use tierlab_ssd::Ssd;
+use tierlab_ssd::{Precondition, Ssd};
 use tierlab_trace::Compactor;
 use tierlab_types::{IoRequest, MIB, NS_PER_S};
 
@@ -126,12 +126,19 @@ impl AddressMap {
     }
 }
 
+/// The SSD, with the part the drive uses (`[0, need_bytes)`) already written once: the
+/// data a trace reads exists before the trace starts (a fresh model would answer reads of
+/// never-written pages without touching flash). Counters start at zero after the fill.
 fn ssd_device(id: &str, need_bytes: u64) -> Result<Box<dyn Device>> {
     let spec = tierlab_ssd::catalog::builtin(id)?.ssd;
-    if spec.capacity_bytes() < need_bytes {
-        return Err(anyhow!("SSD `{id}` holds {} bytes but the hybrid drive needs {need_bytes} on it", spec.capacity_bytes()));
+    let capacity = spec.capacity_bytes();
+    if capacity < need_bytes {
+        return Err(anyhow!("SSD `{id}` holds {capacity} bytes but the hybrid drive needs {need_bytes} on it"));
     }
-    Ok(Box::new(Ssd::new(spec)?))
+    let mut ssd = Ssd::new(spec)?;
+    let occupancy = need_bytes as f64 / capacity.max(1) as f64;
+    ssd.precondition(&Precondition { occupancy, random_overwrites: 0.0, seed: 1 })?;
+    Ok(Box::new(ssd))
 }
 
 fn round_down(bytes: u64, es: u64) -> u64 {
