@@ -77,7 +77,11 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // A closed pipe (`tierlab … | head`) is not an error worth a message.
-            if e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) {
+            let broken_pipe = |c: &(dyn std::error::Error + 'static)| {
+                c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+                    || c.downcast_ref::<serde_json::Error>().is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+            };
+            if e.chain().any(broken_pipe) {
                 return ExitCode::SUCCESS;
             }
             eprintln!("error: {e}");
