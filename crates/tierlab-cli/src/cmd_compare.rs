@@ -122,7 +122,7 @@ fn frac(f: f64) -> String {
 }
 
 fn size(b: u64) -> String {
-    if b % MIB == 0 {
+    if b.is_multiple_of(MIB) {
         format!("{}M", b / MIB)
     } else {
         format!("{}K", b / 1024)

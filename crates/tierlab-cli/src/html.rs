@@ -92,6 +92,6 @@ pub fn render(rows: &[Row]) -> String {
     s.push_str(&bars("Energy", "J", rows, |r| r.energy_j));
     s.push_str(&bars("SSD endurance used (reads count 1/10)", "ppm", rows, |r| r.ssd_eu_read_tenth));
     s.push_str(&cost_chart(rows));
-    let _ = write!(s, "<h2>Table</h2><pre>{}</pre></body></html>\n", esc(&render_text(rows)));
+    let _ = writeln!(s, "<h2>Table</h2><pre>{}</pre></body></html>", esc(&render_text(rows)));
     s
 }

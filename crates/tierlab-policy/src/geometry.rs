@@ -27,7 +27,7 @@ impl Geometry {
     /// Extents of `extent_bytes` over devices of the given sizes (partial extents at the
     /// ends are not used).
     pub fn new(extent_bytes: u64, ssd_bytes: u64, hdd_bytes: u64) -> Result<Self, PolicyError> {
-        if extent_bytes == 0 || extent_bytes % EXTENT_ALIGN_BYTES != 0 || extent_bytes > MAX_EXTENT_BYTES {
+        if extent_bytes == 0 || !extent_bytes.is_multiple_of(EXTENT_ALIGN_BYTES) || extent_bytes > MAX_EXTENT_BYTES {
             return Err(PolicyError::Param {
                 name: "es",
                 expected: "an extent size that is a multiple of 4 KiB, from 4 KiB to 1 MiB".into(),

@@ -45,7 +45,7 @@ impl Device for FixedDevice {
 }
 
 fn req(time_ns: u64, offset_bytes: u64) -> Result<IoRequest, std::io::Error> {
-    Ok(IoRequest { time_ns, volume: 0, offset_bytes, len_bytes: 4096, op: if offset_bytes % 3 == 0 { Op::Read } else { Op::Write } })
+    Ok(IoRequest { time_ns, volume: 0, offset_bytes, len_bytes: 4096, op: if offset_bytes.is_multiple_of(3) { Op::Read } else { Op::Write } })
 }
 
 fn run(reqs: Vec<Result<IoRequest, std::io::Error>>, replay: Replay, dev: FixedDevice, sched: SchedulerKind) -> Result<SimReport, SimError> {

@@ -163,7 +163,7 @@ impl WorkloadSpec {
     }
 
     pub fn validate(&self) -> Result<(), SpecError> {
-        check(self.align_bytes > 0 && self.align_bytes % 512 == 0, "align_bytes", "a positive multiple of 512")?;
+        check(self.align_bytes > 0 && self.align_bytes.is_multiple_of(512), "align_bytes", "a positive multiple of 512")?;
         check(self.span_bytes >= self.align_bytes, "span_bytes", "at least align_bytes")?;
         check(fraction(self.read_fraction), "read_fraction", "a number from 0 to 1")?;
         match &self.address {
