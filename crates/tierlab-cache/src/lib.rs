@@ -22,15 +22,13 @@
 //! ```
 
 mod arc;
-mod fifo;
 mod list;
 mod lru;
 mod twoq;
 mod wsclock;
 
 pub use arc::Arc;
-pub use fifo::Fifo;
-pub use lru::Lru;
+pub use lru::{Fifo, Lru};
 pub use twoq::TwoQ;
 pub use wsclock::WsClock;
 
@@ -96,7 +94,7 @@ impl Algorithm {
     /// the others).
     pub fn build(self, capacity: usize, window_ns: u64) -> Box<dyn Replacement> {
         match self {
-            Algorithm::Fifo => Box::new(Fifo::new(capacity)),
+            Algorithm::Fifo => Box::new(Lru::fifo(capacity)),
             Algorithm::Lru => Box::new(Lru::new(capacity)),
             Algorithm::Arc => Box::new(Arc::new(capacity)),
             Algorithm::TwoQ => Box::new(TwoQ::new(capacity)),

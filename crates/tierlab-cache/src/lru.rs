@@ -1,4 +1,5 @@
-//! LRU: evict the key used longest ago.
+//! LRU: evict the key used longest ago. FIFO is the same queue without the reordering on
+//! a hit: evict the key admitted longest ago.
 
 use crate::list::{Ends, Slab, NIL};
 use crate::{KeyMap, Replacement};
@@ -8,21 +9,34 @@ pub struct Lru {
     map: KeyMap,
     slab: Slab,
     order: Ends,
+    /// Hits move the key to the head (LRU); without it the queue is FIFO.
+    reorder_on_hit: bool,
 }
+
+/// FIFO replacement: an `Lru` whose hits change nothing.
+pub type Fifo = Lru;
 
 impl Lru {
     pub fn new(capacity: usize) -> Self {
-        Lru { capacity, map: KeyMap::default(), slab: Slab::default(), order: Ends::new() }
+        Lru { capacity, map: KeyMap::default(), slab: Slab::default(), order: Ends::new(), reorder_on_hit: true }
+    }
+
+    pub fn fifo(capacity: usize) -> Self {
+        Lru { reorder_on_hit: false, ..Lru::new(capacity) }
     }
 }
 
 impl Replacement for Lru {
     fn name(&self) -> &'static str {
-        "lru"
+        if self.reorder_on_hit {
+            "lru"
+        } else {
+            "fifo"
+        }
     }
     fn access(&mut self, key: u64, _now_ns: u64) -> bool {
         let Some(&i) = self.map.get(&key) else { return false };
-        if self.order.head != i {
+        if self.reorder_on_hit && self.order.head != i {
             self.slab.unlink(&mut self.order, i);
             self.slab.push_head(&mut self.order, i);
         }
