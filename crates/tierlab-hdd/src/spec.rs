@@ -241,6 +241,31 @@ pub struct CacheSpec {
     pub stop_prefetch_in_sector: bool,
 }
 
+impl CacheSpec {
+    /// No on-board cache: every request goes to the media, writes included.
+    pub fn disabled() -> CacheSpec {
+        CacheSpec {
+            enabled: false,
+            segments: 0,
+            segment_blocks: 0,
+            max_write_segments: 0,
+            separate_write_segment: false,
+            read_ahead: ReadAheadMode::None,
+            max_read_ahead_blocks: 0,
+            read_ahead_over_requested: false,
+            read_ahead_on_idle_hit: false,
+            write_back: false,
+            read_free_blocks: false,
+            read_hits_on_write_data: false,
+            read_watermark: 0.0,
+            watermark_by_request: true,
+            zero_latency_read: false,
+            zero_latency_write: false,
+            stop_prefetch_in_sector: true,
+        }
+    }
+}
+
 fn yes() -> bool {
     true
 }

@@ -38,25 +38,7 @@ pub fn small_spec() -> HddSpec {
         overheads: Overheads { time_scale: 1.0, never_disconnect: true, ..Overheads::default() },
         bus_read_ms_per_sector: 0.0,
         bus_write_ms_per_sector: 0.0,
-        cache: CacheSpec {
-            enabled: false,
-            segments: 0,
-            segment_blocks: 0,
-            max_write_segments: 0,
-            separate_write_segment: false,
-            read_ahead: ReadAheadMode::None,
-            max_read_ahead_blocks: 0,
-            read_ahead_over_requested: false,
-            read_ahead_on_idle_hit: false,
-            write_back: false,
-            read_free_blocks: false,
-            read_hits_on_write_data: false,
-            read_watermark: 0.0,
-            watermark_by_request: true,
-            zero_latency_read: false,
-            zero_latency_write: false,
-            stop_prefetch_in_sector: true,
-        },
+        cache: CacheSpec::disabled(),
     };
     s.block_count = s.zones.iter().map(|z| s.zone_blocks(z) as u64).sum();
     s
