@@ -17,7 +17,7 @@
 
 use crate::bitmap::Bitmap;
 use crate::geometry::{tick, ticks, Geometry, PolicyError, Tier};
-use crate::work::{check_range, Work};
+use crate::work::Work;
 use crate::{split_extents, Migration, MoveKind, Piece, Place, Policy, PolicyStats, Routing};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -265,13 +265,9 @@ impl Policy for CachingPolicy {
     }
 
     fn route(&mut self, now_ns: u64, op: Op, offset_bytes: u64, len_bytes: u64, out: &mut Vec<Piece>) -> Result<Routing, PolicyError> {
-        check_range(offset_bytes, len_bytes, self.virtual_bytes())?;
         let es = self.geo.extent_bytes;
-        if op == Op::Write {
-            if let Some(id) = self.work.write_must_wait(es, offset_bytes, len_bytes) {
-                self.stats.delayed_requests += 1;
-                return Ok(Routing::Wait(id));
-            }
+        if let Some(id) = self.work.admit(op, es, offset_bytes, len_bytes, self.virtual_bytes(), &mut self.stats)? {
+            return Ok(Routing::Wait(id));
         }
         out.clear();
         for (ext, within, len) in split_extents(es, offset_bytes, len_bytes) {
@@ -308,7 +304,7 @@ impl Policy for CachingPolicy {
                     }
                 }
             } else {
-                let from_ram = op == Op::Read && self.work.migration_of(v).is_some_and(|a| a.copied);
+                let from_ram = self.work.served_from_ram(op, v);
                 pieces[0] = Some(if from_ram { Piece { place: Place::Ram, device_offset_bytes: within, ..hdd } } else { hdd });
                 self.count_miss(v, now_ns);
             }

@@ -20,7 +20,7 @@
 
 use crate::bitmap::Bitmap;
 use crate::geometry::{tick, ticks, Geometry, PolicyError, Tier};
-use crate::work::{check_range, Work};
+use crate::work::Work;
 use crate::{split_extents, Migration, MoveKind, Piece, Place, Policy, PolicyStats, Routing};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -253,20 +253,16 @@ impl Policy for TieringPolicy {
     }
 
     fn route(&mut self, now_ns: u64, op: Op, offset_bytes: u64, len_bytes: u64, out: &mut Vec<Piece>) -> Result<Routing, PolicyError> {
-        check_range(offset_bytes, len_bytes, self.virtual_bytes())?;
         let es = self.geo.extent_bytes;
-        if op == Op::Write {
-            if let Some(id) = self.work.write_must_wait(es, offset_bytes, len_bytes) {
-                self.stats.delayed_requests += 1;
-                return Ok(Routing::Wait(id));
-            }
+        if let Some(id) = self.work.admit(op, es, offset_bytes, len_bytes, self.virtual_bytes(), &mut self.stats)? {
+            return Ok(Routing::Wait(id));
         }
         out.clear();
         for (ext, within, len) in split_extents(es, offset_bytes, len_bytes) {
             let v = ext as u32;
             let phys = self.map_lazily(v);
             self.note_access(v, now_ns);
-            let ram = op == Op::Read && self.work.migration_of(v).is_some_and(|a| a.copied);
+            let ram = self.work.served_from_ram(op, v);
             let piece = if ram {
                 Piece { place: Place::Ram, op, device_offset_bytes: within, len_bytes: len, extent: v }
             } else {

@@ -4,6 +4,7 @@
 use crate::geometry::PolicyError;
 use crate::{split_extents, Migration, Piece, Place, PolicyStats};
 use rustc_hash::FxHashMap;
+use tierlab_types::Op;
 
 /// A migration under way; `target` is the policy's own destination (a physical extent or
 /// a cache slot).
@@ -31,10 +32,34 @@ impl Work {
         self.inflight.contains_key(&v)
     }
 
-    /// The migration a write to `[offset, offset + len)` must wait for, if any: writes
-    /// never race a copy of their extent.
-    pub fn write_must_wait(&self, extent_bytes: u64, offset_bytes: u64, len_bytes: u64) -> Option<u64> {
-        split_extents(extent_bytes, offset_bytes, len_bytes).find_map(|(ext, _, _)| self.migration_of(ext as u32).map(|a| a.m.id))
+    /// The checks a request passes before it is routed: it must lie within the drive, and a
+    /// write must wait (for the returned migration) while any of its extents is being
+    /// copied — writes never race a copy.
+    pub fn admit(
+        &self,
+        op: Op,
+        extent_bytes: u64,
+        offset_bytes: u64,
+        len_bytes: u64,
+        capacity_bytes: u64,
+        stats: &mut PolicyStats,
+    ) -> Result<Option<u64>, PolicyError> {
+        if len_bytes == 0 || offset_bytes.checked_add(len_bytes).is_none_or(|end| end > capacity_bytes) {
+            return Err(PolicyError::OutOfRange { offset_bytes, len_bytes, capacity_bytes });
+        }
+        if op == Op::Read {
+            return Ok(None);
+        }
+        let wait = split_extents(extent_bytes, offset_bytes, len_bytes).find_map(|(ext, _, _)| self.migration_of(ext as u32).map(|a| a.m.id));
+        if wait.is_some() {
+            stats.delayed_requests += 1;
+        }
+        Ok(wait)
+    }
+
+    /// A read of extent `v` is served from the RAM copy of its migration, once made.
+    pub fn served_from_ram(&self, op: Op, v: u32) -> bool {
+        op == Op::Read && self.migration_of(v).is_some_and(|a| a.copied)
     }
 
     /// Record a routed piece: in flight until `done`, and counted in the stats.
@@ -73,12 +98,4 @@ impl Work {
         let pos = self.active.iter().position(|a| a.m.id == id)?;
         Some(self.active.swap_remove(pos))
     }
-}
-
-/// A request must address at least one byte, all within the drive.
-pub(crate) fn check_range(offset_bytes: u64, len_bytes: u64, capacity_bytes: u64) -> Result<(), PolicyError> {
-    if len_bytes == 0 || offset_bytes.checked_add(len_bytes).is_none_or(|end| end > capacity_bytes) {
-        return Err(PolicyError::OutOfRange { offset_bytes, len_bytes, capacity_bytes });
-    }
-    Ok(())
 }
