@@ -276,7 +276,7 @@ pub fn stats_with_progress(
     let mut builder = StatsBuilder::new();
     for request in reader.by_ref() {
         builder.add(&request?);
-        if builder.requests % PROGRESS_EVERY == 0 {
+        if builder.requests.is_multiple_of(PROGRESS_EVERY) {
             progress(builder.requests);
         }
     }

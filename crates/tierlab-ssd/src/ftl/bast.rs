@@ -4,7 +4,7 @@
 //! the log holds every page in order, a partial merge when it holds a prefix in order
 //! (the rest is copied from the data block), a full merge otherwise.
 
-use super::{relocate_data_block, Ftl, MergeCounts};
+use super::{BlockMapped, relocate_data_block, Ftl, MergeCounts};
 use crate::error::SsdError;
 use crate::flash::{BlockKind, Flash, Purpose, NONE};
 use crate::spec::{FtlKind, SsdSpec};
@@ -40,24 +40,6 @@ impl Bast {
         }
     }
 
-    fn latest(&self, flash: &Flash, lpn: u32) -> Option<u32> {
-        let (lbn, off) = (lpn / self.ppb, lpn % self.ppb);
-        if let Some(log) = self.logs.get(&lbn) {
-            let first = flash.first_page(log.block);
-            // The newest copy is the last one written; scan the log backwards.
-            if let Some(p) = (first..first + log.used)
-                .rev()
-                .find(|&p| flash.is_valid(p) && flash.owner(p) == lpn)
-            {
-                return Some(p);
-            }
-        }
-        let d = self.data[lbn as usize];
-        Some(d)
-            .filter(|&d| d != NONE)
-            .map(|d| flash.first_page(d) + off)
-            .filter(|&p| flash.is_valid(p))
-    }
 
     fn merge_oldest(&mut self, flash: &mut Flash, now_ns: u64) -> Result<u64, SsdError> {
         loop {
@@ -68,19 +50,6 @@ impl Bast {
         }
     }
 
-    /// A free block, keeping one in reserve for merges.
-    fn alloc(&mut self, flash: &mut Flash, now_ns: u64) -> Result<(u32, u64), SsdError> {
-        let mut t = now_ns;
-        while flash.total_free_blocks() < 2 {
-            t = t.max(self.merge_oldest(flash, now_ns)?);
-        }
-        Ok((
-            flash
-                .alloc_block_any(BlockKind::Data)
-                .ok_or(SsdError::OutOfSpace)?,
-            t,
-        ))
-    }
 
     /// Merge `lbn`'s log block with its data block.
     fn merge(&mut self, flash: &mut Flash, lbn: u32, now_ns: u64) -> Result<u64, SsdError> {
@@ -126,30 +95,64 @@ impl Bast {
     }
 }
 
+impl BlockMapped for Bast {
+    fn pages_per_block(&self) -> u32 {
+        self.ppb
+    }
+
+    fn data_block(&mut self, lbn: usize) -> &mut u32 {
+        &mut self.data[lbn]
+    }
+
+    fn latest(&self, flash: &Flash, lpn: u32) -> Option<u32> {
+        let (lbn, off) = (lpn / self.ppb, lpn % self.ppb);
+        if let Some(log) = self.logs.get(&lbn) {
+            let first = flash.first_page(log.block);
+            // The newest copy is the last one written; scan the log backwards.
+            if let Some(p) = (first..first + log.used)
+                .rev()
+                .find(|&p| flash.is_valid(p) && flash.owner(p) == lpn)
+            {
+                return Some(p);
+            }
+        }
+        let d = self.data[lbn as usize];
+        Some(d)
+            .filter(|&d| d != NONE)
+            .map(|d| flash.first_page(d) + off)
+            .filter(|&p| flash.is_valid(p))
+    }
+
+    /// A free block, keeping one in reserve for merges.
+    fn alloc(&mut self, flash: &mut Flash, now_ns: u64) -> Result<(u32, u64), SsdError> {
+        let mut t = now_ns;
+        while flash.total_free_blocks() < 2 {
+            t = t.max(self.merge_oldest(flash, now_ns)?);
+        }
+        Ok((
+            flash
+                .alloc_block_any(BlockKind::Data)
+                .ok_or(SsdError::OutOfSpace)?,
+            t,
+        ))
+    }
+}
+
 impl Ftl for Bast {
     fn kind(&self) -> FtlKind {
         FtlKind::Bast
     }
 
     fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
-        Ok(match self.latest(flash, lpn) {
-            Some(p) => flash.read(p, now_ns, Purpose::User),
-            None => now_ns,
-        })
+        Ok(self.read_latest(flash, lpn, now_ns))
     }
 
     fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
         let (lbn, off) = (lpn / self.ppb, lpn % self.ppb);
-        let mut t = now_ns;
-        if self.data[lbn as usize] == NONE {
-            let (b, tm) = self.alloc(flash, now_ns)?;
-            self.data[lbn as usize] = b;
-            t = tm;
-        }
-        let p = flash.first_page(self.data[lbn as usize]) + off;
-        if flash.is_free(p) {
-            return Ok(t.max(flash.program(p, lpn, now_ns, Purpose::User)));
-        }
+        let mut t = match self.write_in_place(flash, lpn, now_ns)? {
+            Ok(done) => return Ok(done),
+            Err(t) => t,
+        };
         if self.logs.get(&lbn).is_some_and(|l| l.used == self.ppb) {
             t = t.max(self.merge(flash, lbn, now_ns)?);
         }

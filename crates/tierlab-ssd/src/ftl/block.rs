@@ -5,7 +5,7 @@
 //!
 //! Like FlashSim, pages of a block may be programmed out of order.
 
-use super::{relocate_data_block, Ftl, MergeCounts};
+use super::{BlockMapped, relocate_data_block, Ftl, MergeCounts};
 use crate::error::SsdError;
 use crate::flash::{BlockKind, Flash, Purpose, NONE};
 use crate::spec::{FtlKind, SsdSpec};
@@ -33,35 +33,7 @@ impl BlockFtl {
         }
     }
 
-    fn latest(&self, flash: &Flash, lpn: u32) -> Option<u32> {
-        let (lbn, off) = ((lpn / self.ppb) as usize, lpn % self.ppb);
-        [self.repl[lbn], self.data[lbn]]
-            .into_iter()
-            .filter(|&b| b != NONE)
-            .map(|b| flash.first_page(b) + off)
-            .find(|&p| flash.is_valid(p))
-    }
 
-    /// A free block, merging the oldest replacement chains first so that one free block
-    /// always stays in reserve for merges. Returns the block and when merging finished.
-    fn alloc(&mut self, flash: &mut Flash, now_ns: u64) -> Result<(u32, u64), SsdError> {
-        let mut t = now_ns;
-        while flash.total_free_blocks() < 2 {
-            let lbn = loop {
-                let l = self.repl_order.pop_front().ok_or(SsdError::OutOfSpace)?;
-                if self.repl[l as usize] != NONE {
-                    break l;
-                }
-            };
-            t = t.max(self.merge(flash, lbn, None, now_ns)?);
-        }
-        Ok((
-            flash
-                .alloc_block_any(BlockKind::Data)
-                .ok_or(SsdError::OutOfSpace)?,
-            t,
-        ))
-    }
 
     /// Gather the latest page of every offset of `lbn` into a fresh block (the page at
     /// `new_off`, if any, is the host's new data), then erase the old blocks.
@@ -101,30 +73,61 @@ impl BlockFtl {
     }
 }
 
+impl BlockMapped for BlockFtl {
+    fn pages_per_block(&self) -> u32 {
+        self.ppb
+    }
+
+    fn data_block(&mut self, lbn: usize) -> &mut u32 {
+        &mut self.data[lbn]
+    }
+
+    fn latest(&self, flash: &Flash, lpn: u32) -> Option<u32> {
+        let (lbn, off) = ((lpn / self.ppb) as usize, lpn % self.ppb);
+        [self.repl[lbn], self.data[lbn]]
+            .into_iter()
+            .filter(|&b| b != NONE)
+            .map(|b| flash.first_page(b) + off)
+            .find(|&p| flash.is_valid(p))
+    }
+
+    /// A free block, merging the oldest replacement chains first so that one free block
+    /// always stays in reserve for merges. Returns the block and when merging finished.
+    fn alloc(&mut self, flash: &mut Flash, now_ns: u64) -> Result<(u32, u64), SsdError> {
+        let mut t = now_ns;
+        while flash.total_free_blocks() < 2 {
+            let lbn = loop {
+                let l = self.repl_order.pop_front().ok_or(SsdError::OutOfSpace)?;
+                if self.repl[l as usize] != NONE {
+                    break l;
+                }
+            };
+            t = t.max(self.merge(flash, lbn, None, now_ns)?);
+        }
+        Ok((
+            flash
+                .alloc_block_any(BlockKind::Data)
+                .ok_or(SsdError::OutOfSpace)?,
+            t,
+        ))
+    }
+}
+
 impl Ftl for BlockFtl {
     fn kind(&self) -> FtlKind {
         FtlKind::Block
     }
 
     fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
-        Ok(match self.latest(flash, lpn) {
-            Some(p) => flash.read(p, now_ns, Purpose::User),
-            None => now_ns,
-        })
+        Ok(self.read_latest(flash, lpn, now_ns))
     }
 
     fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
         let (lbn, off) = ((lpn / self.ppb) as usize, lpn % self.ppb);
-        let mut t = now_ns;
-        if self.data[lbn] == NONE {
-            let (b, tm) = self.alloc(flash, now_ns)?;
-            self.data[lbn] = b;
-            t = tm;
-        }
-        let p = flash.first_page(self.data[lbn]) + off;
-        if flash.is_free(p) {
-            return Ok(t.max(flash.program(p, lpn, now_ns, Purpose::User)));
-        }
+        let mut t = match self.write_in_place(flash, lpn, now_ns)? {
+            Ok(done) => return Ok(done),
+            Err(t) => t,
+        };
         if self.repl[lbn] == NONE {
             let (b, tm) = self.alloc(flash, now_ns)?;
             // Allocation may have merged other blocks, never this one (it had no replacement).

@@ -5,7 +5,7 @@
 //! full merge; reclaiming the oldest RW log fully merges every logical block with a
 //! valid page in it.
 
-use super::{relocate_data_block, Ftl, MergeCounts};
+use super::{BlockMapped, relocate_data_block, Ftl, MergeCounts};
 use crate::error::SsdError;
 use crate::flash::{BlockKind, Flash, Purpose, NONE};
 use crate::spec::{FtlKind, SsdSpec};
@@ -43,45 +43,7 @@ impl Fast {
         }
     }
 
-    fn latest(&self, flash: &Flash, lpn: u32) -> Option<u32> {
-        let (lbn, off) = (lpn / self.ppb, lpn % self.ppb);
-        let r = self.rw_map[lpn as usize];
-        if r != NONE {
-            return Some(r);
-        }
-        if let Some(sw) = self.sw.as_ref().filter(|s| s.lbn == lbn && off < s.next) {
-            let p = flash.first_page(sw.block) + off;
-            if flash.is_valid(p) {
-                return Some(p);
-            }
-        }
-        let d = self.data[lbn as usize];
-        Some(d)
-            .filter(|&d| d != NONE)
-            .map(|d| flash.first_page(d) + off)
-            .filter(|&p| flash.is_valid(p))
-    }
 
-    /// A free block, reclaiming logs so that one free block stays in reserve for merges.
-    fn alloc(&mut self, flash: &mut Flash, now_ns: u64) -> Result<(u32, u64), SsdError> {
-        let mut t = now_ns;
-        while flash.total_free_blocks() < 2 {
-            t = t.max(if !self.rw.is_empty() {
-                self.reclaim_rw(flash, now_ns)?
-            } else {
-                self.merge_sw(flash, now_ns)?
-            });
-            if self.rw.is_empty() && self.sw.is_none() && flash.total_free_blocks() < 2 {
-                return Err(SsdError::OutOfSpace);
-            }
-        }
-        Ok((
-            flash
-                .alloc_block_any(BlockKind::Data)
-                .ok_or(SsdError::OutOfSpace)?,
-            t,
-        ))
-    }
 
     /// Gather the latest copy of every offset of `lbn` into a fresh block; erase the old
     /// data block and the SW log if it belonged to `lbn`.
@@ -208,30 +170,71 @@ impl Fast {
     }
 }
 
+impl BlockMapped for Fast {
+    fn pages_per_block(&self) -> u32 {
+        self.ppb
+    }
+
+    fn data_block(&mut self, lbn: usize) -> &mut u32 {
+        &mut self.data[lbn]
+    }
+
+    fn latest(&self, flash: &Flash, lpn: u32) -> Option<u32> {
+        let (lbn, off) = (lpn / self.ppb, lpn % self.ppb);
+        let r = self.rw_map[lpn as usize];
+        if r != NONE {
+            return Some(r);
+        }
+        if let Some(sw) = self.sw.as_ref().filter(|s| s.lbn == lbn && off < s.next) {
+            let p = flash.first_page(sw.block) + off;
+            if flash.is_valid(p) {
+                return Some(p);
+            }
+        }
+        let d = self.data[lbn as usize];
+        Some(d)
+            .filter(|&d| d != NONE)
+            .map(|d| flash.first_page(d) + off)
+            .filter(|&p| flash.is_valid(p))
+    }
+
+    /// A free block, reclaiming logs so that one free block stays in reserve for merges.
+    fn alloc(&mut self, flash: &mut Flash, now_ns: u64) -> Result<(u32, u64), SsdError> {
+        let mut t = now_ns;
+        while flash.total_free_blocks() < 2 {
+            t = t.max(if !self.rw.is_empty() {
+                self.reclaim_rw(flash, now_ns)?
+            } else {
+                self.merge_sw(flash, now_ns)?
+            });
+            if self.rw.is_empty() && self.sw.is_none() && flash.total_free_blocks() < 2 {
+                return Err(SsdError::OutOfSpace);
+            }
+        }
+        Ok((
+            flash
+                .alloc_block_any(BlockKind::Data)
+                .ok_or(SsdError::OutOfSpace)?,
+            t,
+        ))
+    }
+}
+
 impl Ftl for Fast {
     fn kind(&self) -> FtlKind {
         FtlKind::Fast
     }
 
     fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
-        Ok(match self.latest(flash, lpn) {
-            Some(p) => flash.read(p, now_ns, Purpose::User),
-            None => now_ns,
-        })
+        Ok(self.read_latest(flash, lpn, now_ns))
     }
 
     fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
         let (lbn, off) = (lpn / self.ppb, lpn % self.ppb);
-        let mut t = now_ns;
-        if self.data[lbn as usize] == NONE {
-            let (b, tm) = self.alloc(flash, now_ns)?;
-            self.data[lbn as usize] = b;
-            t = tm;
-        }
-        let p = flash.first_page(self.data[lbn as usize]) + off;
-        if flash.is_free(p) {
-            return Ok(t.max(flash.program(p, lpn, now_ns, Purpose::User)));
-        }
+        let mut t = match self.write_in_place(flash, lpn, now_ns)? {
+            Ok(done) => return Ok(done),
+            Err(t) => t,
+        };
         if off == 0 {
             t = t.max(self.merge_sw(flash, now_ns)?);
             let (b, tm) = self.alloc(flash, now_ns)?;

@@ -9,7 +9,7 @@ mod fast;
 mod page;
 
 use crate::error::SsdError;
-use crate::flash::Flash;
+use crate::flash::{Flash, Purpose, NONE};
 use crate::spec::{FtlKind, SsdSpec};
 use serde::Serialize;
 
@@ -53,6 +53,45 @@ pub trait Ftl {
     /// FTL-specific counters for the report (name, value), in a fixed order.
     fn counters(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
+    }
+}
+
+/// What the block-mapped FTLs (block, BAST, FAST) share: a data block per logical block,
+/// reads of the latest copy, and the first step of every write — program the page at its
+/// own offset in the data block while that page is still free.
+pub(crate) trait BlockMapped {
+    fn pages_per_block(&self) -> u32;
+    /// The data block of logical block `lbn` (`NONE` when it has none yet).
+    fn data_block(&mut self, lbn: usize) -> &mut u32;
+    /// A free data block, merging to make one if needed; and when it was ready.
+    fn alloc(&mut self, flash: &mut Flash, now_ns: u64) -> Result<(u32, u64), SsdError>;
+    /// The physical page holding `lpn`'s latest data.
+    fn latest(&self, flash: &Flash, lpn: u32) -> Option<u32>;
+
+    fn read_latest(&self, flash: &mut Flash, lpn: u32, now_ns: u64) -> u64 {
+        match self.latest(flash, lpn) {
+            Some(p) => flash.read(p, now_ns, Purpose::User),
+            None => now_ns,
+        }
+    }
+
+    /// Give `lpn`'s logical block a data block if it has none, then program `lpn` at its
+    /// own offset if that page is free: `Ok(Ok(done))`. Otherwise `Ok(Err(t))`, with `t`
+    /// the time spent so far, and the FTL goes on with its log or replacement blocks.
+    fn write_in_place(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<Result<u64, u64>, SsdError> {
+        let ppb = self.pages_per_block();
+        let (lbn, off) = ((lpn / ppb) as usize, lpn % ppb);
+        let mut t = now_ns;
+        if *self.data_block(lbn) == NONE {
+            let (b, ready) = self.alloc(flash, now_ns)?;
+            *self.data_block(lbn) = b;
+            t = ready;
+        }
+        let p = flash.first_page(*self.data_block(lbn)) + off;
+        if flash.is_free(p) {
+            return Ok(Ok(t.max(flash.program(p, lpn, now_ns, Purpose::User))));
+        }
+        Ok(Err(t))
     }
 }
 
