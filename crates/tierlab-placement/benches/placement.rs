@@ -37,7 +37,7 @@ fn time_replay(replay: &mut dyn Replay, reqs: &[IoRequest], passes: u64) -> (u64
                 break 'passes;
             }
             done += 1;
-            if done % 4096 == 0 && start.elapsed().as_secs_f64() > BUDGET_S {
+            if done.is_multiple_of(4096) && start.elapsed().as_secs_f64() > BUDGET_S {
                 break 'passes;
             }
         }

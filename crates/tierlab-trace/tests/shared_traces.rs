@@ -305,7 +305,7 @@ fn statistics_of_a_real_trace_are_consistent() {
         s.size_distribution.buckets.iter().map(|b| b.1).sum::<u64>(),
         1000
     );
-    assert!(s.working_set_bytes > 0 && s.working_set_bytes % 4096 == 0);
+    assert!(s.working_set_bytes > 0 && s.working_set_bytes.is_multiple_of(4096));
     assert!(s.span_s > 0.0);
     // Reads are ~50.8 % of hm_0's first 1,000 records (counted with awk on the raw file).
     assert_eq!(s.reads, 508);
