@@ -38,7 +38,7 @@ use std::str::FromStr;
 pub(crate) type KeyMap = rustc_hash::FxHashMap<u64, u32>;
 
 /// A replacement algorithm over `capacity` equally sized resident keys.
-pub trait Replacement {
+pub trait Replacement: Send {
     fn name(&self) -> &'static str;
     /// Look `key` up as an access at `now_ns`. A hit updates the algorithm's state and
     /// returns true. A miss returns false and admits nothing (history such as ARC's ghost

@@ -1,22 +1,22 @@
 //! `tierlab compare`: one workload on a matrix of drive designs, in the four currencies —
-//! performance, energy, endurance and dollars.
+//! performance, energy, endurance and dollars. The matrix and the runs are
+//! `tierlab_hybrid`'s; this module parses arguments and renders the rows.
 
-use crate::cmd_simulate::{simulate, SimulateArgs, Usage};
-use crate::hybrid::HybridMode;
-use anyhow::{anyhow, Context, Result};
+use crate::cmd_simulate::{ReplayMode, SimulateArgs};
+use crate::progress::requests_bar;
+use anyhow::{Context, Result};
 use clap::Args;
-use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
-use tierlab_cost::{cost_curve, CostBreakdown, CostDevice, CostInputs, Wear};
+use tierlab_hybrid::{CostModel, Matrix, RunRow};
 use tierlab_report::Table;
-use tierlab_sim::SimReport;
 use tierlab_types::MIB;
 
 #[derive(Args)]
 pub struct CompareArgs {
     /// The workload, device and replay options of `tierlab simulate` (its --hybrid knobs
-    /// are the defaults the sweeps below vary).
+    /// are the defaults the sweeps below vary). Replay is closed-loop unless
+    /// `--replay open` is given.
     #[command(flatten)]
     pub base: SimulateArgs,
     /// SSD shares of the capacity to try for tiering and caching.
@@ -48,176 +48,24 @@ pub struct CompareArgs {
     pub html: Option<PathBuf>,
 }
 
-/// One configuration's outcome.
-#[derive(Clone, Debug, Serialize)]
-pub struct Row {
-    pub config: String,
-    pub mode: String,
-    pub ssd_fraction: Option<f64>,
-    pub extent_bytes: Option<u64>,
-    pub pt: Option<u32>,
-    pub mcml: Option<u32>,
-    pub throughput_iops: f64,
-    pub mean_ms: f64,
-    pub p99_ms: f64,
-    pub energy_j: f64,
-    pub average_power_w: f64,
-    pub hdd_spun_down_fraction: f64,
-    pub ssd_hit_ratio: Option<f64>,
-    pub promotions: u64,
-    pub demotions: u64,
-    pub prefetches: u64,
-    pub evictions: u64,
-    pub write_backs: u64,
-    pub ssd_write_bytes: u64,
-    pub ssd_read_bytes: u64,
-    pub hdd_start_stop_cycles: u64,
-    /// Share of the SSD's rated life used, parts per million, with reads × 1/10 and × 1/100.
-    pub ssd_eu_read_tenth: f64,
-    pub ssd_eu_read_hundredth: f64,
-    pub hdd_eu: f64,
-    pub cost: Vec<CostBreakdown>,
-}
-
-/// The matrix: the baselines, then tiering and caching over every sweep value.
-fn configs(a: &CompareArgs) -> Vec<(String, SimulateArgs)> {
-    let mut out = Vec::new();
-    let with = |mode: HybridMode, f: f64, es: u64, pt: u32, mcml: u32| {
-        let mut s = a.base.clone();
-        s.hybrid.hybrid = Some(mode);
-        s.hybrid.ssd_fraction = f;
-        s.hybrid.es = es;
-        s.hybrid.pt = pt;
-        s.hybrid.mcml = mcml;
-        s
-    };
-    let h = &a.base.hybrid;
-    out.push(("ssd-only".to_string(), with(HybridMode::SsdOnly, h.ssd_fraction, h.es, h.pt, h.mcml)));
-    out.push(("hdd-only".to_string(), with(HybridMode::HddOnly, h.ssd_fraction, h.es, h.pt, h.mcml)));
-    for &f in &a.fractions {
-        out.push((format!("linear ssd={}", frac(f)), with(HybridMode::Linear, f, h.es, h.pt, h.mcml)));
-    }
-    for mode in [HybridMode::Tiering, HybridMode::Caching] {
-        for &f in &a.fractions {
-            for &pt in &a.pts {
-                for &es in &a.extents {
-                    for &mcml in &a.mcmls {
-                        let name = if mode == HybridMode::Tiering { "tiering" } else { "caching" };
-                        let label = format!("{name} ssd={} pt={pt} es={} mcml={mcml}", frac(f), size(es));
-                        out.push((label, with(mode, f, es, pt, mcml)));
-                    }
-                }
-            }
+impl CompareArgs {
+    /// The library's matrix: the base configuration (closed-loop by default) and the sweeps.
+    pub fn matrix(&self) -> Matrix {
+        Matrix {
+            base: self.base.config(ReplayMode::Closed),
+            fractions: self.fractions.clone(),
+            pts: self.pts.clone(),
+            extents: self.extents.clone(),
+            mcmls: self.mcmls.clone(),
         }
     }
-    out
-}
 
-fn frac(f: f64) -> String {
-    if f > 0.0 && (1.0 / f).fract().abs() < 1e-9 {
-        format!("1/{}", (1.0 / f).round())
-    } else {
-        format!("{f}")
+    pub fn cost_model(&self) -> CostModel {
+        CostModel { prices: self.prices.clone(), tariff: self.tariff.clone(), read_effect: self.read_effect }
     }
 }
 
-fn size(b: u64) -> String {
-    if b.is_multiple_of(MIB) {
-        format!("{}M", b / MIB)
-    } else {
-        format!("{}K", b / 1024)
-    }
-}
-
-fn row(label: String, s: &SimulateArgs, r: &SimReport, usage: Usage, a: &CompareArgs) -> Result<Row> {
-    let prices = tierlab_cost::builtin_prices(&a.prices)?;
-    let tariff = tierlab_cost::builtin_tariff(&a.tariff)?;
-    let mode = s.hybrid.hybrid.unwrap_or(HybridMode::HddOnly);
-    let is_ssd = |d: &&tierlab_sim::DeviceRun| d.device.kind == "ssd";
-    let ssd = r.devices.iter().find(is_ssd);
-    let hdd = r.devices.iter().find(|d| d.device.kind == "hdd");
-    let (ssd_write_bytes, ssd_read_bytes) = ssd.map_or((0, 0), |d| (d.write_bytes, d.read_bytes));
-    let cycles = hdd.and_then(|d| d.device.counters.get("start_stop_cycles")).copied().unwrap_or(0.0) as u64;
-    let span_ns = (r.span_s * 1e9).max(1.0);
-    let spun_down = hdd.map_or(0.0, |d| {
-        d.device.states.iter().filter(|st| st.standby).map(|st| st.time_ns).sum::<u64>() as f64 / span_ns
-    });
-    let mut devices = Vec::new();
-    let mut ssd_eu = (0.0, 0.0);
-    let mut hdd_eu = 0.0;
-    if let Some(d) = ssd {
-        let rated = prices.rated_limit(&d.device.name)?;
-        let eu = |ratio: f64| (ssd_write_bytes as f64 + ssd_read_bytes as f64 * ratio) / rated as f64 * 1e6;
-        ssd_eu = (eu(0.1), eu(0.01));
-        devices.push(CostDevice {
-            cost: prices.device_cost(&d.device.name, usage.ssd_bytes)?,
-            wear: Wear::SsdBytes { write_bytes: ssd_write_bytes, read_bytes: ssd_read_bytes, read_effect_ratio: a.read_effect, rated_write_bytes: rated },
-        });
-    }
-    if let Some(d) = hdd {
-        let rated = prices.rated_limit(&d.device.name)?;
-        hdd_eu = cycles as f64 / rated as f64 * 1e6;
-        devices.push(CostDevice {
-            cost: prices.device_cost(&d.device.name, usage.hdd_bytes)?,
-            wear: Wear::HddCycles { start_stop_cycles: cycles, rated_cycles: rated },
-        });
-    }
-    let inputs = CostInputs { devices, energy_j: r.energy_j, peak_power_w: None, duration_s: r.span_s, service_usd: prices.service_usd()? };
-    let cost = cost_curve(&inputs, &tariff).with_context(|| format!("pricing `{label}`"))?;
-    let stats = &r.controller["stats"];
-    let count = |k: &str| stats[k].as_u64().unwrap_or(0);
-    let hybrid = matches!(mode, HybridMode::Tiering | HybridMode::Caching | HybridMode::Linear);
-    Ok(Row {
-        config: label,
-        mode: format!("{mode:?}").to_lowercase(),
-        ssd_fraction: hybrid.then_some(s.hybrid.ssd_fraction),
-        extent_bytes: hybrid.then_some(s.hybrid.es),
-        pt: matches!(mode, HybridMode::Tiering | HybridMode::Caching).then_some(s.hybrid.pt),
-        mcml: matches!(mode, HybridMode::Tiering | HybridMode::Caching).then_some(s.hybrid.mcml),
-        throughput_iops: r.throughput_iops,
-        mean_ms: r.response_time.mean_ms,
-        p99_ms: r.response_time.p99_ms,
-        energy_j: r.energy_j,
-        average_power_w: r.average_power_w,
-        hdd_spun_down_fraction: spun_down,
-        ssd_hit_ratio: r.controller["ssd_hit_ratio"].as_f64().or(match mode {
-            HybridMode::SsdOnly => Some(1.0),
-            HybridMode::HddOnly => Some(0.0),
-            _ => None,
-        }),
-        promotions: count("promotions"),
-        demotions: count("demotions"),
-        prefetches: count("prefetches"),
-        evictions: count("evictions"),
-        write_backs: count("write_backs"),
-        ssd_write_bytes,
-        ssd_read_bytes,
-        hdd_start_stop_cycles: cycles,
-        ssd_eu_read_tenth: ssd_eu.0,
-        ssd_eu_read_hundredth: ssd_eu.1,
-        hdd_eu,
-        cost,
-    })
-}
-
-/// Run every configuration; rows in matrix order.
-pub fn compare(a: &CompareArgs) -> Result<Vec<Row>> {
-    if !(a.read_effect.is_finite() && a.read_effect >= 0.0) {
-        return Err(anyhow!("--read-effect: expected a non-negative ratio, found {}", a.read_effect));
-    }
-    let mut rows = Vec::new();
-    for (label, s) in configs(a) {
-        let (report, usage) = simulate(&s).with_context(|| format!("configuration `{label}`"))?;
-        rows.push(row(label, &s, &report, usage, a)?);
-    }
-    Ok(rows)
-}
-
-fn cost_at(r: &Row, alpha: f64) -> f64 {
-    r.cost.iter().find(|c| c.alpha == alpha).map_or(f64::NAN, |c| c.total_usd)
-}
-
-pub fn render_text(rows: &[Row]) -> String {
+pub fn render_text(rows: &[RunRow]) -> String {
     let mut t = Table::new([
         "config", "IOPS", "mean ms", "p99 ms", "energy J", "avg W", "spun down %", "SSD hit %", "moves", "SSD eu", "HDD eu",
         "$ α=1", "$ α=1e3", "$ α=1e5",
@@ -240,15 +88,15 @@ pub fn render_text(rows: &[Row]) -> String {
             moves,
             format!("{:.3}", r.ssd_eu_read_tenth),
             format!("{:.3}", r.hdd_eu),
-            format!("{:.2}", cost_at(r, 1.0)),
-            format!("{:.2}", cost_at(r, 1e3)),
-            format!("{:.2}", cost_at(r, 1e5)),
+            format!("{:.2}", r.cost_at(1.0)),
+            format!("{:.2}", r.cost_at(1e3)),
+            format!("{:.2}", r.cost_at(1e5)),
         ]);
     }
     t.render()
 }
 
-pub fn render_csv(rows: &[Row]) -> String {
+pub fn render_csv(rows: &[RunRow]) -> String {
     let mut s = String::from(
         "config,mode,ssd_fraction,extent_bytes,pt,mcml,throughput_iops,mean_ms,p99_ms,energy_j,average_power_w,hdd_spun_down_fraction,ssd_hit_ratio,promotions,demotions,prefetches,evictions,write_backs,ssd_write_bytes,ssd_read_bytes,hdd_start_stop_cycles,ssd_eu_read_tenth,ssd_eu_read_hundredth,hdd_eu",
     );
@@ -294,19 +142,57 @@ pub fn render_csv(rows: &[Row]) -> String {
 }
 
 pub fn run(a: CompareArgs) -> Result<()> {
-    let rows = compare(&a)?;
+    let workload = a.base.workload()?;
+    let bar = requests_bar("simulating");
+    let mut current = String::new();
+    let report = tierlab_hybrid::compare(&a.matrix(), &workload, &a.cost_model(), &mut |label, n| {
+        if label != current {
+            current = label.to_string();
+            bar.set_message(current.clone());
+        }
+        bar.set_position(n);
+    })?;
+    bar.finish_and_clear();
+    let rows = &report.rows;
     if let Some(path) = &a.csv {
-        std::fs::write(path, render_csv(&rows)).with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(path, render_csv(rows)).with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &a.html {
-        std::fs::write(path, crate::html::render(&rows)).with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(path, crate::html::render(rows)).with_context(|| format!("cannot write {}", path.display()))?;
     }
     let mut out = std::io::stdout().lock();
     if a.base.json {
-        serde_json::to_writer_pretty(&mut out, &rows)?;
+        serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
     } else {
-        write!(out, "{}", render_text(&rows))?;
+        write!(out, "{}", render_text(rows))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use tierlab_sim::Replay;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        compare: CompareArgs,
+    }
+
+    #[test]
+    fn compare_replays_closed_loop_unless_told_otherwise() {
+        let f = Flags::parse_from(["tierlab"]);
+        let m = f.compare.matrix();
+        assert_eq!(m.base.replay, Replay::Closed { depth: 1 });
+        let defaults = Matrix::new(m.base.clone());
+        assert_eq!((m.fractions, m.pts, m.extents, m.mcmls), (defaults.fractions, defaults.pts, defaults.extents, defaults.mcmls));
+        assert_eq!(f.compare.cost_model(), CostModel::default());
+        let f = Flags::parse_from(["tierlab", "--replay", "open"]);
+        assert_eq!(f.compare.matrix().base.replay, Replay::Open);
+        let f = Flags::parse_from(["tierlab", "--depth", "4"]);
+        assert_eq!(f.compare.matrix().base.replay, Replay::Closed { depth: 4 });
+    }
 }

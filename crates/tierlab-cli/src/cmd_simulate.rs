@@ -2,18 +2,16 @@
 
 use crate::args::TraceInput;
 use crate::cmd_workload::load_spec;
-use crate::devices::{build_hdd, DeviceChoice};
-use crate::hybrid::{AddressMap, HybridArgs};
+use crate::devices::DeviceChoice;
+use crate::hybrid::HybridArgs;
 use crate::progress::requests_bar;
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
+use tierlab_hybrid::{Config, Run, Workload};
 use tierlab_report::{fmt_bytes, LatencySummary, Table};
-use tierlab_hybrid_sim::{Devices, HybridController};
-use tierlab_sim::{Controller, Direct, Replay, SchedulerKind, SimError, SimReport, Simulation};
-use tierlab_trace::TraceReader;
-use tierlab_workload::Generator;
+use tierlab_sim::{Replay, SchedulerKind, SimReport};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReplayMode {
@@ -39,8 +37,9 @@ pub struct SimulateArgs {
     #[command(flatten)]
     pub hybrid: HybridArgs,
     /// Open-loop replay follows arrival times; closed-loop keeps --depth outstanding.
-    #[arg(long, value_enum, default_value_t = ReplayMode::Open)]
-    pub replay: ReplayMode,
+    /// Default: open for `simulate`, closed for `compare`.
+    #[arg(long, value_enum)]
+    pub replay: Option<ReplayMode>,
     /// Requests outstanding in closed-loop replay.
     #[arg(long, default_value_t = 1)]
     pub depth: u32,
@@ -56,8 +55,42 @@ pub struct SimulateArgs {
     pub json: bool,
 }
 
+impl SimulateArgs {
+    /// The request source: the trace, the workload file, or the bundled default workload.
+    pub fn workload(&self) -> Result<Workload> {
+        match &self.trace {
+            Some(path) => Ok(Workload::Trace { path: path.clone(), options: self.input.read_options()? }),
+            None => {
+                if self.input.format.is_some() || self.input.sort || !self.input.volumes.is_empty() {
+                    return Err(anyhow!("--format, --sort and --volume apply to --trace only"));
+                }
+                Ok(Workload::Synthetic(load_spec(self.workload.as_deref())?))
+            }
+        }
+    }
+
+    /// The run's configuration; `default_replay` applies when --replay is absent.
+    pub fn config(&self, default_replay: ReplayMode) -> Config {
+        let replay = match self.replay.unwrap_or(default_replay) {
+            ReplayMode::Open => Replay::Open,
+            ReplayMode::Closed => Replay::Closed { depth: self.depth },
+        };
+        Config {
+            mode: self.hybrid.hybrid,
+            hybrid: self.hybrid.params(),
+            hdd: self.device.choice(),
+            replay,
+            scheduler: self.scheduler,
+            wrap: self.wrap,
+        }
+    }
+}
+
 pub fn run(a: SimulateArgs) -> Result<()> {
-    let (report, _) = simulate(&a)?;
+    let workload = a.workload()?;
+    let bar = requests_bar("simulating");
+    let Run { report, .. } = tierlab_hybrid::simulate(&workload, &a.config(ReplayMode::Open), &mut |n| bar.set_position(n))?;
+    bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
     if a.json {
         serde_json::to_writer_pretty(&mut out, &report)?;
@@ -66,81 +99,6 @@ pub fn run(a: SimulateArgs) -> Result<()> {
         write!(out, "{}", render_text(&report))?;
     }
     Ok(())
-}
-
-/// Where requests come from: a trace (its addresses mapped onto a hybrid drive) or
-/// a synthetic workload.
-enum Source {
-    Trace(TraceReader, Option<AddressMap>),
-    Workload(Generator),
-}
-
-impl Source {
-    fn run(self, sim: Simulation, replay: Replay, c: &mut dyn Controller, progress: &mut dyn FnMut(u64)) -> Result<SimReport, SimError> {
-        match self {
-            Source::Trace(r, None) => sim.run(r, replay, c, progress),
-            Source::Trace(r, Some(layout)) => sim.run(r.map(move |x| x.map(|q| layout.map(q))), replay, c, progress),
-            Source::Workload(g) => sim.run(g, replay, c, progress),
-        }
-    }
-}
-
-/// Bytes of each kind of device a run used (what the cost model prices).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Usage {
-    pub ssd_bytes: u64,
-    pub hdd_bytes: u64,
-}
-
-pub fn simulate(a: &SimulateArgs) -> Result<(SimReport, Usage)> {
-    let replay = match a.replay {
-        ReplayMode::Open => Replay::Open,
-        ReplayMode::Closed => Replay::Closed { depth: a.depth },
-    };
-    let hybrid = a.hybrid.hybrid.is_some();
-    // The request source, and the capacity a hybrid drive must expose for it.
-    let (source, span_bytes) = match &a.trace {
-        Some(path) => {
-            if hybrid {
-                let layout = AddressMap::learn(a.hybrid.compact, a.hybrid.es, a.input.open(path)?)?;
-                let span = layout.capacity_bytes();
-                (Source::Trace(a.input.open(path)?, Some(layout)), span)
-            } else {
-                (Source::Trace(a.input.open(path)?, None), 0)
-            }
-        }
-        None => {
-            if a.input.format.is_some() || a.input.sort || !a.input.volumes.is_empty() {
-                return Err(anyhow!("--format, --sort and --volume apply to --trace only"));
-            }
-            let spec = load_spec(a.workload.as_deref())?;
-            (Source::Workload(spec.generate()?), spec.span_bytes)
-        }
-    };
-    let mut sim = Simulation::new(a.scheduler);
-    let bar = requests_bar("simulating");
-    let mut progress = |n: u64| bar.set_position(n);
-    let (report, usage) = if hybrid {
-        let capacity = a.hybrid.capacity_bytes.unwrap_or(span_bytes);
-        let built = crate::hybrid::build(&a.hybrid, &a.device, capacity)?;
-        let usage = Usage { ssd_bytes: built.ssd_used_bytes, hdd_bytes: built.hdd_used_bytes };
-        for d in built.devices {
-            sim.add_device(d);
-        }
-        let report = match built.policy {
-            Some(p) => source.run(sim, replay, &mut HybridController::new(p, Devices { ssd: 0, hdd: 1 }), &mut progress)?,
-            None => source.run(sim, replay, &mut Direct::default(), &mut progress)?,
-        };
-        (report, usage)
-    } else {
-        let hdd = build_hdd(&a.device)?;
-        let usage = Usage { ssd_bytes: 0, hdd_bytes: hdd.capacity_bytes() };
-        sim.add_device(hdd);
-        let mut controller = if a.wrap { Direct::wrapping() } else { Direct::default() };
-        (source.run(sim, replay, &mut controller, &mut progress)?, usage)
-    };
-    bar.finish_and_clear();
-    Ok((report, usage))
 }
 
 fn latency_row(t: &mut Table, name: &str, s: &LatencySummary) {
@@ -214,4 +172,29 @@ pub fn render_text(r: &SimReport) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        simulate: SimulateArgs,
+    }
+
+    #[test]
+    fn simulate_replays_open_loop_unless_told_otherwise() {
+        assert_eq!(Flags::parse_from(["tierlab"]).simulate.config(ReplayMode::Open).replay, Replay::Open);
+        let f = Flags::parse_from(["tierlab", "--replay", "closed", "--depth", "2"]);
+        assert_eq!(f.simulate.config(ReplayMode::Open).replay, Replay::Closed { depth: 2 });
+    }
+
+    #[test]
+    fn trace_only_flags_are_refused_without_a_trace() {
+        let e = Flags::parse_from(["tierlab", "--sort"]).simulate.workload().unwrap_err();
+        assert!(e.to_string().contains("--trace only"), "{e}");
+    }
 }

@@ -1,7 +1,8 @@
 //! A self-contained HTML report of `tierlab compare`: inline SVG charts (no scripts, no
 //! network), readable in any browser and printable.
 
-use crate::cmd_compare::{render_text, Row};
+use crate::cmd_compare::render_text;
+use tierlab_hybrid::RunRow;
 use std::fmt::Write;
 
 fn esc(s: &str) -> String {
@@ -11,7 +12,7 @@ fn esc(s: &str) -> String {
 const PALETTE: [&str; 10] = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
 
 /// Horizontal bars, one per configuration.
-fn bars(title: &str, unit: &str, rows: &[Row], value: impl Fn(&Row) -> f64) -> String {
+fn bars(title: &str, unit: &str, rows: &[RunRow], value: impl Fn(&RunRow) -> f64) -> String {
     let (label_w, bar_w, row_h) = (330.0, 420.0, 18.0);
     let max = rows.iter().map(&value).filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
     let h = 40.0 + row_h * rows.len() as f64;
@@ -52,7 +53,7 @@ fn fmt_num(v: f64) -> String {
 }
 
 /// Total cost against α, both axes logarithmic, one line per configuration.
-fn cost_chart(rows: &[Row]) -> String {
+fn cost_chart(rows: &[RunRow]) -> String {
     let (w, h, left, bottom) = (760.0, 420.0, 70.0, 40.0);
     let points: Vec<(f64, f64)> = rows.iter().flat_map(|r| r.cost.iter().map(|c| (c.alpha, c.total_usd))).collect();
     let (xmin, xmax) = (1.0f64, points.iter().map(|p| p.0).fold(10.0, f64::max));
@@ -81,7 +82,7 @@ fn cost_chart(rows: &[Row]) -> String {
     s
 }
 
-pub fn render(rows: &[Row]) -> String {
+pub fn render(rows: &[RunRow]) -> String {
     let mut s = String::from(
         r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tierlab compare</title>
 <style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}figure{margin:1.5em 0}figcaption{font-weight:600;margin-bottom:.4em}pre{font-size:12px;overflow-x:auto;background:#eee;padding:1em}</style></head><body>

@@ -7,6 +7,7 @@ mod hybrid;
 mod cmd_bench;
 mod cmd_catalog;
 mod cmd_compare;
+mod cmd_serve;
 mod cmd_simulate;
 mod cmd_ssd;
 mod cmd_trace;
@@ -56,6 +57,13 @@ enum Command {
     /// The device catalog: drives with their datasheet and power figures, each cited.
     #[command(subcommand)]
     Catalog(cmd_catalog::CatalogCommand),
+    /// Serve a hybrid drive (an SSD path and an HDD path, files or block devices) as a
+    /// real block device over NBD, moving extents with the same policy code `simulate` uses.
+    Serve(Box<cmd_serve::ServeArgs>),
+    /// Talk to a running `tierlab serve`: get and set tunables, stats, the mapping table.
+    Ctl(cmd_serve::CtlArgs),
+    /// Check a drive's metadata on both stores (and repair it with --repair).
+    Fsck(cmd_serve::FsckArgs),
     /// Measure the simulator's own speed and memory.
     #[command(subcommand)]
     Bench(cmd_bench::BenchCommand),
@@ -72,6 +80,9 @@ fn main() -> ExitCode {
         Command::Validate(c) => cmd_validate::run(c),
         Command::Catalog(c) => cmd_catalog::run(c),
         Command::Bench(c) => cmd_bench::run(c),
+        Command::Serve(a) => cmd_serve::serve(*a),
+        Command::Ctl(a) => cmd_serve::ctl(a),
+        Command::Fsck(a) => cmd_serve::fsck(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

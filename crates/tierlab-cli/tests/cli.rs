@@ -273,3 +273,15 @@ fn compare_reports_every_configuration_in_four_currencies() {
     assert!(html.starts_with("<!doctype html>") && html.contains("<svg") && html.contains("tiering ssd=1/4"));
     assert!(!html.contains("<script"), "self-contained, no scripts");
 }
+
+#[test]
+fn bench_measures_a_hybrid_drive() {
+    let Some(shared) = shared() else { return };
+    let path = shared.join("traces/cloudphysics-io.csv");
+    let path = path.to_str().unwrap();
+    let args = ["bench", "simulate", path, "--max-requests", "2000", "--json"];
+    let v = json(&ok(&[&args[..], &["--hybrid", "tiering", "--compact", "--lt", "8", "--ht", "16"]].concat()));
+    assert_eq!((v["drive"].as_str(), v["requests"].as_u64()), (Some("tiering"), Some(2000)));
+    assert!(v["requests_per_cpu_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(json(&ok(&args))["drive"], "hdd");
+}

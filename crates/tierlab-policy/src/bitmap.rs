@@ -13,6 +13,9 @@ impl Bitmap {
         Bitmap { words: vec![0; (len as usize).div_ceil(64)], len, hint: 0 }
     }
 
+    pub fn is_set(&self, i: u32) -> bool {
+        self.words[(i / 64) as usize] & (1 << (i % 64)) != 0
+    }
 
     pub fn set(&mut self, i: u32) {
         self.words[(i / 64) as usize] |= 1 << (i % 64);

@@ -16,9 +16,10 @@
 //! replacement algorithm's state per cached extent.
 
 use crate::bitmap::Bitmap;
+use crate::persist::{bad_record, ChangeLog};
 use crate::geometry::{tick, ticks, Geometry, PolicyError, Tier};
 use crate::work::Work;
-use crate::{split_extents, Migration, MoveKind, Piece, Place, Policy, PolicyStats, Routing};
+use crate::{split_extents, MapRecord, Migration, MoveKind, Piece, Place, Policy, PolicyStats, Routing, NO_LOCATION};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use tierlab_cache::{Algorithm, Replacement};
@@ -134,6 +135,7 @@ pub struct CachingPolicy {
     next_id: u64,
     checkpointing: bool,
     stats: PolicyStats,
+    log: ChangeLog,
 }
 
 impl CachingPolicy {
@@ -152,11 +154,8 @@ impl CachingPolicy {
             next_id: 1,
             checkpointing: false,
             stats: PolicyStats::default(),
+            log: ChangeLog::default(),
         })
-    }
-
-    pub fn virtual_bytes(&self) -> u64 {
-        self.geo.hdd_bytes()
     }
 
     pub fn params(&self) -> &CachingParams {
@@ -216,6 +215,7 @@ impl CachingPolicy {
         if slot != NONE {
             self.reverse[slot as usize] = NONE;
             self.slots.clear(slot);
+            self.log.note(MapRecord::new(v, NO_LOCATION, false));
         }
     }
 
@@ -287,6 +287,9 @@ impl Policy for CachingPolicy {
                     match self.params.write {
                         WritePolicy::WriteBack => {
                             if self.queue_writeback(v) {
+                                if e.flags & DIRTY == 0 {
+                                    self.log.note(MapRecord::new(v, e.slot, true));
+                                }
                                 self.table[v as usize].flags |= DIRTY;
                             } else {
                                 pieces[1] = Some(hdd);
@@ -361,6 +364,10 @@ impl Policy for CachingPolicy {
         None
     }
 
+    fn wants_to_move(&self) -> bool {
+        !self.prefetch_queue.is_empty() || !self.writeback_queue.is_empty()
+    }
+
     fn migration_copied(&mut self, id: u64) {
         self.work.copied(id);
     }
@@ -376,6 +383,7 @@ impl Policy for CachingPolicy {
                 e.count = 0;
                 self.reverse[a.target as usize] = v;
                 self.repl.insert(v as u64, now_ns);
+                self.log.note(MapRecord::new(v, a.target, false));
                 self.stats.prefetches += 1;
                 self.stats.bytes_moved += a.m.len_bytes;
             }
@@ -390,6 +398,7 @@ impl Policy for CachingPolicy {
                     self.free_slot(v);
                 } else {
                     self.table[v as usize].flags &= !DIRTY;
+                    self.log.note(MapRecord::new(v, a.target, false));
                 }
             }
             (_, false) => {
@@ -425,6 +434,65 @@ impl Policy for CachingPolicy {
                 return Err(PolicyError::Param { name: "tw_s", expected: "a positive number of seconds".into(), found: value.to_string() })
             }
             _ => return Err(PolicyError::UnknownParam(name.to_string())),
+        }
+        Ok(())
+    }
+
+    fn params(&self) -> Vec<(&'static str, f64)> {
+        let p = &self.params;
+        let tw_s = p.tw_ns as f64 / NS_PER_S as f64;
+        vec![("pt", p.pt as f64), ("tw_s", tw_s), ("mcml", p.mcml as f64), ("writeback_queue_cap", p.writeback_queue_cap as f64)]
+    }
+
+    fn virtual_bytes(&self) -> u64 {
+        self.geo.hdd_bytes()
+    }
+
+    fn extent_in_flight(&self, extent: u32) -> bool {
+        self.work.busy(extent)
+    }
+
+    fn enable_journal(&mut self) {
+        self.log.enable();
+    }
+
+    fn take_changes(&mut self, out: &mut Vec<MapRecord>) {
+        self.log.take(out);
+    }
+
+    fn snapshot(&self, out: &mut Vec<MapRecord>) {
+        let cached = self.table.iter().enumerate().filter(|(_, e)| e.slot != NONE);
+        out.extend(cached.map(|(v, e)| MapRecord::new(v as u32, e.slot, e.flags & DIRTY != 0)));
+    }
+
+    fn restore(&mut self, records: &[MapRecord]) -> Result<(), PolicyError> {
+        if !self.reverse.iter().all(|&v| v == NONE) || !self.work.active.is_empty() {
+            return Err(PolicyError::Param { name: "restore", expected: "a new policy".into(), found: "one in use".into() });
+        }
+        for r in records {
+            let Some(e) = self.table.get_mut(r.extent as usize) else {
+                return Err(bad_record(r, format!("an extent below {}", self.table.len())));
+            };
+            if r.location != NO_LOCATION && r.location >= self.geo.ssd_extents {
+                return Err(bad_record(r, format!("a cache slot below {}", self.geo.ssd_extents)));
+            }
+            e.slot = r.location;
+            e.flags = if r.dirty && r.location != NO_LOCATION { DIRTY } else { 0 };
+        }
+        for v in 0..self.table.len() as u32 {
+            let e = self.table[v as usize];
+            if e.slot == NONE {
+                continue;
+            }
+            if self.slots.is_set(e.slot) {
+                return Err(bad_record(&MapRecord::new(v, e.slot, false), "each cache slot holding at most one extent".into()));
+            }
+            self.slots.set(e.slot);
+            self.reverse[e.slot as usize] = v;
+            self.repl.insert(v as u64, 0);
+            if e.flags & DIRTY != 0 {
+                self.queue_writeback(v);
+            }
         }
         Ok(())
     }

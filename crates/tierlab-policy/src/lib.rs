@@ -13,17 +13,24 @@
 //!    `to`; call `migration_copied(id)` once the data is in RAM and
 //!    `migration_done(now, id, ok)` once the copy is durable. Only then does the policy
 //!    point the mapping at the new place and free the old one.
+//!
+//! A real drive also persists the mapping: `enable_journal()` once, then after every call
+//! that may change it (`route`, `next_migration`, `migration_done`) `take_changes` yields
+//! [`MapRecord`]s to make durable; `snapshot` lists the whole mapping for a checkpoint and
+//! `restore` rebuilds a new policy from recovered records.
 
 mod bitmap;
 mod caching;
 mod geometry;
 mod linear;
+mod persist;
 mod tiering;
 mod work;
 
 pub use caching::{CachingParams, CachingPolicy, WritePolicy};
 pub use geometry::{Geometry, PolicyError, Tier, EXTENT_ALIGN_BYTES, MAX_EXTENT_BYTES};
 pub use linear::LinearPolicy;
+pub use persist::{MapRecord, NO_LOCATION};
 pub use tiering::{TieringParams, TieringPolicy};
 
 use serde::Serialize;
@@ -134,6 +141,11 @@ pub trait Policy {
     fn done(&mut self, pieces: &[Piece]);
     /// The next copy to start now, if any (the policy enforces its concurrency limit).
     fn next_migration(&mut self, now_ns: u64) -> Option<Migration>;
+    /// Whether `next_migration` might return work now (a cheap hint, so that an executor
+    /// wakes its copy threads only when there is something to do).
+    fn wants_to_move(&self) -> bool {
+        true
+    }
     /// The source data of migration `id` is in RAM: reads may be served from it.
     fn migration_copied(&mut self, id: u64);
     /// Migration `id` is durable at its destination (`ok`) or failed.
@@ -148,6 +160,32 @@ pub trait Policy {
         Err(PolicyError::UnknownParam(name.to_string()))
     }
     fn stats(&self) -> PolicyStats;
+    /// The tunables `set_param` accepts, with their current values.
+    fn params(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+    /// The capacity the drive exposes to its host.
+    fn virtual_bytes(&self) -> u64;
+    /// Whether host I/O routed to `extent` has not yet been reported `done`.
+    fn extent_in_flight(&self, extent: u32) -> bool;
+    /// Start collecting mapping changes for [`Policy::take_changes`] (off by default).
+    fn enable_journal(&mut self) {}
+    /// Move the mapping changes made since the last call into `out`, oldest first.
+    fn take_changes(&mut self, out: &mut Vec<MapRecord>) {
+        let _ = out;
+    }
+    /// Every placed extent, for a checkpoint.
+    fn snapshot(&self, out: &mut Vec<MapRecord>) {
+        let _ = out;
+    }
+    /// Rebuild the mapping of a new policy from records (a later record for an extent
+    /// replaces an earlier one). Fails if they are inconsistent with the geometry.
+    fn restore(&mut self, records: &[MapRecord]) -> Result<(), PolicyError> {
+        match records.first() {
+            None => Ok(()),
+            Some(r) => Err(persist::bad_record(r, format!("no records: the {} policy keeps no mapping", self.name()))),
+        }
+    }
 }
 
 /// Split `[offset, offset + len)` into per-extent pieces: (extent, offset within, length).
@@ -186,6 +224,9 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     fn next_migration(&mut self, now_ns: u64) -> Option<Migration> {
         (**self).next_migration(now_ns)
     }
+    fn wants_to_move(&self) -> bool {
+        (**self).wants_to_move()
+    }
     fn migration_copied(&mut self, id: u64) {
         (**self).migration_copied(id)
     }
@@ -200,5 +241,26 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     }
     fn stats(&self) -> PolicyStats {
         (**self).stats()
+    }
+    fn params(&self) -> Vec<(&'static str, f64)> {
+        (**self).params()
+    }
+    fn virtual_bytes(&self) -> u64 {
+        (**self).virtual_bytes()
+    }
+    fn extent_in_flight(&self, extent: u32) -> bool {
+        (**self).extent_in_flight(extent)
+    }
+    fn enable_journal(&mut self) {
+        (**self).enable_journal()
+    }
+    fn take_changes(&mut self, out: &mut Vec<MapRecord>) {
+        (**self).take_changes(out)
+    }
+    fn snapshot(&self, out: &mut Vec<MapRecord>) {
+        (**self).snapshot(out)
+    }
+    fn restore(&mut self, records: &[MapRecord]) -> Result<(), PolicyError> {
+        (**self).restore(records)
     }
 }

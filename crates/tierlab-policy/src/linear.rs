@@ -16,9 +16,6 @@ impl LinearPolicy {
         LinearPolicy { geo, stats: PolicyStats::default() }
     }
 
-    pub fn virtual_bytes(&self) -> u64 {
-        self.geo.ssd_bytes() + self.geo.hdd_bytes()
-    }
 }
 
 impl Policy for LinearPolicy {
@@ -58,11 +55,23 @@ impl Policy for LinearPolicy {
         None
     }
 
+    fn wants_to_move(&self) -> bool {
+        false
+    }
+
     fn migration_copied(&mut self, _id: u64) {}
 
     fn migration_done(&mut self, _now_ns: u64, _id: u64, _ok: bool) {}
 
     fn stats(&self) -> PolicyStats {
         self.stats.clone()
+    }
+
+    fn virtual_bytes(&self) -> u64 {
+        self.geo.ssd_bytes() + self.geo.hdd_bytes()
+    }
+
+    fn extent_in_flight(&self, _extent: u32) -> bool {
+        false
     }
 }

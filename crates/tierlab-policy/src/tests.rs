@@ -87,11 +87,29 @@ fn complete_write(m: &mut Model, policy: &mut dyn Policy) {
     policy.done(&pieces);
 }
 
-/// Run `steps` against `policy`; time advances 1 s per step.
+/// Run `steps` against `policy`; time advances 1 s per step. With `fresh` (a new policy of
+/// the same settings), also check that the journal the policy emits rebuilds its mapping.
 fn drive(policy: &mut dyn Policy, capacity_bytes: u64, steps: Vec<Step>) -> Result<(), TestCaseError> {
+    drive_journaled(policy, capacity_bytes, steps, None)
+}
+
+fn drive_journaled(policy: &mut dyn Policy, capacity_bytes: u64, steps: Vec<Step>, fresh: Option<&dyn Fn() -> Box<dyn Policy>>) -> Result<(), TestCaseError> {
     let mut m = Model::default();
     let mut pieces = Vec::new();
+    let mut journal = Vec::new();
+    if fresh.is_some() {
+        policy.enable_journal();
+    }
     for (t, step) in steps.into_iter().enumerate() {
+        if let Some(fresh) = fresh {
+            policy.take_changes(&mut journal);
+            let (mut now, mut rebuilt) = (Vec::new(), Vec::new());
+            policy.snapshot(&mut now);
+            let mut q = fresh();
+            q.restore(&journal).map_err(|e| TestCaseError::fail(format!("restore at step {t}: {e}")))?;
+            q.snapshot(&mut rebuilt);
+            prop_assert_eq!(&rebuilt, &now, "the journal does not rebuild the mapping at step {}", t);
+        }
         let now = t as u64 * 1_000_000_000;
         match step {
             Step::Read(b, n) | Step::Write(b, n) => {
@@ -185,7 +203,8 @@ proptest! {
         let params = TieringParams { pt, tw_ns: tw_s * 1_000_000_000, mcml, lt: 1, ht: 3, reserved_hdd_extents: 3 + mcml };
         let mut p = TieringPolicy::new(geo(), params).unwrap();
         let cap = p.virtual_bytes();
-        drive(&mut p, cap, steps)?;
+        let fresh = || -> Box<dyn Policy> { Box::new(TieringPolicy::new(geo(), params).unwrap()) };
+        drive_journaled(&mut p, cap, steps, Some(&fresh))?;
     }
 
     #[test]
@@ -197,7 +216,8 @@ proptest! {
         let params = CachingParams { pt, tw_ns: 20_000_000_000, mcml, write, replacement: Algorithm::ALL[alg], writeback_queue_cap: cap };
         let mut p = CachingPolicy::new(geo(), params).unwrap();
         let c = p.virtual_bytes();
-        drive(&mut p, c, steps)?;
+        let fresh = || -> Box<dyn Policy> { Box::new(CachingPolicy::new(geo(), params).unwrap()) };
+        drive_journaled(&mut p, c, steps, Some(&fresh))?;
     }
 
     #[test]

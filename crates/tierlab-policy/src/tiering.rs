@@ -19,9 +19,10 @@
 //! extent; in-flight I/O and migrations are held only while they exist.
 
 use crate::bitmap::Bitmap;
+use crate::persist::{bad_record, ChangeLog};
 use crate::geometry::{tick, ticks, Geometry, PolicyError, Tier};
 use crate::work::Work;
-use crate::{split_extents, Migration, MoveKind, Piece, Place, Policy, PolicyStats, Routing};
+use crate::{split_extents, MapRecord, Migration, MoveKind, Piece, Place, Policy, PolicyStats, Routing, NO_LOCATION};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use tierlab_types::{Op, NS_PER_S};
@@ -107,6 +108,7 @@ pub struct TieringPolicy {
     checkpointing: bool,
     next_id: u64,
     stats: PolicyStats,
+    log: ChangeLog,
 }
 
 impl TieringPolicy {
@@ -127,16 +129,12 @@ impl TieringPolicy {
             checkpointing: false,
             next_id: 1,
             stats: PolicyStats::default(),
+            log: ChangeLog::default(),
         })
     }
 
     pub fn params(&self) -> &TieringParams {
         &self.params
-    }
-
-    /// The capacity the drive exposes.
-    pub fn virtual_bytes(&self) -> u64 {
-        self.table.len() as u64 * self.geo.extent_bytes
     }
 
     /// Bytes of mapping state per virtual extent, as laid out now.
@@ -162,6 +160,7 @@ impl TieringPolicy {
                 self.free_ssd -= 1;
             }
             self.stats.mapped_extents += 1;
+            self.log.note(MapRecord { fresh: true, ..MapRecord::new(v, p, false) });
         }
         self.table[v as usize].phys
     }
@@ -312,6 +311,10 @@ impl Policy for TieringPolicy {
         None
     }
 
+    fn wants_to_move(&self) -> bool {
+        !self.queue.is_empty() || self.demoting || self.free_ssd <= self.params.lt
+    }
+
     fn migration_copied(&mut self, id: u64) {
         self.work.copied(id);
     }
@@ -326,6 +329,7 @@ impl Policy for TieringPolicy {
         let (release, was_ssd) = if ok {
             let old = e.phys;
             e.phys = a.target;
+            self.log.note(MapRecord::new(v, a.target, false));
             if a.target < ssd {
                 self.reverse[a.target as usize] = v;
             }
@@ -384,5 +388,62 @@ impl Policy for TieringPolicy {
 
     fn stats(&self) -> PolicyStats {
         PolicyStats { free_ssd_extents: self.free_ssd as u64, ..self.stats.clone() }
+    }
+
+    fn params(&self) -> Vec<(&'static str, f64)> {
+        let p = &self.params;
+        vec![("pt", p.pt as f64), ("tw_s", p.tw_ns as f64 / NS_PER_S as f64), ("mcml", p.mcml as f64), ("lt", p.lt as f64), ("ht", p.ht as f64)]
+    }
+
+    fn virtual_bytes(&self) -> u64 {
+        self.table.len() as u64 * self.geo.extent_bytes
+    }
+
+    fn extent_in_flight(&self, extent: u32) -> bool {
+        self.work.busy(extent)
+    }
+
+    fn enable_journal(&mut self) {
+        self.log.enable();
+    }
+
+    fn take_changes(&mut self, out: &mut Vec<MapRecord>) {
+        self.log.take(out);
+    }
+
+    fn snapshot(&self, out: &mut Vec<MapRecord>) {
+        let mapped = self.table.iter().enumerate().filter(|(_, e)| e.phys != UNMAPPED);
+        out.extend(mapped.map(|(v, e)| MapRecord::new(v as u32, e.phys, false)));
+    }
+
+    fn restore(&mut self, records: &[MapRecord]) -> Result<(), PolicyError> {
+        if self.stats.mapped_extents != 0 || !self.work.active.is_empty() {
+            return Err(PolicyError::Param { name: "restore", expected: "a new policy".into(), found: "one in use".into() });
+        }
+        for r in records {
+            let Some(e) = self.table.get_mut(r.extent as usize) else {
+                return Err(bad_record(r, format!("an extent below {}", self.table.len())));
+            };
+            if r.location != NO_LOCATION && r.location >= self.geo.physical_extents() {
+                return Err(bad_record(r, format!("a physical extent below {}", self.geo.physical_extents())));
+            }
+            e.phys = r.location;
+        }
+        for (v, e) in self.table.iter().enumerate() {
+            if e.phys == UNMAPPED {
+                continue;
+            }
+            if self.occupied.is_set(e.phys) {
+                let r = MapRecord::new(v as u32, e.phys, false);
+                return Err(bad_record(&r, "each physical extent mapped by at most one virtual extent".into()));
+            }
+            self.occupied.set(e.phys);
+            self.stats.mapped_extents += 1;
+            if e.phys < self.geo.ssd_extents {
+                self.reverse[e.phys as usize] = v as u32;
+                self.free_ssd -= 1;
+            }
+        }
+        Ok(())
     }
 }

@@ -1,0 +1,425 @@
+//! `tierlab serve`, `tierlab ctl` and `tierlab fsck`: the hybrid drive as a real block
+//! device over NBD, its administration while it runs, and its offline check.
+
+use anyhow::{anyhow, Context, Result};
+use clap::{Args, Subcommand};
+use serde::Deserialize;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tierlab_cache::Algorithm;
+use tierlab_drive::admin::{self, Request};
+use tierlab_drive::{Created, CreateSpec, DeviceModel, Drive, Mode, OpenOptions, PolicySettings};
+use tierlab_nbd::{ListenAddr, Server, ServerConfig};
+use tierlab_policy::{CachingParams, TieringParams, WritePolicy};
+use tierlab_types::NS_PER_S;
+
+const DEFAULT_CTL: &str = "/tmp/tierlab.ctl";
+/// The research's devices, for modelled energy and wear.
+const MODEL_PRICES: &str = "greendm-2012";
+const MODEL_SSD: &str = "intel-320-300gb";
+
+/// Drive settings; each may also come from `--config FILE` (TOML, the same names with
+/// underscores), and a flag wins over the file.
+#[derive(Args, Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriveSettings {
+    /// tiering (the SSD holds hot extents) or caching (the SSD caches the HDD). Needed to
+    /// create a drive; an existing drive keeps its own.
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// Extent size ES in bytes (K/M suffixes allowed; 4 KiB … 1 MiB). Fixed at creation.
+    #[arg(long)]
+    pub es: Option<String>,
+    /// Size of the SSD backing file to create when missing (e.g. 1G).
+    #[arg(long)]
+    pub ssd_size: Option<String>,
+    /// Size of the HDD backing file to create when missing (e.g. 4G).
+    #[arg(long)]
+    pub hdd_size: Option<String>,
+    /// Promotion (tiering) or pre-fetch (caching) threshold.
+    #[arg(long)]
+    pub pt: Option<u32>,
+    /// Maximum concurrent migrations.
+    #[arg(long)]
+    pub mcml: Option<u32>,
+    /// Time window TW in seconds.
+    #[arg(long)]
+    pub tw_s: Option<f64>,
+    /// Tiering: low watermark of free SSD extents.
+    #[arg(long)]
+    pub lt: Option<u32>,
+    /// Tiering: high watermark of free SSD extents.
+    #[arg(long)]
+    pub ht: Option<u32>,
+    /// Caching: write-back, write-through or write-around.
+    #[arg(long)]
+    pub write_policy: Option<String>,
+    /// Caching: lru, arc, 2q, wsclock or fifo.
+    #[arg(long)]
+    pub replacement: Option<String>,
+    /// Journal size in bytes (K/M suffixes allowed; default 4M).
+    #[arg(long)]
+    pub journal_size: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The fast backing store (file or block device).
+    #[arg(long, value_name = "PATH")]
+    pub ssd: PathBuf,
+    /// The slow backing store (file or block device).
+    #[arg(long, value_name = "PATH")]
+    pub hdd: PathBuf,
+    #[command(flatten)]
+    pub settings: DriveSettings,
+    /// Read drive settings from a TOML file.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// TCP address to listen on (loopback unless you ask for another).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:10809")]
+    pub listen: String,
+    /// Listen on this Unix socket instead of TCP.
+    #[arg(long, value_name = "PATH")]
+    pub unix: Option<PathBuf>,
+    /// The export's name.
+    #[arg(long, default_value = "")]
+    pub name: String,
+    /// The admin socket `tierlab ctl` talks to.
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_CTL)]
+    pub ctl: PathBuf,
+    /// Serve Prometheus metrics at http://ADDR/metrics (off by default).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<SocketAddr>,
+    /// Run the power hook after the HDD path has been idle this many seconds (SP; off by
+    /// default, 5 is GreenDM's).
+    #[arg(long, value_name = "SECONDS")]
+    pub spin_down_s: Option<f64>,
+    /// The power hook: a shell command that spins the HDD down (e.g. `hdparm -y /dev/sdb`).
+    #[arg(long, value_name = "COMMAND")]
+    pub spin_down_cmd: Option<String>,
+    /// Delay each HDD-path I/O to the catalog model's service time (emulate a real disk on
+    /// an ordinary file).
+    #[arg(long)]
+    pub emulate: bool,
+    /// The catalog HDD whose model gives modelled energy (and emulated timing).
+    #[arg(long, value_name = "ID", default_value = tierlab_hybrid::DEFAULT_HDD)]
+    pub hdd_model: String,
+    /// Worker threads per connection.
+    #[arg(long, default_value_t = 8)]
+    pub threads: usize,
+    /// Print a JSON line with the address when listening.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CtlCommand {
+    /// Show the tunables and their values.
+    Get,
+    /// Change a tunable while the drive runs (all but ES): pt, mcml, tw_s, lt, ht,
+    /// writeback_queue_cap.
+    Set { name: String, value: f64 },
+    /// Hit ratio, migrations, dirty and free extents, bytes moved, modelled energy and wear.
+    Stats,
+    /// Dump the mapping table: extent, location (physical extent or cache slot), dirty.
+    Table,
+}
+
+#[derive(Args, Debug)]
+pub struct CtlArgs {
+    #[command(subcommand)]
+    pub command: CtlCommand,
+    /// The admin socket of the running `tierlab serve`.
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_CTL, global = true)]
+    pub socket: PathBuf,
+    /// Print the drive's JSON answer as it is.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct FsckArgs {
+    #[arg(long, value_name = "PATH")]
+    pub ssd: PathBuf,
+    #[arg(long, value_name = "PATH")]
+    pub hdd: PathBuf,
+    /// Repair what is inconsistent (dropping mappings that cannot be trusted).
+    #[arg(long)]
+    pub repair: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `512`, `4K`, `256KiB`, `1M`, `4G`: bytes.
+fn parse_bytes(s: &str, flag: &str) -> Result<u64> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let n: u64 = num.parse().map_err(|_| anyhow!("--{flag}: expected a size such as 4096, 256K or 1G, found `{s}`"))?;
+    let mult = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        "T" | "TB" | "TIB" => 1 << 40,
+        u => return Err(anyhow!("--{flag}: unknown unit `{u}` in `{s}` (expected K, M, G or T)")),
+    };
+    n.checked_mul(mult).ok_or_else(|| anyhow!("--{flag}: `{s}` is too large"))
+}
+
+impl DriveSettings {
+    /// Flags over the config file.
+    fn merged(self, file: Option<DriveSettings>) -> DriveSettings {
+        let f = file.unwrap_or_default();
+        DriveSettings {
+            mode: self.mode.or(f.mode),
+            es: self.es.or(f.es),
+            ssd_size: self.ssd_size.or(f.ssd_size),
+            hdd_size: self.hdd_size.or(f.hdd_size),
+            pt: self.pt.or(f.pt),
+            mcml: self.mcml.or(f.mcml),
+            tw_s: self.tw_s.or(f.tw_s),
+            lt: self.lt.or(f.lt),
+            ht: self.ht.or(f.ht),
+            write_policy: self.write_policy.or(f.write_policy),
+            replacement: self.replacement.or(f.replacement),
+            journal_size: self.journal_size.or(f.journal_size),
+        }
+    }
+
+    /// How to create the drive, if a mode was given.
+    fn create_spec(&self) -> Result<Option<CreateSpec>> {
+        let Some(mode) = &self.mode else { return Ok(None) };
+        let mode: Mode = mode.parse().map_err(|e: String| anyhow!("--mode: {e}"))?;
+        let tw_ns = match self.tw_s {
+            Some(s) if s.is_finite() && s > 0.0 => Some((s * NS_PER_S as f64) as u64),
+            Some(s) => return Err(anyhow!("--tw-s: expected a positive number of seconds, found {s}")),
+            None => None,
+        };
+        let created = match mode {
+            Mode::Tiering => {
+                let d = TieringParams::default();
+                let (lt, ht, mcml) = (self.lt.unwrap_or(d.lt), self.ht.unwrap_or(d.ht), self.mcml.unwrap_or(d.mcml));
+                Created::Tiering(TieringParams { pt: self.pt.unwrap_or(d.pt), tw_ns: tw_ns.unwrap_or(d.tw_ns), mcml, lt, ht, reserved_hdd_extents: (ht + mcml).max(d.reserved_hdd_extents.min(ht + mcml + 4)) })
+            }
+            Mode::Caching => {
+                let d = CachingParams::default();
+                let write = self.write_policy.as_deref().map(str::parse::<WritePolicy>).transpose().map_err(|e| anyhow!("--write-policy: {e}"))?;
+                let replacement = self.replacement.as_deref().map(str::parse::<Algorithm>).transpose().map_err(|e| anyhow!("--replacement: {e}"))?;
+                Created::Caching(CachingParams {
+                    pt: self.pt.unwrap_or(d.pt),
+                    tw_ns: tw_ns.unwrap_or(d.tw_ns),
+                    mcml: self.mcml.unwrap_or(d.mcml),
+                    write: write.unwrap_or(d.write),
+                    replacement: replacement.unwrap_or(d.replacement),
+                    writeback_queue_cap: d.writeback_queue_cap,
+                })
+            }
+        };
+        Ok(Some(CreateSpec {
+            settings: PolicySettings::new(created),
+            extent_bytes: self.es.as_deref().map(|s| parse_bytes(s, "es")).transpose()?.unwrap_or(256 << 10),
+            ssd_bytes: self.ssd_size.as_deref().map(|s| parse_bytes(s, "ssd-size")).transpose()?,
+            hdd_bytes: self.hdd_size.as_deref().map(|s| parse_bytes(s, "hdd-size")).transpose()?,
+            journal_bytes: self.journal_size.as_deref().map(|s| parse_bytes(s, "journal-size")).transpose()?.unwrap_or(4 << 20),
+        }))
+    }
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+pub fn serve(a: ServeArgs) -> Result<()> {
+    let file = match &a.config {
+        Some(p) => Some(tierlab_config::load_toml::<DriveSettings>(p)?),
+        None => None,
+    };
+    let settings = a.settings.clone().merged(file);
+    let create = settings.create_spec()?;
+    // Settings given for an existing drive still apply (all but ES and the mode) once open.
+    let overrides: Vec<(&str, Option<f64>)> = vec![
+        ("pt", settings.pt.map(f64::from)),
+        ("mcml", settings.mcml.map(f64::from)),
+        ("tw_s", settings.tw_s),
+        ("lt", settings.lt.map(f64::from)),
+        ("ht", settings.ht.map(f64::from)),
+    ];
+    let hdd_choice = tierlab_hybrid::HddChoice { device: a.hdd_model.clone(), ..Default::default() };
+    let hdd_model = tierlab_hybrid::build_hdd(&hdd_choice).with_context(|| format!("--hdd-model {}", a.hdd_model))?;
+    let prices = tierlab_cost::builtin_prices(MODEL_PRICES)?;
+    let ssd_rated = prices.device(MODEL_SSD).ok().and_then(|d| d.rated_write_bytes);
+    let hdd_rated = prices.device(tierlab_hybrid::DEFAULT_HDD).ok().and_then(|d| d.start_stop_cycles);
+    let drive = Drive::open(OpenOptions {
+        ssd_path: a.ssd.clone(),
+        hdd_path: a.hdd.clone(),
+        create,
+        migration_threads: 4,
+        models: [None, Some(DeviceModel::new(hdd_model, a.emulate))],
+        ssd_rated_write_bytes: ssd_rated,
+        hdd_rated_cycles: hdd_rated,
+    })
+    .context("cannot open the drive")?;
+    for note in &drive.open_notes {
+        eprintln!("note: recovery: {note}");
+    }
+    for (name, v) in overrides {
+        let Some(v) = v else { continue };
+        if drive.params()?.iter().any(|(n, cur)| *n == name && *cur != v) {
+            drive.set_param(name, v).with_context(|| format!("--{}", name.replace('_', "-")))?;
+        }
+    }
+    let listen = match &a.unix {
+        Some(p) => ListenAddr::Unix(p.clone()),
+        None => ListenAddr::Tcp(a.listen.parse().map_err(|_| anyhow!("--listen: expected an address such as 127.0.0.1:10809, found `{}`", a.listen))?),
+    };
+    let config = ServerConfig { export_name: a.name.clone(), description: None, listen, workers_per_connection: a.threads.max(1), ..ServerConfig::default() };
+    let export: Arc<dyn tierlab_nbd::Export> = drive.clone();
+    let server = Server::bind(config, export).context("cannot listen")?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let ctl = admin::serve_admin(drive.clone(), &a.ctl, stop.clone()).with_context(|| format!("--ctl {}", a.ctl.display()))?;
+    let metrics = match a.metrics {
+        Some(addr) => Some(admin::serve_metrics(drive.clone(), addr, stop.clone()).with_context(|| format!("--metrics {addr}"))?),
+        None => None,
+    };
+    // SAFETY: the handler only stores to an atomic.
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+    let bg = server.spawn().context("cannot start the server")?;
+    let addr = match bg.local_addr() {
+        ListenAddr::Tcp(t) => bg.tcp_addr().unwrap_or(*t).to_string(),
+        ListenAddr::Unix(p) => p.display().to_string(),
+    };
+    let g = drive.geometry();
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        let m = metrics.as_ref().map(|(m, _)| m.to_string());
+        writeln!(out, "{}", serde_json::json!({ "listening": addr, "ctl": a.ctl, "metrics": m, "size_bytes": drive.virtual_bytes(), "extent_bytes": g.extent_bytes, "mode": drive.mode() }))?;
+    } else {
+        writeln!(
+            out,
+            "tierlab serve: {:?} drive of {} bytes ({} SSD + {} HDD extents of {} KiB), listening on {addr}, ctl {}",
+            drive.mode(),
+            drive.virtual_bytes(),
+            g.ssd_extents,
+            g.hdd_extents,
+            g.extent_bytes / 1024,
+            a.ctl.display()
+        )?;
+    }
+    out.flush()?;
+    drop(out);
+    let mut spun_down = false;
+    while !STOP.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(100));
+        if let (Some(sp), Some(cmd)) = (a.spin_down_s, &a.spin_down_cmd) {
+            let idle = drive.hdd_idle().as_secs_f64();
+            if idle >= sp && !spun_down {
+                match std::process::Command::new("sh").arg("-c").arg(cmd).status() {
+                    Ok(s) if s.success() => drive.note_spin_down(),
+                    Ok(s) => eprintln!("warning: power hook `{cmd}` exited with {s}"),
+                    Err(e) => eprintln!("warning: power hook `{cmd}`: {e}"),
+                }
+                spun_down = true;
+            } else if idle < sp {
+                spun_down = false;
+            }
+        }
+    }
+    eprintln!("tierlab serve: stopping");
+    bg.stop().context("stopping the server")?;
+    stop.store(true, Ordering::SeqCst);
+    let _ = ctl.join();
+    if let Some((_, h)) = metrics {
+        let _ = h.join();
+    }
+    drive.close().context("final checkpoint")?;
+    Ok(())
+}
+
+pub fn ctl(a: CtlArgs) -> Result<()> {
+    let req = match &a.command {
+        CtlCommand::Get => Request::Get,
+        CtlCommand::Set { name, value } => Request::Set { name: name.clone(), value: *value },
+        CtlCommand::Stats => Request::Stats,
+        CtlCommand::Table => Request::Table,
+    };
+    let v = admin::request(&a.socket, &req).map_err(|e| anyhow!(e))?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(());
+    }
+    match (&a.command, &v) {
+        (CtlCommand::Table, serde_json::Value::Array(rows)) => {
+            writeln!(out, "{:>10} {:>10} {:>5}", "extent", "location", "dirty")?;
+            for r in rows {
+                writeln!(out, "{:>10} {:>10} {:>5}", r[0], r[1], if r[2] == true { "yes" } else { "" })?;
+            }
+        }
+        (_, serde_json::Value::Object(m)) => {
+            for (k, val) in m {
+                writeln!(out, "{k:<24} {}", flat(val))?;
+            }
+        }
+        _ => writeln!(out, "{v}")?,
+    }
+    Ok(())
+}
+
+fn flat(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Object(m) => m.iter().map(|(k, v)| format!("{k}={}", flat(v))).collect::<Vec<_>>().join(" "),
+        serde_json::Value::Null => "-".into(),
+        other => other.to_string(),
+    }
+}
+
+pub fn fsck(a: FsckArgs) -> Result<()> {
+    let rep = tierlab_drive::fsck::fsck(&a.ssd, &a.hdd, a.repair)?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&rep)?)?;
+    } else {
+        writeln!(
+            out,
+            "{:?} drive: checkpoint generation {}, {} journal records, {} extents mapped",
+            rep.mode, rep.checkpoint_generation, rep.journal_records, rep.mapped_extents
+        )?;
+        for n in &rep.notes {
+            writeln!(out, "note: {n}")?;
+        }
+        for p in &rep.problems {
+            writeln!(out, "problem: {p}")?;
+        }
+        writeln!(out, "{}", if rep.clean() { "clean" } else if rep.repaired { "repaired" } else { "INCONSISTENT (run with --repair)" })?;
+    }
+    if rep.clean() || rep.repaired {
+        Ok(())
+    } else {
+        Err(anyhow!("the drive has {} problem(s)", rep.problems.len()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_units_and_reject_nonsense() {
+        assert_eq!(parse_bytes("4096", "x").unwrap(), 4096);
+        assert_eq!(parse_bytes("256K", "x").unwrap(), 256 << 10);
+        assert_eq!(parse_bytes("1GiB", "x").unwrap(), 1 << 30);
+        assert!(parse_bytes("12Q", "x").unwrap_err().to_string().contains("unknown unit"));
+        assert!(parse_bytes("K", "x").is_err());
+        assert!(parse_bytes("99999999999T", "x").is_err());
+    }
+}

@@ -1,0 +1,300 @@
+use super::*;
+use crate::journal::Checkpoint;
+use crate::layout::Superblock;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use tierlab_cache::Algorithm;
+use tierlab_policy::{CachingParams, TieringParams, WritePolicy};
+
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        let d = std::env::temp_dir().join(format!("tierlab-drive-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Dir(d)
+    }
+    fn opts(&self, create: Option<CreateSpec>) -> OpenOptions {
+        OpenOptions { ssd_path: self.0.join("ssd"), hdd_path: self.0.join("hdd"), create, migration_threads: 2, ..Default::default() }
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const ES: u64 = 64 * 1024;
+
+fn tiering() -> CreateSpec {
+    let params = TieringParams { pt: 1, tw_ns: 60_000_000_000, mcml: 2, lt: 4, ht: 8, reserved_hdd_extents: 16 };
+    CreateSpec { settings: PolicySettings::new(Created::Tiering(params)), extent_bytes: ES, ssd_bytes: Some(3 << 20), hdd_bytes: Some(8 << 20), journal_bytes: 64 << 10 }
+}
+
+fn caching() -> CreateSpec {
+    let params = CachingParams { pt: 1, tw_ns: 60_000_000_000, mcml: 2, write: WritePolicy::WriteBack, replacement: Algorithm::Lru, writeback_queue_cap: 64 };
+    CreateSpec { settings: PolicySettings::new(Created::Caching(params)), extent_bytes: ES, ssd_bytes: Some(3 << 20), hdd_bytes: Some(8 << 20), journal_bytes: 64 << 10 }
+}
+
+/// Block `i`'s contents in version `v`.
+fn pattern(i: u64, v: u64) -> Vec<u8> {
+    (0..4096u64).map(|k| (i.wrapping_mul(31) ^ v.wrapping_mul(131) ^ k) as u8).collect()
+}
+
+fn settle(d: &Drive) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        let s = d.stats().unwrap();
+        std::thread::sleep(Duration::from_millis(30));
+        let t = d.stats().unwrap();
+        if s.policy.bytes_moved == t.policy.bytes_moved && s.policy.bytes_moved > 0 {
+            return;
+        }
+    }
+}
+
+/// Write every block, read hot ones repeatedly so they move, then check all data through
+/// migrations, a close, a reopen, and fsck.
+fn survives_migrations_and_reopen(dir: &Dir, create: CreateSpec) -> DriveStats {
+    let d = Drive::open(dir.opts(Some(create.clone()))).unwrap();
+    let blocks = d.virtual_bytes() / 4096;
+    assert!(blocks > 500, "{blocks}");
+    for i in 0..blocks {
+        d.write(i * 4096, &pattern(i, 1), false).unwrap();
+    }
+    // Touch a sweep of blocks several times: extents move both ways.
+    for round in 0..4u64 {
+        for i in (0..blocks).step_by(7) {
+            let mut b = vec![0u8; 4096];
+            d.read(i * 4096, &mut b).unwrap();
+            assert_eq!(b, pattern(i, if round > 1 && i % 5 == 0 { 2 } else { 1 }), "block {i} round {round}");
+            if round == 1 && i % 5 == 0 {
+                d.write(i * 4096, &pattern(i, 2), false).unwrap();
+            }
+        }
+    }
+    settle(&d);
+    d.flush().unwrap();
+    let stats = d.stats().unwrap();
+    d.close().unwrap();
+    drop(d);
+    let d = Drive::open(dir.opts(Some(create))).unwrap();
+    for i in 0..blocks {
+        let mut b = vec![0u8; 4096];
+        d.read(i * 4096, &mut b).unwrap();
+        let v = if i % 7 == 0 && i % 5 == 0 { 2 } else { 1 };
+        assert_eq!(b, pattern(i, v), "block {i} after reopen");
+    }
+    d.close().unwrap();
+    drop(d);
+    let rep = fsck::fsck(&dir.0.join("ssd"), &dir.0.join("hdd"), false).unwrap();
+    assert!(rep.clean(), "{:?}", rep.problems);
+    stats
+}
+
+#[test]
+fn tiering_keeps_every_block_through_promotions_demotions_and_reopen() {
+    let dir = Dir::new("tier");
+    let s = survives_migrations_and_reopen(&dir, tiering());
+    assert!(s.policy.promotions > 0 && s.policy.demotions > 0, "{:?}", s.policy);
+}
+
+#[test]
+fn caching_keeps_every_block_through_prefetch_writeback_and_reopen() {
+    let dir = Dir::new("cache");
+    let s = survives_migrations_and_reopen(&dir, caching());
+    assert!(s.policy.prefetches > 0 && s.policy.write_backs > 0 && s.policy.evictions > 0, "{:?}", s.policy);
+}
+
+#[test]
+fn unwritten_blocks_read_as_zero_even_where_an_extent_lived_before() {
+    let dir = Dir::new("zero");
+    let d = Drive::open(dir.opts(Some(tiering()))).unwrap();
+    let blocks = d.virtual_bytes() / 4096;
+    // Fill only the first half, with nothing moving; then hot reads move extents and free
+    // extents for reuse.
+    d.set_param("pt", 1000.0).unwrap();
+    for i in 0..blocks / 2 {
+        d.write(i * 4096, &[0xAB; 4096], false).unwrap();
+    }
+    d.set_param("pt", 1.0).unwrap();
+    // Only extents freed by a migration are zeroed before reuse: a new sparse store is zero.
+    let s = d.stats().unwrap();
+    assert!(s.zeroed_extents <= s.policy.promotions + s.policy.demotions, "{} zeroed, {:?}", s.zeroed_extents, s.policy);
+    for _ in 0..3 {
+        for i in (blocks / 4..blocks / 2).step_by(16) {
+            let mut b = vec![0u8; 4096];
+            d.read(i * 4096, &mut b).unwrap();
+        }
+    }
+    settle(&d);
+    for i in (blocks / 2..blocks).step_by(3) {
+        let mut b = vec![1u8; 4096];
+        d.read(i * 4096, &mut b).unwrap();
+        assert!(b.iter().all(|&x| x == 0), "block {i} was never written but reads non-zero");
+    }
+    assert!(d.stats().unwrap().zeroed_extents > 0, "reused extents were not zeroed");
+    d.close().unwrap();
+}
+
+#[test]
+fn reopening_with_another_extent_size_or_mode_is_an_error() {
+    let dir = Dir::new("es");
+    let d = Drive::open(dir.opts(Some(tiering()))).unwrap();
+    d.close().unwrap();
+    drop(d);
+    let mut other = tiering();
+    other.extent_bytes = 128 * 1024;
+    let e = Drive::open(dir.opts(Some(other))).err().unwrap();
+    assert!(e.to_string().contains("extent size 65536"), "{e}");
+    let e = Drive::open(dir.opts(Some(caching()))).err().unwrap();
+    assert!(e.to_string().contains("mode"), "{e}");
+    // Opening without a create spec works and keeps the settings.
+    let d = Drive::open(dir.opts(None)).unwrap();
+    assert_eq!(d.geometry().extent_bytes, ES);
+    d.close().unwrap();
+}
+
+#[test]
+fn tunables_change_while_running_and_persist_but_es_does_not() {
+    let dir = Dir::new("set");
+    let d = Drive::open(dir.opts(Some(tiering()))).unwrap();
+    d.set_param("pt", 5.0).unwrap();
+    assert!(d.set_param("es", 4096.0).is_err());
+    assert!(d.set_param("lt", 100.0).is_err());
+    assert!(d.set_param("bogus", 1.0).is_err());
+    d.close().unwrap();
+    drop(d);
+    let d = Drive::open(dir.opts(None)).unwrap();
+    assert!(d.params().unwrap().contains(&("pt", 5.0)));
+    d.close().unwrap();
+}
+
+#[test]
+fn out_of_range_requests_are_refused() {
+    let dir = Dir::new("range");
+    let d = Drive::open(dir.opts(Some(tiering()))).unwrap();
+    let end = d.virtual_bytes();
+    assert!(matches!(d.write(end - 4096, &[0; 8192], false), Err(DriveError::Range(_))));
+    let mut b = [0u8; 10];
+    assert!(matches!(d.read(end, &mut b), Err(DriveError::Range(_))));
+    d.close().unwrap();
+}
+
+#[test]
+fn a_torn_journal_tail_is_ignored_and_fsck_repairs_a_shared_location() {
+    let dir = Dir::new("fsck");
+    let d = Drive::open(dir.opts(Some(tiering()))).unwrap();
+    for i in 0..40u64 {
+        d.write(i * ES, &pattern(i, 1), false).unwrap();
+    }
+    d.flush().unwrap();
+    // No close: the journal holds the mappings.
+    d.halt();
+    drop(d);
+    let (ssd, hdd) = (dir.0.join("ssd"), dir.0.join("hdd"));
+    let sb = {
+        let b = std::fs::read(&ssd).unwrap();
+        Superblock::decode(&b[..4096], "ssd").unwrap()
+    };
+    let rep = fsck::fsck(&ssd, &hdd, false).unwrap();
+    assert!(rep.clean(), "{:?}", rep.problems);
+    assert!(rep.journal_records > 0);
+    // Write a checkpoint whose mapping puts two extents in one place.
+    let gen = rep.checkpoint_generation + 1;
+    let mut entries = vec![tierlab_policy::MapRecord::new(0, 3, false), tierlab_policy::MapRecord::new(1, 3, false)];
+    entries.push(tierlab_policy::MapRecord::new(2, 4, false));
+    let ck = Checkpoint { generation: gen, next_seq: 1 << 40, high_water: [10, 10], params: tiering().settings.encode(), clean: false, entries };
+    let bytes = ck.encode().unwrap();
+    for p in [&ssd, &hdd] {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new().write(true).open(p).unwrap();
+        f.write_all_at(&bytes, sb.layout.checkpoint_offset(gen)).unwrap();
+    }
+    let rep = fsck::fsck(&ssd, &hdd, false).unwrap();
+    assert!(rep.problems.iter().any(|p| p.contains("already holds extent 0")), "{:?}", rep.problems);
+    assert!(Drive::open(dir.opts(None)).is_err(), "an inconsistent drive must not open");
+    let rep = fsck::fsck(&ssd, &hdd, true).unwrap();
+    assert!(rep.repaired);
+    let rep = fsck::fsck(&ssd, &hdd, false).unwrap();
+    assert!(rep.clean(), "{:?}", rep.problems);
+    assert_eq!(rep.mapped_extents, 2);
+    let d = Drive::open(dir.opts(None)).unwrap();
+    d.close().unwrap();
+}
+
+#[test]
+fn after_an_unclean_stop_every_cached_extent_is_dirty_until_written_back() {
+    let dir = Dir::new("unclean");
+    let d = Drive::open(dir.opts(Some(caching()))).unwrap();
+    for i in 0..64u64 {
+        d.write(i * ES, &pattern(i, 1), false).unwrap();
+        let mut b = vec![0u8; 4096];
+        d.read(i * ES, &mut b).unwrap();
+    }
+    settle(&d);
+    d.flush().unwrap();
+    let cached = d.table().unwrap().len();
+    assert!(cached > 0);
+    d.halt();
+    drop(d);
+    // Reopened after an unclean stop: the HDD may lack a write that reached the SSD copy,
+    // so every copy counts as dirty and is written back.
+    let d = Drive::open(dir.opts(None)).unwrap();
+    assert!(d.table().unwrap().iter().all(|r| r.dirty), "copies trusted after an unclean stop");
+    settle(&d);
+    assert!(d.stats().unwrap().policy.write_backs >= cached as u64);
+    d.close().unwrap();
+    drop(d);
+    // After a clean stop they are trusted as they are.
+    let d = Drive::open(dir.opts(None)).unwrap();
+    assert_eq!(d.stats().unwrap().policy.dirty_extents, 0, "written-back copies are clean after a clean stop");
+    d.close().unwrap();
+}
+
+/// A device that takes 2 ms per operation and charges 1 J for each.
+struct SlowDisk {
+    ops: u64,
+}
+
+impl tierlab_sim::Device for SlowDisk {
+    fn name(&self) -> &str {
+        "slow"
+    }
+    fn capacity_bytes(&self) -> u64 {
+        1 << 40
+    }
+    fn service(&mut self, now_ns: u64, _op: &tierlab_sim::DeviceOp) -> u64 {
+        self.ops += 1;
+        now_ns + 2_000_000
+    }
+    fn finish(&mut self, _end_ns: u64) {}
+    fn report(&self) -> tierlab_sim::DeviceReport {
+        tierlab_sim::DeviceReport { name: "slow".into(), kind: "hdd".into(), energy_j: self.ops as f64, states: Vec::new(), counters: Default::default() }
+    }
+}
+
+#[test]
+fn emulation_holds_hdd_io_for_the_modelled_time_and_energy_is_modelled() {
+    let dir = Dir::new("emulate");
+    let mut create = caching();
+    create.settings = PolicySettings::new(Created::Caching(CachingParams { pt: 1000, ..CachingParams::default() }));
+    let mut opts = dir.opts(Some(create));
+    opts.models = [None, Some(DeviceModel::new(Box::new(SlowDisk { ops: 0 }), true))];
+    let d = Drive::open(opts).unwrap();
+    let t = Instant::now();
+    for i in 0..10u64 {
+        let mut b = vec![0u8; 4096];
+        d.read(i * ES, &mut b).unwrap();
+    }
+    // Ten HDD-path reads, each held until the model's 2 ms completion (a lower bound only:
+    // a slow machine makes it longer, never shorter).
+    assert!(t.elapsed() >= Duration::from_millis(20), "{:?}", t.elapsed());
+    let s = d.stats().unwrap();
+    let m = s.modelled.expect("modelled figures");
+    assert_eq!(m.hdd_energy_j, Some(10.0));
+    assert_eq!(m.ssd_energy_j, None);
+    d.close().unwrap();
+}

@@ -1,0 +1,186 @@
+//! Pricing runs: one configuration's outcome as a row of the four currencies
+//! (performance, energy, endurance, dollars over α runs), and the whole matrix.
+
+use crate::drive::Mode;
+use crate::matrix::Matrix;
+use crate::run::{simulate, Config, Run, Workload};
+use anyhow::{anyhow, Context, Result};
+use serde::Serialize;
+use tierlab_cost::{cost_curve, CostBreakdown, CostDevice, CostInputs, PriceCatalog, Tariff, Wear};
+use tierlab_sim::DeviceRun;
+
+/// How runs are priced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CostModel {
+    /// Device prices and rated limits (a shipped catalog under catalog/cost).
+    pub prices: String,
+    /// Electricity tariff (a shipped tariff under catalog/cost).
+    pub tariff: String,
+    /// SSD wear counts reads times this ratio as well as writes.
+    pub read_effect: f64,
+}
+
+impl Default for CostModel {
+    fn default() -> Self {
+        CostModel { prices: "greendm-2012".into(), tariff: "lipa-285-recent".into(), read_effect: 0.1 }
+    }
+}
+
+/// The cost model's data, loaded once.
+struct Pricing {
+    prices: PriceCatalog,
+    tariff: Tariff,
+    read_effect: f64,
+}
+
+impl Pricing {
+    fn load(m: &CostModel) -> Result<Pricing> {
+        if !(m.read_effect.is_finite() && m.read_effect >= 0.0) {
+            return Err(anyhow!("--read-effect: expected a non-negative ratio, found {}", m.read_effect));
+        }
+        Ok(Pricing { prices: tierlab_cost::builtin_prices(&m.prices)?, tariff: tierlab_cost::builtin_tariff(&m.tariff)?, read_effect: m.read_effect })
+    }
+}
+
+/// One configuration's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunRow {
+    pub config: String,
+    pub mode: String,
+    pub ssd_fraction: Option<f64>,
+    pub extent_bytes: Option<u64>,
+    pub pt: Option<u32>,
+    pub mcml: Option<u32>,
+    pub throughput_iops: f64,
+    pub mean_ms: f64,
+    pub p99_ms: f64,
+    pub energy_j: f64,
+    pub average_power_w: f64,
+    pub hdd_spun_down_fraction: f64,
+    pub ssd_hit_ratio: Option<f64>,
+    pub promotions: u64,
+    pub demotions: u64,
+    pub prefetches: u64,
+    pub evictions: u64,
+    pub write_backs: u64,
+    pub ssd_write_bytes: u64,
+    pub ssd_read_bytes: u64,
+    pub hdd_start_stop_cycles: u64,
+    /// Share of the SSD's rated life used, parts per million, with reads × 1/10 and × 1/100.
+    pub ssd_eu_read_tenth: f64,
+    pub ssd_eu_read_hundredth: f64,
+    pub hdd_eu: f64,
+    /// Total cost and its parts at each α of `tierlab_cost::ALPHAS`.
+    pub cost: Vec<CostBreakdown>,
+}
+
+impl RunRow {
+    /// Total cost in USD at `alpha` (one of `tierlab_cost::ALPHAS`), NaN if not computed.
+    pub fn cost_at(&self, alpha: f64) -> f64 {
+        self.cost.iter().find(|c| c.alpha == alpha).map_or(f64::NAN, |c| c.total_usd)
+    }
+}
+
+/// Every configuration's row, in matrix order. Serialises as the bare array of rows.
+#[derive(Clone, Debug, Serialize)]
+#[serde(transparent)]
+pub struct CompareReport {
+    pub rows: Vec<RunRow>,
+}
+
+impl CompareReport {
+    /// The row labelled `config`.
+    pub fn row(&self, config: &str) -> Option<&RunRow> {
+        self.rows.iter().find(|r| r.config == config)
+    }
+}
+
+/// Run `config` (its `mode` must be set) on `workload` and price it.
+pub fn run_config(label: &str, config: &Config, workload: &Workload, cost: &CostModel, progress: &mut dyn FnMut(u64)) -> Result<RunRow> {
+    let pricing = Pricing::load(cost)?;
+    let run = simulate(workload, config, progress).with_context(|| format!("configuration `{label}`"))?;
+    row(label, config, &run, &pricing)
+}
+
+/// Run every configuration of `matrix` on `workload`; `progress` is told the label of
+/// the configuration running and how many of its requests have completed.
+pub fn compare(matrix: &Matrix, workload: &Workload, cost: &CostModel, progress: &mut dyn FnMut(&str, u64)) -> Result<CompareReport> {
+    let pricing = Pricing::load(cost)?;
+    let mut rows = Vec::new();
+    for e in matrix.entries() {
+        let run = simulate(workload, &e.config, &mut |n| progress(&e.label, n)).with_context(|| format!("configuration `{}`", e.label))?;
+        rows.push(row(&e.label, &e.config, &run, &pricing)?);
+    }
+    Ok(CompareReport { rows })
+}
+
+/// Fraction of the run the HDD spent in a standby (spun-down) state.
+fn spun_down_fraction(hdd: Option<&DeviceRun>, span_s: f64) -> f64 {
+    let span_ns = (span_s * 1e9).max(1.0);
+    hdd.map_or(0.0, |d| d.device.states.iter().filter(|st| st.standby).map(|st| st.time_ns).sum::<u64>() as f64 / span_ns)
+}
+
+fn row(label: &str, config: &Config, run: &Run, p: &Pricing) -> Result<RunRow> {
+    let (r, usage) = (&run.report, run.usage);
+    let mode = config.mode.unwrap_or(Mode::HddOnly);
+    let ssd = r.devices.iter().find(|d| d.device.kind == "ssd");
+    let hdd = r.devices.iter().find(|d| d.device.kind == "hdd");
+    let (ssd_write_bytes, ssd_read_bytes) = ssd.map_or((0, 0), |d| (d.write_bytes, d.read_bytes));
+    let cycles = hdd.and_then(|d| d.device.counters.get("start_stop_cycles")).copied().unwrap_or(0.0) as u64;
+    let mut devices = Vec::new();
+    let mut ssd_eu = (0.0, 0.0);
+    let mut hdd_eu = 0.0;
+    if let Some(d) = ssd {
+        let rated = p.prices.rated_limit(&d.device.name)?;
+        let eu = |ratio: f64| (ssd_write_bytes as f64 + ssd_read_bytes as f64 * ratio) / rated as f64 * 1e6;
+        ssd_eu = (eu(0.1), eu(0.01));
+        devices.push(CostDevice {
+            cost: p.prices.device_cost(&d.device.name, usage.ssd_bytes)?,
+            wear: Wear::SsdBytes { write_bytes: ssd_write_bytes, read_bytes: ssd_read_bytes, read_effect_ratio: p.read_effect, rated_write_bytes: rated },
+        });
+    }
+    if let Some(d) = hdd {
+        let rated = p.prices.rated_limit(&d.device.name)?;
+        hdd_eu = cycles as f64 / rated as f64 * 1e6;
+        devices.push(CostDevice {
+            cost: p.prices.device_cost(&d.device.name, usage.hdd_bytes)?,
+            wear: Wear::HddCycles { start_stop_cycles: cycles, rated_cycles: rated },
+        });
+    }
+    let inputs = CostInputs { devices, energy_j: r.energy_j, peak_power_w: None, duration_s: r.span_s, service_usd: p.prices.service_usd()? };
+    let cost = cost_curve(&inputs, &p.tariff).with_context(|| format!("pricing `{label}`"))?;
+    let stats = &r.controller["stats"];
+    let count = |k: &str| stats[k].as_u64().unwrap_or(0);
+    let h = &config.hybrid;
+    Ok(RunRow {
+        config: label.to_string(),
+        mode: mode.report_name(),
+        ssd_fraction: mode.is_hybrid().then_some(h.ssd_fraction),
+        extent_bytes: mode.is_hybrid().then_some(h.es),
+        pt: mode.moves_data().then_some(h.pt),
+        mcml: mode.moves_data().then_some(h.mcml),
+        throughput_iops: r.throughput_iops,
+        mean_ms: r.response_time.mean_ms,
+        p99_ms: r.response_time.p99_ms,
+        energy_j: r.energy_j,
+        average_power_w: r.average_power_w,
+        hdd_spun_down_fraction: spun_down_fraction(hdd, r.span_s),
+        ssd_hit_ratio: r.controller["ssd_hit_ratio"].as_f64().or(match mode {
+            Mode::SsdOnly => Some(1.0),
+            Mode::HddOnly => Some(0.0),
+            _ => None,
+        }),
+        promotions: count("promotions"),
+        demotions: count("demotions"),
+        prefetches: count("prefetches"),
+        evictions: count("evictions"),
+        write_backs: count("write_backs"),
+        ssd_write_bytes,
+        ssd_read_bytes,
+        hdd_start_stop_cycles: cycles,
+        ssd_eu_read_tenth: ssd_eu.0,
+        ssd_eu_read_hundredth: ssd_eu.1,
+        hdd_eu,
+        cost,
+    })
+}

@@ -1,0 +1,166 @@
+//! Building a hybrid configuration: the devices (SSD and/or HDD) and the policy that
+//! combines them — GreenDM tiering or caching, the linear baseline, or a single device.
+
+use crate::hdd::{build_hdd, HddChoice};
+use anyhow::{anyhow, Result};
+use tierlab_cache::Algorithm;
+use tierlab_policy::{CachingParams, CachingPolicy, Geometry, LinearPolicy, Policy, TieringParams, TieringPolicy, WritePolicy};
+use tierlab_sim::Device;
+use tierlab_ssd::{Precondition, Ssd};
+use tierlab_types::{MIB, NS_PER_S};
+
+/// The drive designs `compare` puts side by side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Mode {
+    /// GreenDM tiering: hot extents live on the SSD, cold ones on the HDD.
+    Tiering,
+    /// GreenDM caching: the SSD caches HDD extents (the HDD holds everything).
+    Caching,
+    /// "Mylinear": the SSD then the HDD, laid end to end; nothing moves.
+    Linear,
+    /// Everything on the SSD.
+    SsdOnly,
+    /// Everything on the HDD.
+    HddOnly,
+}
+
+impl Mode {
+    /// The name reports use: `tiering`, `caching`, `linear`, `ssdonly`, `hddonly`.
+    pub fn report_name(self) -> String {
+        format!("{self:?}").to_lowercase()
+    }
+
+    /// Tiering and caching move data; the others do not.
+    pub fn moves_data(self) -> bool {
+        matches!(self, Mode::Tiering | Mode::Caching)
+    }
+
+    /// Tiering, caching and linear combine two devices.
+    pub fn is_hybrid(self) -> bool {
+        matches!(self, Mode::Tiering | Mode::Caching | Mode::Linear)
+    }
+}
+
+/// The knobs of a hybrid drive (GreenDM's names: ES, PT, TW, MCML, LT, HT).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HybridParams {
+    /// The SSD, from the SSD catalog (catalog/ssd).
+    pub ssd: String,
+    /// The SSD's share of the drive's capacity (tiering, linear), or the cache's size as a
+    /// share of the capacity (caching); strictly between 0 and 1.
+    pub ssd_fraction: f64,
+    /// Capacity the drive exposes; `None`: the workload's span.
+    pub capacity_bytes: Option<u64>,
+    /// Pack the extents a trace touches densely instead of laying its volumes end to end.
+    pub compact: bool,
+    /// Extent size ES in bytes (a multiple of 4 KiB, at most 1 MiB).
+    pub es: u64,
+    /// Promotion (tiering) or pre-fetch (caching) threshold PT.
+    pub pt: u32,
+    /// Time window TW in seconds.
+    pub tw_s: f64,
+    /// Maximum concurrent migrations MCML.
+    pub mcml: u32,
+    /// Tiering: demotion starts at this many free SSD extents (LT) …
+    pub lt: u32,
+    /// … and stops at this many (HT).
+    pub ht: u32,
+    /// Caching: write-back, write-through or write-around.
+    pub write_policy: WritePolicy,
+    /// Caching: the replacement algorithm.
+    pub replacement: Algorithm,
+}
+
+impl Default for HybridParams {
+    /// The research's devices and GreenDM's defaults.
+    fn default() -> Self {
+        HybridParams {
+            ssd: "intel-320-300gb".to_string(),
+            ssd_fraction: 0.25,
+            capacity_bytes: None,
+            compact: false,
+            es: MIB,
+            pt: 2,
+            tw_s: 60.0,
+            mcml: 4,
+            lt: 64,
+            ht: 128,
+            write_policy: WritePolicy::WriteBack,
+            replacement: Algorithm::Lru,
+        }
+    }
+}
+
+/// The SSD, with the part the drive uses (`[0, need_bytes)`) already written once: the
+/// data a trace reads exists before the trace starts (a fresh model would answer reads of
+/// never-written pages without touching flash). Counters start at zero after the fill.
+fn ssd_device(id: &str, need_bytes: u64) -> Result<Box<dyn Device>> {
+    let spec = tierlab_ssd::catalog::builtin(id)?.ssd;
+    let capacity = spec.capacity_bytes();
+    if capacity < need_bytes {
+        return Err(anyhow!("SSD `{id}` holds {capacity} bytes but the hybrid drive needs {need_bytes} on it"));
+    }
+    let mut ssd = Ssd::new(spec)?;
+    let occupancy = need_bytes as f64 / capacity.max(1) as f64;
+    ssd.precondition(&Precondition { occupancy, random_overwrites: 0.0, seed: 1 })?;
+    Ok(Box::new(ssd))
+}
+
+fn round_down(bytes: u64, es: u64) -> u64 {
+    bytes / es * es
+}
+
+/// What a hybrid configuration is made of.
+pub struct Built {
+    /// SSD first where there is one.
+    pub devices: Vec<Box<dyn Device>>,
+    /// None for the single-device baselines.
+    pub policy: Option<Box<dyn Policy>>,
+    /// Bytes of each device the drive uses (what the cost model prices).
+    pub ssd_used_bytes: u64,
+    pub hdd_used_bytes: u64,
+}
+
+/// The devices and the policy for `mode` over `capacity` bytes (rounded up to whole extents).
+pub fn build(mode: Mode, h: &HybridParams, hdd: &HddChoice, capacity: u64) -> Result<Built> {
+    if !(h.ssd_fraction > 0.0 && h.ssd_fraction < 1.0) {
+        return Err(anyhow!("--ssd-fraction: expected a share strictly between 0 and 1, found {}", h.ssd_fraction));
+    }
+    if !(h.tw_s.is_finite() && h.tw_s > 0.0) {
+        return Err(anyhow!("--tw-s: expected a positive number of seconds, found {}", h.tw_s));
+    }
+    // ES itself is checked by the policy's geometry; `unit` only keeps the arithmetic sane.
+    let (es, unit) = (h.es, h.es.max(1));
+    let too_large = || anyhow!("capacity of {capacity} bytes: expected at most {} bytes", u64::MAX / 2);
+    let capacity = capacity.div_ceil(unit).checked_mul(unit).filter(|c| *c <= u64::MAX / 2).ok_or_else(too_large)?;
+    let ssd_share = round_down((capacity as f64 * h.ssd_fraction) as u64, unit);
+    let tw_ns = (h.tw_s * NS_PER_S as f64) as u64;
+    let with_policy = |policy: Box<dyn Policy>| -> Result<Built> {
+        let geo = *policy.geometry();
+        Ok(Built {
+            devices: vec![ssd_device(&h.ssd, geo.ssd_bytes())?, build_hdd(hdd)?],
+            policy: Some(policy),
+            ssd_used_bytes: geo.ssd_bytes(),
+            hdd_used_bytes: geo.hdd_bytes(),
+        })
+    };
+    match mode {
+        Mode::SsdOnly => {
+            Ok(Built { devices: vec![ssd_device(&h.ssd, capacity)?], policy: None, ssd_used_bytes: capacity, hdd_used_bytes: 0 })
+        }
+        Mode::HddOnly => Ok(Built { devices: vec![build_hdd(hdd)?], policy: None, ssd_used_bytes: 0, hdd_used_bytes: capacity }),
+        Mode::Linear => with_policy(Box::new(LinearPolicy::new(Geometry::new(es, ssd_share, capacity - ssd_share)?))),
+        Mode::Tiering => {
+            let params = TieringParams { pt: h.pt, tw_ns, mcml: h.mcml, lt: h.lt, ht: h.ht, reserved_hdd_extents: h.ht.saturating_add(h.mcml) };
+            // The HDD gets the rest of the capacity plus the reserve that keeps demotion moving.
+            let reserve = u64::from(params.reserved_hdd_extents).saturating_mul(unit);
+            let hdd_bytes = (capacity - ssd_share).checked_add(reserve).ok_or_else(too_large)?;
+            with_policy(Box::new(TieringPolicy::new(Geometry::new(es, ssd_share, hdd_bytes)?, params)?))
+        }
+        Mode::Caching => {
+            let params = CachingParams { pt: h.pt, tw_ns, mcml: h.mcml, write: h.write_policy, replacement: h.replacement, ..CachingParams::default() };
+            with_policy(Box::new(CachingPolicy::new(Geometry::new(es, ssd_share, capacity)?, params)?))
+        }
+    }
+}

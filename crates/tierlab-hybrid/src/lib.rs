@@ -1,0 +1,33 @@
+//! Hybrid SSD+HDD drives as a library: build a configuration (SSD-only, HDD-only, the
+//! linear baseline "Mylinear", GreenDM tiering or caching), run it on a workload in the
+//! simulator, and price the outcome in the four currencies — performance, energy,
+//! endurance and dollars.
+//!
+//! The `tierlab` command line is a thin layer over this crate (argument parsing and
+//! rendering only), so that other front ends — Python bindings, distributed sweeps — get
+//! the same runs and the same numbers:
+//!
+//! - [`simulate`]: one [`Config`] on one [`Workload`] → a [`Run`] (the engine's report and
+//!   the bytes of each device the drive uses).
+//! - [`run_config`]: the same, priced by a [`CostModel`] → one [`RunRow`].
+//! - [`compare`]: every configuration of a [`Matrix`] → a [`CompareReport`].
+//!
+//! Errors are `anyhow` errors whose messages say which input was wrong and what was
+//! expected; nothing here panics on bad input.
+
+mod address;
+mod compare;
+mod drive;
+mod hdd;
+mod matrix;
+mod run;
+
+pub use address::AddressMap;
+pub use compare::{compare, run_config, CompareReport, CostModel, RunRow};
+pub use drive::{build, Built, HybridParams, Mode};
+pub use hdd::{build_hdd, catalog, datasheet, HddChoice, DEFAULT_HDD};
+pub use matrix::{Matrix, MatrixEntry};
+pub use run::{simulate, Config, Run, Usage, Workload};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,110 @@
+//! The GreenDM research's trends that hold in tierlab (docs/trends.md), checked on the
+//! first 20,000 requests of the read-heavy and the write-heavy trace so that a change in
+//! a policy, a device model or the cost model that breaks one shows here.
+//! Skips with a note when ../shared is absent.
+
+use std::path::PathBuf;
+use tierlab_hybrid::{compare, CompareReport, Config, CostModel, HybridParams, Matrix, Mode, RunRow, Workload};
+use tierlab_sim::Replay;
+use tierlab_trace::ReadOptions;
+
+const READ_HEAVY: &str = "umass-websearch-small.disksim";
+const WRITE_HEAVY: &str = "blkreplay-linux-mysql.load.gz";
+const LONG_RUN: f64 = 1e5;
+const K64: u64 = 64 * 1024;
+const M1: u64 = 1024 * 1024;
+
+fn trace(name: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces")).join(name);
+    if p.is_file() {
+        Some(p)
+    } else {
+        eprintln!("note: {} is absent; skipping", p.display());
+        None
+    }
+}
+
+/// The study's setup (closed-loop, compacted footprint, research's devices and 2012
+/// prices) on a small matrix: SSD at 1/4, PT 2 and 8, ES 64 KiB and 1 MiB, MCML 1.
+fn study(name: &str) -> Option<CompareReport> {
+    let path = trace(name)?;
+    let base = Config { replay: Replay::Closed { depth: 1 }, hybrid: HybridParams { compact: true, ..HybridParams::default() }, ..Config::default() };
+    let matrix = Matrix { fractions: vec![0.25], pts: vec![2, 8], extents: vec![K64, M1], mcmls: vec![1], ..Matrix::new(base) };
+    let workload = Workload::Trace { path, options: ReadOptions { max_requests: Some(20_000), ..ReadOptions::default() } };
+    let cost = CostModel { prices: "greendm-2012".into(), ..CostModel::default() };
+    Some(compare(&matrix, &workload, &cost, &mut |_, _| {}).expect("the study runs"))
+}
+
+fn row<'a>(r: &'a CompareReport, label: &str) -> &'a RunRow {
+    r.row(label).unwrap_or_else(|| panic!("no row `{label}`"))
+}
+
+fn moving(r: &CompareReport, mode: Mode) -> impl Iterator<Item = &RunRow> {
+    r.rows.iter().filter(move |x| x.mode == mode.report_name())
+}
+
+/// Largest over smallest total cost among the tiering and caching rows at `alpha`.
+fn spread(r: &CompareReport, alpha: f64) -> f64 {
+    let costs: Vec<f64> = moving(r, Mode::Tiering).chain(moving(r, Mode::Caching)).map(|x| x.cost_at(alpha)).collect();
+    costs.iter().cloned().fold(f64::MIN, f64::max) / costs.iter().cloned().fold(f64::MAX, f64::min)
+}
+
+/// Mean long-run cost of `mode`'s rows that satisfy `pick`.
+fn mean_long_run(r: &CompareReport, mode: Mode, pick: impl Fn(&RunRow) -> bool) -> f64 {
+    let costs: Vec<f64> = moving(r, mode).filter(|x| pick(x)).map(|x| x.cost_at(LONG_RUN)).collect();
+    costs.iter().sum::<f64>() / costs.len() as f64
+}
+
+/// What holds on both workloads: trends 2 (HDD-only cheapest up front, among drives of
+/// the same capacity — compaction at 1 MiB, the baselines' ES), 3 (SSD-only dearest up
+/// front, fastest) and 6 (configuration choices spread cost more as α grows).
+fn common_trends(r: &CompareReport, name: &str) {
+    let (ssd, hdd) = (row(r, "ssd-only"), row(r, "hdd-only"));
+    for x in &r.rows {
+        if x.config != "hdd-only" && x.extent_bytes.is_none_or(|es| es == M1) {
+            assert!(x.cost_at(1.0) > hdd.cost_at(1.0), "{name}: trend 2, `{}` ${} vs HDD-only ${}", x.config, x.cost_at(1.0), hdd.cost_at(1.0));
+        }
+        if x.config != "ssd-only" {
+            assert!(x.cost[0].purchase_usd < ssd.cost[0].purchase_usd, "{name}: trend 3, `{}` bought dearer than SSD-only", x.config);
+            assert!(x.mean_ms > ssd.mean_ms, "{name}: trend 3, `{}` faster than SSD-only", x.config);
+        }
+    }
+    assert!(spread(r, LONG_RUN) > 1.1 * spread(r, 1.0), "{name}: trend 6, spread {} at α=1e5 vs {} at α=1", spread(r, LONG_RUN), spread(r, 1.0));
+}
+
+#[test]
+fn read_heavy_trends_hold() {
+    let Some(r) = study(READ_HEAVY) else { return };
+    common_trends(&r, READ_HEAVY);
+    // Trend 1: a larger PT lowers the long-run cost (on average over ES).
+    for mode in [Mode::Tiering, Mode::Caching] {
+        let (pt2, pt8) = (mean_long_run(&r, mode, |x| x.pt == Some(2)), mean_long_run(&r, mode, |x| x.pt == Some(8)));
+        assert!(pt8 < pt2, "trend 1, {mode:?}: PT 8 ${pt8} vs PT 2 ${pt2}");
+    }
+    // Trend 5: tiering and caching cost more than Mylinear in the long run.
+    let linear = row(&r, "linear ssd=1/4").cost_at(LONG_RUN);
+    for x in moving(&r, Mode::Tiering).chain(moving(&r, Mode::Caching)) {
+        assert!(x.cost_at(LONG_RUN) > linear, "trend 5: `{}` ${} vs Mylinear ${linear}", x.config, x.cost_at(LONG_RUN));
+    }
+    // Trend 3: SSD-only is the cheapest in the long run on a read-heavy load.
+    let ssd = row(&r, "ssd-only").cost_at(LONG_RUN);
+    assert!(r.rows.iter().all(|x| x.config == "ssd-only" || x.cost_at(LONG_RUN) > ssd), "trend 3");
+}
+
+#[test]
+fn write_heavy_trends_hold() {
+    let Some(r) = study(WRITE_HEAVY) else { return };
+    common_trends(&r, WRITE_HEAVY);
+    // Trend 1: a smaller ES lowers the long-run cost, at every PT.
+    for mode in ["tiering", "caching"] {
+        for pt in [2, 8] {
+            let (small, large) = (row(&r, &format!("{mode} ssd=1/4 pt={pt} es=64K mcml=1")), row(&r, &format!("{mode} ssd=1/4 pt={pt} es=1M mcml=1")));
+            assert!(small.cost_at(LONG_RUN) < large.cost_at(LONG_RUN), "trend 1: {} vs {}", small.config, large.config);
+        }
+    }
+    // Caching dearer than tiering in the long run on a write-heavy load.
+    for t in moving(&r, Mode::Tiering) {
+        let c = row(&r, &t.config.replace("tiering", "caching"));
+        assert!(c.cost_at(LONG_RUN) > t.cost_at(LONG_RUN), "caching vs tiering: {} ${} vs ${}", c.config, c.cost_at(LONG_RUN), t.cost_at(LONG_RUN));
+    }
+}
