@@ -1,9 +1,9 @@
 //! The transmission phase of one connection.
 //!
-//! The connection's own thread reads requests (and write payloads) and hands
-//! them to a pool of worker threads through a bounded queue, so one client
-//! can keep many requests in flight. Workers run them against the export and
-//! write each reply in a single `write` under the connection's writer lock.
+//! A pool of worker threads per connection takes turns reading the next
+//! request (and its write payload) from the socket, then serves it, so one
+//! client can keep many requests in flight. Each reply leaves in a single
+//! `write` under the connection's writer lock.
 //!
 //! Memory is bounded whatever the client claims: write payloads are read only
 //! up to the advertised maximum, and all request buffers (write payloads and
@@ -12,7 +12,6 @@
 
 use std::io::{self, BufReader, Read, Write};
 use std::net::Shutdown;
-use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Condvar, Mutex};
 
 use crate::codec::{encode_error_chunk, ChunkHeader, Request, SimpleReply};
@@ -127,6 +126,10 @@ struct Shared<'a> {
 /// Serves requests until the client disconnects, sends `NBD_CMD_DISC`, sends
 /// garbage, or the socket is shut down. Requests already accepted are always
 /// completed (and answered, if the socket still allows) before returning.
+///
+/// Each worker reads its own next request (taking turns on the socket, as
+/// nbdkit's parallel model does) and then serves it: a request costs one
+/// thread wake-up, not a hand-off from a reader thread to a worker.
 pub(crate) fn serve(
     conn: &Conn,
     export: &dyn Export,
@@ -147,99 +150,125 @@ pub(crate) fn serve(
             keep: workers * 2,
         },
     };
-    let (tx, rx) = sync_channel::<Job>(workers * 2);
-    let rx = Mutex::new(rx);
+    let input = Mutex::new(Input {
+        reader: BufReader::with_capacity(64 * 1024, conn),
+        end: None,
+    });
     std::thread::scope(|s| {
         let mut started = 0;
         for _ in 0..workers {
             // Out of threads: run with fewer workers rather than fail (or panic).
-            let spawned = std::thread::Builder::new().spawn_scoped(s, || worker(&shared, &rx));
+            let spawned = std::thread::Builder::new().spawn_scoped(s, || worker(&shared, &input));
             started += usize::from(spawned.is_ok());
         }
         if started == 0 {
             return Err(io::Error::other("could not start any worker thread"));
         }
-        let result = read_requests(&shared, |job| tx.send(job).is_ok());
-        drop(tx); // workers drain the queue, then stop
-        result
-    })
+        Ok(())
+    })?;
+    let end = input.into_inner().unwrap_or_else(|e| e.into_inner()).end;
+    end.unwrap_or(Ok(()))
 }
 
-/// Reads requests until the session ends; `dispatch` queues a job and says
-/// whether the workers are still there.
-fn read_requests(sh: &Shared, mut dispatch: impl FnMut(Job) -> bool) -> io::Result<()> {
-    let mut reader = BufReader::with_capacity(64 * 1024, sh.conn);
+/// The connection's request stream, read by one worker at a time.
+struct Input<'a> {
+    reader: BufReader<&'a Conn>,
+    /// How the session ended, once it has: no worker reads after that.
+    end: Option<io::Result<()>>,
+}
+
+/// What reading the next request gave.
+enum Next {
+    Job(Job),
+    /// Answered already (refused, or an oversized write skipped).
+    Answered,
+    /// The session is over: EOF or `NBD_CMD_DISC` (Ok), or garbage (Err).
+    End(io::Result<()>),
+}
+
+fn worker(sh: &Shared, input: &Mutex<Input>) {
     loop {
-        let mut header = [0u8; Request::LEN];
-        if let Err(e) = reader.read_exact(&mut header) {
-            return if e.kind() == io::ErrorKind::UnexpectedEof {
-                Ok(())
-            } else {
-                Err(e)
-            };
-        }
-        let req =
-            Request::decode(&header).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-        if req.command == CMD_DISC {
-            return Ok(());
-        }
-        let mut payload = Vec::new();
-        let mut charge = 0;
-        if req.command == CMD_WRITE {
-            if req.length > sh.info.max_payload {
-                if req.length > MAX_SKIP_BYTES {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        "write payload too large to skip",
-                    ));
-                }
-                io::copy(
-                    &mut (&mut reader).take(u64::from(req.length)),
-                    &mut io::sink(),
-                )?;
-                reply_error(
-                    sh,
-                    req.cookie,
-                    EINVAL,
-                    "write longer than the maximum payload",
-                );
-                continue;
+        let job = {
+            let mut input = input.lock().unwrap_or_else(|e| e.into_inner());
+            if input.end.is_some() {
+                return;
             }
-            charge = sh.budget.acquire(u64::from(req.length));
-            payload = sh.pool.get(req.length as usize);
-            if let Err(e) = reader.read_exact(&mut payload) {
-                sh.budget.release(charge);
-                return Err(e);
-            }
-        }
-        match classify(&req, sh.info, &sh.negotiated) {
-            Err(errno) => {
-                sh.budget.release(charge);
-                sh.pool.put(payload);
-                reply_error(sh, req.cookie, errno, "request refused");
-            }
-            Ok(op) => {
-                if op == Op::Read {
-                    charge = sh.budget.acquire(u64::from(req.length));
-                }
-                if !dispatch(Job {
-                    req,
-                    op,
-                    payload,
-                    charge,
-                }) {
-                    return Ok(());
+            match next_request(sh, &mut input.reader) {
+                Next::Job(job) => job,
+                Next::Answered => continue,
+                Next::End(end) => {
+                    input.end = Some(end);
+                    return;
                 }
             }
-        }
+        };
+        run(sh, job);
     }
 }
 
-fn worker(sh: &Shared, rx: &Mutex<Receiver<Job>>) {
-    loop {
-        let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-        let Ok(job) = job else { return };
-        run(sh, job);
+/// Reads one request (and its write payload).
+fn next_request(sh: &Shared, reader: &mut BufReader<&Conn>) -> Next {
+    let mut header = [0u8; Request::LEN];
+    if let Err(e) = reader.read_exact(&mut header) {
+        return Next::End(if e.kind() == io::ErrorKind::UnexpectedEof {
+            Ok(())
+        } else {
+            Err(e)
+        });
+    }
+    let req = match Request::decode(&header) {
+        Ok(req) => req,
+        Err(e) => return Next::End(Err(io::Error::new(io::ErrorKind::InvalidData, e))),
+    };
+    if req.command == CMD_DISC {
+        return Next::End(Ok(()));
+    }
+    let mut payload = Vec::new();
+    let mut charge = 0;
+    if req.command == CMD_WRITE {
+        if req.length > sh.info.max_payload {
+            if req.length > MAX_SKIP_BYTES {
+                return Next::End(Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "write payload too large to skip",
+                )));
+            }
+            if let Err(e) = io::copy(&mut reader.take(u64::from(req.length)), &mut io::sink()) {
+                return Next::End(Err(e));
+            }
+            reply_error(
+                sh,
+                req.cookie,
+                EINVAL,
+                "write longer than the maximum payload",
+            );
+            return Next::Answered;
+        }
+        charge = sh.budget.acquire(u64::from(req.length));
+        payload = sh.pool.get(req.length as usize);
+        if let Err(e) = reader.read_exact(&mut payload) {
+            sh.budget.release(charge);
+            return Next::End(Err(e));
+        }
+    }
+    match classify(&req, sh.info, &sh.negotiated) {
+        Err(errno) => {
+            sh.budget.release(charge);
+            sh.pool.put(payload);
+            reply_error(sh, req.cookie, errno, "request refused");
+            Next::Answered
+        }
+        Ok(op) => {
+            if op == Op::Read {
+                charge = sh.budget.acquire(u64::from(req.length));
+            }
+            Next::Job(Job {
+                req,
+                op,
+                payload,
+                charge,
+            })
+        }
     }
 }
 
