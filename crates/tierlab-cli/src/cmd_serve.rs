@@ -204,7 +204,10 @@ impl DriveSettings {
             Mode::Tiering => {
                 let d = TieringParams::default();
                 let (lt, ht, mcml) = (self.lt.unwrap_or(d.lt), self.ht.unwrap_or(d.ht), self.mcml.unwrap_or(d.mcml));
-                Created::Tiering(TieringParams { pt: self.pt.unwrap_or(d.pt), tw_ns: tw_ns.unwrap_or(d.tw_ns), mcml, lt, ht, reserved_hdd_extents: (ht + mcml).max(d.reserved_hdd_extents.min(ht + mcml + 4)) })
+                // Demotions need HT + MCML free HDD extents; twice that leaves room to raise
+                // HT or MCML later with `tierlab ctl set` (the reserve is fixed at creation).
+                let reserved_hdd_extents = ht.saturating_add(mcml).saturating_mul(2);
+                Created::Tiering(TieringParams { pt: self.pt.unwrap_or(d.pt), tw_ns: tw_ns.unwrap_or(d.tw_ns), mcml, lt, ht, reserved_hdd_extents })
             }
             Mode::Caching => {
                 let d = CachingParams::default();

@@ -64,8 +64,10 @@ fn nbdinfo_qemu_img_fio_and_ctl_work_against_the_drive() {
     // Administration while it runs.
     let ctl = |a: &[&str]| run(Command::new(tierlab()).arg("ctl").arg("--socket").arg(&s.ctl).args(a));
     ctl(&["set", "pt", "4"]);
+    ctl(&["set", "mcml", "6"]); // the HDD reserve leaves room to raise it
     let got: serde_json::Value = serde_json::from_str(&ctl(&["get", "--json"])).expect("get json");
     assert_eq!(got["pt"], 4.0);
+    assert_eq!(got["mcml"], 6.0);
     let err = Command::new(tierlab()).arg("ctl").arg("--socket").arg(&s.ctl).args(["set", "es", "4096"]).output().expect("ctl");
     assert!(!err.status.success() && String::from_utf8_lossy(&err.stderr).contains("fixed"), "ES must not change");
     let stats: serde_json::Value = serde_json::from_str(&ctl(&["stats", "--json"])).expect("stats json");
