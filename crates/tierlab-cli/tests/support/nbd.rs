@@ -164,9 +164,18 @@ impl Served {
         self.child.wait().expect("wait for serve")
     }
 
-    pub fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    pub fn kill(self) {
+        // Drop kills it.
+    }
+}
+
+/// A failing test must not leave its server running.
+impl Drop for Served {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
 
