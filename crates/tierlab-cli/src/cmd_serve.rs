@@ -108,6 +108,11 @@ pub struct ServeArgs {
     /// The catalog HDD whose model gives modelled energy (and emulated timing).
     #[arg(long, value_name = "ID", default_value = tierlab_hybrid::DEFAULT_HDD)]
     pub hdd_model: String,
+    /// Also model the SSD path: the study's SLC SSD (page-mapped FTL) sized to the SSD
+    /// store, for modelled SSD energy and, with --emulate, SSD timing. Off by default: the
+    /// model keeps about 5 MiB of state per GiB of flash.
+    #[arg(long)]
+    pub model_ssd: bool,
     /// Worker threads per connection.
     #[arg(long, default_value_t = 8)]
     pub threads: usize,
@@ -233,6 +238,23 @@ impl DriveSettings {
     }
 }
 
+/// The study's SLC SSD sized to hold the SSD store (its size from the store, or from
+/// `--ssd-size` when the store is yet to be created).
+fn ssd_model(path: &std::path::Path, create: Option<&str>) -> Result<Box<dyn tierlab_sim::Device + Send>> {
+    use std::io::Seek;
+    let bytes = match std::fs::File::open(path) {
+        Ok(mut f) => f.seek(std::io::SeekFrom::End(0)).with_context(|| format!("{}", path.display()))?,
+        Err(_) => create.map(|s| parse_bytes(s, "ssd-size")).transpose()?.unwrap_or(0),
+    };
+    if bytes == 0 {
+        return Err(anyhow!("--model-ssd: the SSD store's size is unknown (give --ssd-size)"));
+    }
+    let mut spec = tierlab_ssd::SsdSpec::study_slc_for_footprint(bytes, 0.9, false, tierlab_ssd::FtlKind::Page);
+    // A small store still needs the page FTL's spare blocks.
+    spec.geometry.blocks_per_plane = spec.geometry.blocks_per_plane.max(128);
+    Ok(Box::new(tierlab_ssd::Ssd::new(spec).context("--model-ssd")?))
+}
+
 static STOP: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_signal(_: libc::c_int) {
@@ -256,6 +278,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     ];
     let hdd_choice = tierlab_hybrid::HddChoice { device: a.hdd_model.clone(), ..Default::default() };
     let hdd_model = tierlab_hybrid::build_hdd(&hdd_choice).with_context(|| format!("--hdd-model {}", a.hdd_model))?;
+    let ssd_model = if a.model_ssd { Some(DeviceModel::new(ssd_model(&a.ssd, settings.ssd_size.as_deref())?, a.emulate)) } else { None };
     let prices = tierlab_cost::builtin_prices(MODEL_PRICES)?;
     let ssd_rated = prices.device(MODEL_SSD).ok().and_then(|d| d.rated_write_bytes);
     let hdd_rated = prices.device(tierlab_hybrid::DEFAULT_HDD).ok().and_then(|d| d.start_stop_cycles);
@@ -264,7 +287,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         hdd_path: a.hdd.clone(),
         create,
         migration_threads: 4,
-        models: [None, Some(DeviceModel::new(hdd_model, a.emulate))],
+        models: [ssd_model, Some(DeviceModel::new(hdd_model, a.emulate))],
         ssd_rated_write_bytes: ssd_rated,
         hdd_rated_cycles: hdd_rated,
     })

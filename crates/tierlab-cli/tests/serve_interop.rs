@@ -24,7 +24,7 @@ fn nbdinfo_qemu_img_fio_and_ctl_work_against_the_drive() {
     let metrics_port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("free port").port();
     let metrics = format!("127.0.0.1:{metrics_port}");
     let mut args = CREATE.to_vec();
-    args.extend(["--metrics", &metrics]);
+    args.extend(["--metrics", &metrics, "--model-ssd"]);
     let s = Served::start(&dir, &args, &[]);
     let uri = format!("nbd://{}", s.addr);
 
@@ -74,6 +74,7 @@ fn nbdinfo_qemu_img_fio_and_ctl_work_against_the_drive() {
     assert!(stats["host_write_bytes"].as_u64().unwrap_or(0) >= 16 << 20);
     assert!(stats["policy"]["promotions"].as_u64().unwrap_or(0) > 0, "{stats}");
     assert!(stats["modelled"]["hdd_energy_j"].as_f64().unwrap_or(0.0) > 0.0);
+    assert!(stats["modelled"]["ssd_energy_j"].as_f64().unwrap_or(0.0) > 0.0, "{stats}");
     let table: serde_json::Value = serde_json::from_str(&ctl(&["table", "--json"])).expect("table json");
     assert!(table.as_array().is_some_and(|t| !t.is_empty()));
     let mut http = std::net::TcpStream::connect(&metrics).expect("metrics");

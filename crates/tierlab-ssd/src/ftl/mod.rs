@@ -24,7 +24,7 @@ pub struct MergeCounts {
     pub full: u64,
 }
 
-pub trait Ftl {
+pub trait Ftl: Send {
     fn kind(&self) -> FtlKind;
     /// Read logical page `lpn` (issued at `now_ns`); returns when its data is out.
     /// A page never written costs no flash operation.
