@@ -104,6 +104,14 @@ struct Counters {
     spin_downs: AtomicU64,
 }
 
+/// One I/O on a store (or a copy from a RAM copy) serving part of a host request.
+struct Span {
+    place: Place,
+    device_offset_bytes: u64,
+    /// The bytes of the host request's buffer it covers.
+    buf: std::ops::Range<usize>,
+}
+
 /// A drive's state as formatted or recovered, before it runs.
 struct Opened {
     sb: Superblock,
@@ -432,6 +440,24 @@ impl Drive {
         Ok(st)
     }
 
+    /// The I/Os that serve `pieces`: adjacent pieces contiguous on the same store (extents
+    /// laid out in order, as first touches leave them) become one.
+    fn spans(&self, offset: u64, pieces: &[Piece]) -> Vec<Span> {
+        let mut out: Vec<Span> = Vec::with_capacity(pieces.len());
+        for p in pieces {
+            let buf = self.buf_range(offset, p);
+            if let Some(last) = out.last_mut() {
+                let joins = p.place != Place::Ram && last.place == p.place && last.buf.end == buf.start;
+                if joins && last.device_offset_bytes + last.buf.len() as u64 == p.device_offset_bytes {
+                    last.buf.end = buf.end;
+                    continue;
+                }
+            }
+            out.push(Span { place: p.place, device_offset_bytes: p.device_offset_bytes, buf });
+        }
+        out
+    }
+
     /// Where a piece's bytes sit in the host request's buffer.
     fn buf_range(&self, offset: u64, p: &Piece) -> std::ops::Range<usize> {
         let start = offset.max(p.extent as u64 * self.geo.extent_bytes) - offset;
@@ -463,21 +489,18 @@ impl Drive {
         self.route(Op::Read, offset, buf.len() as u64, &mut pieces, &mut ram)?;
         let mut rams = ram.iter();
         let mut result = Ok(());
-        for p in &pieces {
-            let r = self.buf_range(offset, p);
-            let out = &mut buf[r];
-            let res = match p.place {
-                Place::Ram => match rams.next() {
-                    Some(copy) => match copy.get(p.device_offset_bytes as usize..(p.device_offset_bytes + p.len_bytes) as usize) {
-                        Some(src) => {
-                            out.copy_from_slice(src);
-                            Ok(())
-                        }
-                        None => Err(DriveError::Io("RAM copy shorter than the piece".into())),
-                    },
-                    None => Err(DriveError::Io("RAM copy missing".into())),
+        for span in self.spans(offset, &pieces) {
+            let out = &mut buf[span.buf];
+            let at = span.device_offset_bytes as usize;
+            let res = match span.place {
+                Place::Ram => match rams.next().and_then(|copy| copy.get(at..at + out.len())) {
+                    Some(src) => {
+                        out.copy_from_slice(src);
+                        Ok(())
+                    }
+                    None => Err(DriveError::Io("the RAM copy of a moving extent is missing or short".into())),
                 },
-                place => self.store_io(Op::Read, place_index(place), p.device_offset_bytes, Some(out), None),
+                place => self.store_io(Op::Read, place_index(place), span.device_offset_bytes, Some(out), None),
             };
             if res.is_err() && result.is_ok() {
                 result = res;
@@ -496,11 +519,11 @@ impl Drive {
         let mut ram = Vec::new();
         self.route(Op::Write, offset, data.len() as u64, &mut pieces, &mut ram)?;
         let mut result = Ok(());
-        for p in &pieces {
-            let src = &data[self.buf_range(offset, p)];
-            let res = match p.place {
+        for span in self.spans(offset, &pieces) {
+            let src = &data[span.buf];
+            let res = match span.place {
                 Place::Ram => Err(DriveError::Io("a write was routed to a RAM copy".into())),
-                place => self.store_io(Op::Write, place_index(place), p.device_offset_bytes, None, Some(src)),
+                place => self.store_io(Op::Write, place_index(place), span.device_offset_bytes, None, Some(src)),
             };
             if res.is_err() && result.is_ok() {
                 result = res;

@@ -298,3 +298,27 @@ fn emulation_holds_hdd_io_for_the_modelled_time_and_energy_is_modelled() {
     assert_eq!(m.ssd_energy_j, None);
     d.close().unwrap();
 }
+
+#[test]
+fn requests_spanning_extents_read_back_whole_and_in_parts() {
+    for create in [tiering(), caching()] {
+        let dir = Dir::new("span");
+        let d = Drive::open(dir.opts(Some(create))).unwrap();
+        let data: Vec<u8> = (0..300 * 1024u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8).collect();
+        let at = 10 * 1024;
+        d.write(at, &data, false).unwrap();
+        // Touch the extents again so they move (PT 1), then check before and after.
+        for round in 0..2 {
+            let mut whole = vec![0u8; data.len()];
+            d.read(at, &mut whole).unwrap();
+            assert!(whole == data, "round {round}: the whole range differs");
+            for (off, len) in [(0usize, 70_000usize), (60_000, 140_000), (250_000, 57_200)] {
+                let mut part = vec![0u8; len];
+                d.read(at + off as u64, &mut part).unwrap();
+                assert!(part[..] == data[off..off + len], "round {round}: bytes {off}+{len} differ");
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        d.close().unwrap();
+    }
+}
