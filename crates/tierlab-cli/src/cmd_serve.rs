@@ -415,18 +415,30 @@ pub fn fsck(a: FsckArgs) -> Result<()> {
     if a.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&rep)?)?;
     } else {
-        writeln!(
-            out,
-            "{:?} drive: checkpoint generation {}, {} journal records, {} extents mapped",
-            rep.mode, rep.checkpoint_generation, rep.journal_records, rep.mapped_extents
-        )?;
+        match rep.mode {
+            Some(mode) => writeln!(
+                out,
+                "{} drive: checkpoint generation {}, {} journal records, {} extents mapped",
+                format!("{mode:?}").to_lowercase(),
+                rep.checkpoint_generation,
+                rep.journal_records,
+                rep.mapped_extents
+            )?,
+            None => writeln!(out, "no tierlab drive found on these stores")?,
+        }
         for n in &rep.notes {
             writeln!(out, "note: {n}")?;
         }
         for p in &rep.problems {
             writeln!(out, "problem: {p}")?;
         }
-        writeln!(out, "{}", if rep.clean() { "clean" } else if rep.repaired { "repaired" } else { "INCONSISTENT (run with --repair)" })?;
+        let verdict = match (rep.mode, rep.clean(), rep.repaired) {
+            (_, true, _) => "clean",
+            (_, _, true) => "repaired",
+            (None, _, _) => "not a tierlab drive (nothing to repair)",
+            _ => "INCONSISTENT (run with --repair)",
+        };
+        writeln!(out, "{verdict}")?;
     }
     if rep.clean() || rep.repaired {
         Ok(())
