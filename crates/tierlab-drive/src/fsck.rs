@@ -3,8 +3,9 @@
 //! Problems (the drive is inconsistent): superblocks that disagree or are damaged, no
 //! valid checkpoint, journal copies that contradict each other, mapping entries out of
 //! range or sharing a location, extents mapped above the high-water mark, settings that do
-//! not parse. Notes (what a crash normally leaves, handled by recovery): a torn older
-//! checkpoint, a journal copy shorter than the other.
+//! not parse. Notes (what a crash normally leaves, handled by recovery): a torn
+//! checkpoint, the newest checkpoint on one store only, a journal copy shorter than the
+//! other.
 //!
 //! `--repair` rebuilds what recovery would use, drops entries that cannot be trusted
 //! (reporting the extents whose data is lost), and writes a new checkpoint to both stores.
@@ -77,8 +78,7 @@ pub fn fsck(ssd: &Path, hdd: &Path, repair: bool) -> Result<FsckReport, DriveErr
             return Ok(rep);
         }
     };
-    rep.notes.extend(r.notes.iter().filter(|n| !n.contains("lacks checkpoint")).cloned());
-    rep.problems.extend(r.notes.iter().filter(|n| n.contains("lacks checkpoint")).cloned());
+    rep.notes.extend(r.notes.iter().cloned());
     rep.checkpoint_generation = r.checkpoint.generation;
     rep.journal_records = r.changes.len();
     let settings = match PolicySettings::decode(&r.checkpoint.params) {
