@@ -210,21 +210,7 @@ impl<'a> Parser<'a> {
                     items.push(Item::Source { path, items: sub });
                 }
                 "instantiate" => {
-                    self.expect(b'[')?;
-                    let mut names = Vec::new();
-                    loop {
-                        self.ws();
-                        match self.peek() {
-                            Some(b']') => {
-                                self.bump();
-                                break;
-                            }
-                            Some(b',') => {
-                                self.bump();
-                            }
-                            _ => names.push(self.expect_word("an instance name or `]`")?),
-                        }
-                    }
+                    let names = self.bracket_list(|p| p.expect_word("an instance name or `]`"))?;
                     let kw = self.expect_word("`as`")?;
                     if kw != "as" {
                         return Err(self.err("", format!("expected `as`, found `{kw}`")));
@@ -265,26 +251,31 @@ impl<'a> Parser<'a> {
             return Err(self.err("topology", "nested too deeply"));
         }
         let name = self.expect_word("a component name")?;
+        let children = self.bracket_list(|p| {
+            let cloc = p.loc();
+            let t = p.expect_word("a component type or `]`")?;
+            p.topo_node_after_type(t, cloc, depth + 1)
+        })?;
+        Ok(TopoNode { type_name, name, children, loc })
+    }
+
+    /// `[ item, item … ]` (commas optional, as DiskSim reads them), each item read by `item`.
+    fn bracket_list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Result<T, Error>) -> Result<Vec<T>, Error> {
         self.expect(b'[')?;
-        let mut children = Vec::new();
+        let mut out = Vec::new();
         loop {
             self.ws();
             match self.peek() {
                 Some(b']') => {
                     self.bump();
-                    break;
+                    return Ok(out);
                 }
                 Some(b',') => {
                     self.bump();
                 }
-                _ => {
-                    let cloc = self.loc();
-                    let t = self.expect_word("a component type or `]`")?;
-                    children.push(self.topo_node_after_type(t, cloc, depth + 1)?);
-                }
+                _ => out.push(item(self)?),
             }
         }
-        Ok(TopoNode { type_name, name, children, loc })
     }
 
     /// Entries up to and including the closing `}`.
