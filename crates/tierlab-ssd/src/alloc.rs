@@ -102,27 +102,18 @@ impl PageAlloc {
                 break;
             }
         }
-        let slot = p * 2 + stream as usize;
-        let a = self.active[slot];
-        if a != NONE {
-            if let Some(ppn) = flash.take_page(a) {
-                return Some(ppn);
-            }
-            flash.seal(a);
-            self.active[slot] = NONE;
-        }
-        // Keep the last free block of the plane for the collector.
-        if flash.free_blocks(p) < 2 {
-            return None;
-        }
-        let b = flash.alloc_block(p, stream.kind())?;
-        self.active[slot] = b;
-        flash.take_page(b)
+        self.page_in(flash, p, stream, true)
     }
 
     /// A page for a collector copy: the plane's open block of the stream, else a new one
     /// (the reserved block may be used).
     fn gc_page(&mut self, flash: &mut Flash, p: usize, stream: Stream) -> Option<u32> {
+        self.page_in(flash, p, stream, false)
+    }
+
+    /// The next page of plane `p`'s open block for `stream`, opening a new block when it is
+    /// full; with `keep_reserve`, the plane's last free block stays for the collector.
+    fn page_in(&mut self, flash: &mut Flash, p: usize, stream: Stream, keep_reserve: bool) -> Option<u32> {
         let slot = p * 2 + stream as usize;
         let a = self.active[slot];
         if a != NONE {
@@ -131,6 +122,9 @@ impl PageAlloc {
             }
             flash.seal(a);
             self.active[slot] = NONE;
+        }
+        if keep_reserve && flash.free_blocks(p) < 2 {
+            return None;
         }
         let b = flash.alloc_block(p, stream.kind())?;
         self.active[slot] = b;
