@@ -105,6 +105,21 @@ fn wsclock_prefers_keys_outside_the_window() {
 }
 
 #[test]
+fn wsclock_sweep_settles_for_the_oldest_of_a_bounded_scan() {
+    let limit = WSCLOCK_SCAN_CANDIDATES as u64;
+    let mut c = WsClock::new(3 * limit as usize, 1_000_000);
+    // Sweep order is insertion order; key 2·limit + 20 is the oldest of all but sits in
+    // the third stretch of `limit` keys. Everything is inside the window.
+    let oldest = 2 * limit + 20;
+    for k in 0..3 * limit {
+        c.insert(k, if k == oldest { 0 } else { 1_000 + k });
+    }
+    assert_eq!(c.evict(5_000), Some(0), "the oldest of the first stretch");
+    assert_eq!(c.evict(5_000), Some(limit), "the sweep goes on where it stopped");
+    assert_eq!(c.evict(5_000), Some(oldest));
+}
+
+#[test]
 fn names_round_trip() {
     for a in Algorithm::ALL {
         assert_eq!(a.to_string().parse::<Algorithm>().unwrap(), a);

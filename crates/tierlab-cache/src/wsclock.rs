@@ -2,12 +2,22 @@
 //! extents to demote: resident keys sit on a ring with a reference bit and the time of
 //! their last use. The hand sweeps the ring: a referenced key has its bit cleared and is
 //! passed over; an unreferenced key unused for longer than the working-set window is the
-//! victim. When a whole turn finds none outside the window, the least recently used of the
-//! unreferenced keys seen is taken (or, when every key was referenced, the key the hand
-//! rests on).
+//! victim. The sweep gives up after passing [`WSCLOCK_SCAN_CANDIDATES`] unreferenced keys
+//! inside the window (or a whole turn) and takes the least recently used of them (or,
+//! when every key was referenced, the key the hand rests on).
+//!
+//! The limit keeps an eviction's cost bounded when every key is inside the window — the
+//! common case for a cache smaller than the working set, where an unbounded sweep costs a
+//! turn of the ring per eviction. Clearing reference bits is paid for by the accesses that
+//! set them, so an eviction costs O(limit) amortized. The oldest of the candidates seen
+//! approximates the least recently used key of a whole turn.
 
 use crate::list::{Ends, Slab, NIL};
 use crate::{KeyMap, Replacement};
+
+/// How many unreferenced keys inside the window a sweep passes before it settles for the
+/// oldest of them. Shared with the tiering policy's demotion sweep.
+pub const WSCLOCK_SCAN_CANDIDATES: u32 = 64;
 
 pub struct WsClock {
     capacity: usize,
@@ -74,6 +84,7 @@ impl Replacement for WsClock {
             return None;
         }
         let mut oldest: Option<u32> = None;
+        let mut candidates = 0;
         for _ in 0..self.ring.len {
             let i = self.hand;
             let (referenced, stamp_ns) = (self.slab.nodes[i as usize].flag, self.slab.nodes[i as usize].stamp_ns);
@@ -81,10 +92,16 @@ impl Replacement for WsClock {
                 self.slab.nodes[i as usize].flag = false;
             } else if now_ns.saturating_sub(stamp_ns) > self.window_ns {
                 return Some(self.take(i));
-            } else if oldest.is_none_or(|o| stamp_ns < self.slab.nodes[o as usize].stamp_ns) {
-                oldest = Some(i);
+            } else {
+                if oldest.is_none_or(|o| stamp_ns < self.slab.nodes[o as usize].stamp_ns) {
+                    oldest = Some(i);
+                }
+                candidates += 1;
             }
             self.hand = self.after(i);
+            if candidates >= WSCLOCK_SCAN_CANDIDATES {
+                break;
+            }
         }
         let victim = oldest.unwrap_or(self.hand);
         Some(self.take(victim))

@@ -51,6 +51,10 @@ pub struct HybridArgs {
     /// Caching: fifo, lru, arc, 2q or wsclock.
     #[arg(long, default_value = "lru")]
     pub replacement: Algorithm,
+    /// Tiering: start with the drive full, its data laid in address order (SSD first) as
+    /// if copied on before the run, instead of new and empty (extents mapped on first touch).
+    #[arg(long)]
+    pub populated: bool,
 }
 
 impl HybridArgs {
@@ -69,6 +73,7 @@ impl HybridArgs {
             ht: self.ht,
             write_policy: self.write_policy,
             replacement: self.replacement,
+            populated: self.populated,
         }
     }
 }

@@ -70,6 +70,10 @@ pub struct HybridParams {
     pub write_policy: WritePolicy,
     /// Caching: the replacement algorithm.
     pub replacement: Algorithm,
+    /// Tiering: start with the drive's whole capacity placed in address order (SSD first),
+    /// as if a data set had been copied on, instead of new and empty (extents mapped on
+    /// first touch). Caching starts cold and linear is static either way.
+    pub populated: bool,
 }
 
 impl Default for HybridParams {
@@ -88,6 +92,7 @@ impl Default for HybridParams {
             ht: 128,
             write_policy: WritePolicy::WriteBack,
             replacement: Algorithm::Lru,
+            populated: false,
         }
     }
 }
@@ -156,7 +161,11 @@ pub fn build(mode: Mode, h: &HybridParams, hdd: &HddChoice, capacity: u64) -> Re
             // The HDD gets the rest of the capacity plus the reserve that keeps demotion moving.
             let reserve = u64::from(params.reserved_hdd_extents).saturating_mul(unit);
             let hdd_bytes = (capacity - ssd_share).checked_add(reserve).ok_or_else(too_large)?;
-            with_policy(Box::new(TieringPolicy::new(Geometry::new(es, ssd_share, hdd_bytes)?, params)?))
+            let mut policy = TieringPolicy::new(Geometry::new(es, ssd_share, hdd_bytes)?, params)?;
+            if h.populated {
+                policy.populate(u32::MAX);
+            }
+            with_policy(Box::new(policy))
         }
         Mode::Caching => {
             let params = CachingParams { pt: h.pt, tw_ns, mcml: h.mcml, write: h.write_policy, replacement: h.replacement, ..CachingParams::default() };

@@ -168,6 +168,13 @@ pub trait Policy {
     fn virtual_bytes(&self) -> u64;
     /// Whether host I/O routed to `extent` has not yet been reported `done`.
     fn extent_in_flight(&self, extent: u32) -> bool;
+    /// Before any request: place the first `extents` virtual extents in address order, as
+    /// if a data set had been copied onto the drive, so that a run starts from a drive in
+    /// use rather than a new one. Default: nothing (a static layout, or a cache that
+    /// starts cold).
+    fn populate(&mut self, extents: u32) {
+        let _ = extents;
+    }
     /// Start collecting mapping changes for [`Policy::take_changes`] (off by default).
     fn enable_journal(&mut self) {}
     /// Move the mapping changes made since the last call into `out`, oldest first.
@@ -250,6 +257,9 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     }
     fn extent_in_flight(&self, extent: u32) -> bool {
         (**self).extent_in_flight(extent)
+    }
+    fn populate(&mut self, extents: u32) {
+        (**self).populate(extents)
     }
     fn enable_journal(&mut self) {
         (**self).enable_journal()

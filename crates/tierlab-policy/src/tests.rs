@@ -300,6 +300,55 @@ fn demotion_refills_free_extents_to_the_high_watermark() {
 }
 
 #[test]
+fn demotion_sweep_settles_for_the_oldest_of_a_bounded_scan() {
+    let limit = tierlab_cache::WSCLOCK_SCAN_CANDIDATES as u64;
+    let geo = Geometry::new(ES, 3 * limit * ES, 10 * limit * ES).unwrap();
+    let params = TieringParams { pt: 1, tw_ns: 1_000 * 1_000_000_000, mcml: 1, lt: 1, ht: 2, reserved_hdd_extents: 3 };
+    let mut p = TieringPolicy::new(geo, params).unwrap();
+    // Fill the SSD, one extent a second; extent 2·limit + 20 is used first of all. No
+    // migration runs yet, and everything stays inside the window.
+    let oldest = 2 * limit + 20;
+    let mut pieces = Vec::new();
+    for v in 0..3 * limit {
+        let t_s = if v == oldest { 1 } else { 10 + v };
+        p.route(t_s * 1_000_000_000, Op::Write, v * ES, BLOCK, &mut pieces).unwrap();
+        p.done(&pieces.clone());
+    }
+    let now = 400 * 1_000_000_000;
+    while let Some(m) = p.next_migration(now) {
+        assert_eq!(m.kind, MoveKind::Demote);
+        p.migration_copied(m.id);
+        p.migration_done(now, m.id, true);
+    }
+    // The first turn clears reference bits; the second passes `limit` extents at a time
+    // and takes the oldest of each stretch: extents 0 and `limit`, not the oldest overall.
+    assert_eq!(p.stats().demotions, 2);
+    assert_eq!(p.lookup(0).map(|x| x.0), Some(Tier::Hdd));
+    assert_eq!(p.lookup(limit as u32).map(|x| x.0), Some(Tier::Hdd));
+    assert_eq!(p.lookup(oldest as u32).map(|x| x.0), Some(Tier::Ssd));
+}
+
+#[test]
+fn populate_lays_extents_in_address_order_ssd_first() {
+    let params = TieringParams { pt: 2, tw_ns: 10_000_000_000, mcml: 1, lt: 1, ht: 3, reserved_hdd_extents: 4 };
+    let mut p = TieringPolicy::new(geo(), params).unwrap();
+    p.populate(12);
+    for v in 0..12 {
+        let tier = if v < 8 { Tier::Ssd } else { Tier::Hdd };
+        assert_eq!(p.lookup(v), Some((tier, u64::from(v % 8) * ES)), "extent {v}");
+    }
+    assert_eq!(p.lookup(12), None);
+    assert_eq!(p.stats().mapped_extents, 12);
+    // The SSD is full: the first request sets demotion going, down to HT free extents.
+    run_accesses(&mut p, &[(1, Op::Read, 0)]);
+    assert_eq!(p.stats().demotions, 3);
+    // Asking for more than the drive holds maps what there is.
+    let mut q = TieringPolicy::new(geo(), params).unwrap();
+    q.populate(u32::MAX);
+    assert_eq!(q.stats().mapped_extents * ES, q.virtual_bytes());
+}
+
+#[test]
 fn promotion_is_cancelled_while_the_extent_has_io_in_flight() {
     let params = TieringParams { pt: 1, tw_ns: 5_000_000_000, mcml: 1, lt: 1, ht: 3, reserved_hdd_extents: 4 };
     let mut p = TieringPolicy::new(geo(), params).unwrap();

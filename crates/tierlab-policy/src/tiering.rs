@@ -10,7 +10,8 @@
 //!   checkpointed (it waits), or while the extent has I/O in flight; at most MCML
 //!   migrations run at once.
 //! - Demotion: once free SSD extents fall to LT, cold extents chosen by WSClock (window TW)
-//!   move to the HDD until HT are free (or on their way to being free).
+//!   move to the HDD until HT are free (or on their way to being free). A sweep that finds
+//!   none outside the window settles for the oldest of the 64 idle extents it passed.
 //! - `reserved_hdd_extents` physical extents are never exposed as virtual capacity, so a
 //!   demotion always finds room on the HDD.
 //!
@@ -26,6 +27,7 @@ use crate::{split_extents, MapRecord, Migration, MoveKind, Piece, Place, Policy,
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use tierlab_types::{Op, NS_PER_S};
+use tierlab_cache::WSCLOCK_SCAN_CANDIDATES;
 
 /// GreenDM's tunables (ES is the geometry's extent size, fixed at creation).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -184,15 +186,22 @@ impl TieringPolicy {
         e.last_tick = now;
     }
 
-    /// WSClock over the SSD extents: the next cold, idle extent to demote (the least
-    /// recently used idle one when none is outside the window).
+    /// WSClock over the SSD extents: the next cold, idle extent to demote. When the sweep
+    /// has passed [`WSCLOCK_SCAN_CANDIDATES`] idle extents inside the window without
+    /// finding one outside it, the least recently used of them is taken; this bounds a
+    /// demotion's cost when the whole SSD is in the working set (see `tierlab_cache`'s
+    /// WSClock, which follows the same rule).
     fn demotion_victim(&mut self, now_ns: u64) -> Option<u32> {
         let ssd = self.geo.ssd_extents;
         let now = tick(now_ns);
         let window = ticks(self.params.tw_ns);
         let mut oldest: Option<u32> = None;
-        // Two turns: the first may only clear reference bits.
+        let mut candidates = 0;
+        // At most two turns: the first may only clear reference bits.
         for _ in 0..2 * ssd {
+            if candidates >= WSCLOCK_SCAN_CANDIDATES {
+                break;
+            }
             let i = self.hand;
             self.hand = (self.hand + 1) % ssd;
             let v = self.reverse[i as usize];
@@ -214,6 +223,7 @@ impl TieringPolicy {
             if oldest.is_none_or(|o| last < self.table[o as usize].last_tick) {
                 oldest = Some(v);
             }
+            candidates += 1;
         }
         oldest
     }
@@ -401,6 +411,12 @@ impl Policy for TieringPolicy {
 
     fn extent_in_flight(&self, extent: u32) -> bool {
         self.work.busy(extent)
+    }
+
+    fn populate(&mut self, extents: u32) {
+        for v in 0..extents.min(self.table.len() as u32) {
+            self.map_lazily(v);
+        }
     }
 
     fn enable_journal(&mut self) {
