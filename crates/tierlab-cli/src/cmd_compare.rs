@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
+use tierlab_cost::DemandBilling;
 use tierlab_hybrid::{CostModel, Matrix, RunRow};
 use tierlab_report::Table;
 use tierlab_types::MIB;
@@ -40,6 +41,10 @@ pub struct CompareArgs {
     /// SSD wear counts reads times this ratio as well as writes (the research reports 1/10 and 1/100).
     #[arg(long, default_value_t = 0.1)]
     pub read_effect: f64,
+    /// How often the tariff's demand charge is paid: `per-run` (the research's model) or
+    /// `monthly` (per month of the service time the α runs stand for).
+    #[arg(long, default_value = "per-run", value_name = "per-run|monthly")]
+    pub demand_billing: DemandBilling,
     /// Also write the table as CSV here.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
@@ -61,7 +66,12 @@ impl CompareArgs {
     }
 
     pub fn cost_model(&self) -> CostModel {
-        CostModel { prices: self.prices.clone(), tariff: self.tariff.clone(), read_effect: self.read_effect }
+        CostModel {
+            prices: self.prices.clone(),
+            tariff: self.tariff.clone(),
+            read_effect: self.read_effect,
+            demand_billing: self.demand_billing,
+        }
     }
 }
 

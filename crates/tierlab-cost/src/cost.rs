@@ -13,6 +13,11 @@
 //! factor α ≥ 1 means "the same workload run α times", so a run of `duration_s`
 //! seconds stands for `α × duration_s` seconds of service: [`CostBreakdown::years`].
 //! Note that C_service is outside α: the research counts it once.
+//!
+//! How often the demand charge is paid is [`DemandBilling`]. The research charges it once
+//! per run (its worked example: 100 W → 0.1 kW × the tariff's rate, for an 80-hour run),
+//! which is the default. A tariff bills demand per month, though, and a simulated run may
+//! last seconds; `Monthly` charges it per month of the service time the α runs stand for.
 
 use crate::endurance::{check_ratio, SECONDS_PER_YEAR};
 use crate::error::{non_negative, positive, CostError};
@@ -126,6 +131,51 @@ pub struct CostDevice {
     pub wear: Wear,
 }
 
+/// Seconds in an average month (a twelfth of a 365.25-day year), for monthly demand billing.
+pub const SECONDS_PER_MONTH: f64 = SECONDS_PER_YEAR / 12.0;
+
+/// How often `C_power`, the tariff's demand charge, is paid.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DemandBilling {
+    /// Once per run, whatever its length: the research's model.
+    #[default]
+    PerRun,
+    /// Once per month of service: a run of `duration_s` pays
+    /// `duration_s / SECONDS_PER_MONTH` of a month's charge.
+    Monthly,
+}
+
+impl DemandBilling {
+    /// The share of one billing of the demand charge that a run of `duration_s` pays.
+    pub fn share(self, duration_s: f64) -> f64 {
+        match self {
+            DemandBilling::PerRun => 1.0,
+            DemandBilling::Monthly => duration_s / SECONDS_PER_MONTH,
+        }
+    }
+}
+
+impl std::fmt::Display for DemandBilling {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            DemandBilling::PerRun => "per-run",
+            DemandBilling::Monthly => "monthly",
+        })
+    }
+}
+
+impl std::str::FromStr for DemandBilling {
+    type Err = CostError;
+    fn from_str(s: &str) -> Result<Self, CostError> {
+        match s {
+            "per-run" => Ok(DemandBilling::PerRun),
+            "monthly" => Ok(DemandBilling::Monthly),
+            _ => Err(CostError::input("demand_billing", format!("expected `per-run` or `monthly`, got `{s}`"))),
+        }
+    }
+}
+
 /// Everything the model needs about one simulated configuration and run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CostInputs {
@@ -138,6 +188,9 @@ pub struct CostInputs {
     pub duration_s: f64,
     /// Service cost, counted once (outside α).
     pub service_usd: f64,
+    /// How often the demand charge is paid (the research: once per run).
+    #[serde(default)]
+    pub demand_billing: DemandBilling,
 }
 
 /// One device's share of the cost.
@@ -223,7 +276,7 @@ pub fn cost(inputs: &CostInputs, tariff: &Tariff, alpha: f64) -> Result<CostBrea
 
     let purchase_usd = devices.iter().map(|d| d.purchase_usd).sum();
     let energy_usd = alpha * tariff.energy_usd(energy_kwh)?;
-    let power_usd = alpha * tariff.demand_usd(demand_kw)?;
+    let power_usd = alpha * tariff.demand_usd(demand_kw)? * inputs.demand_billing.share(duration_s);
     let endurance_usd = devices.iter().map(|d| d.endurance_usd).sum();
     let tco_usd = energy_usd + power_usd + endurance_usd + service_usd;
     Ok(CostBreakdown {

@@ -21,8 +21,8 @@ mod sources;
 pub mod tariff;
 
 pub use cost::{
-    cost, cost_curve, CostBreakdown, CostDevice, CostInputs, DeviceBreakdown, DeviceCost, Wear,
-    ALPHAS,
+    cost, cost_curve, CostBreakdown, CostDevice, CostInputs, DemandBilling, DeviceBreakdown,
+    DeviceCost, Wear, ALPHAS, SECONDS_PER_MONTH,
 };
 pub use endurance::{
     endurance, erase_wear, DeviceLimits, EnduranceInput, EnduranceReport, EraseInput,

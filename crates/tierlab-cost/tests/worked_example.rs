@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use tierlab_cost::{builtin_tariff, cost, cost_curve, CostError};
+use tierlab_cost::{builtin_tariff, cost, cost_curve, CostError, CostInputs, DemandBilling, SECONDS_PER_MONTH};
 
 #[test]
 fn purchase_terms_follow_price_per_gb() {
@@ -84,6 +84,25 @@ fn worked_example_totals_with_the_recent_lipa_tariff() {
     )); // 125.311
         // 80 hours of service per run.
     assert!(close(b.years, 288_000.0 / (365.25 * 86_400.0)));
+}
+
+#[test]
+fn monthly_demand_billing_charges_per_month_of_service() {
+    let t = builtin_tariff("lipa-285-recent").unwrap();
+    let monthly = CostInputs { demand_billing: DemandBilling::Monthly, ..worked_example() };
+    for alpha in [1.0, 9.0, 1e5] {
+        let per_run = cost(&worked_example(), &t, alpha).unwrap();
+        let b = cost(&monthly, &t, alpha).unwrap();
+        // 80 hours of a 730.5-hour month, α times: the other terms are unchanged.
+        assert!(close(b.power_usd, alpha * 0.1 * 33.43 * 288_000.0 / SECONDS_PER_MONTH));
+        assert!(close(b.power_usd, per_run.power_usd * 80.0 / 730.5));
+        assert!(close(b.energy_usd, per_run.energy_usd));
+        assert!(close(b.endurance_usd, per_run.endurance_usd));
+        assert!(close(b.total_usd - b.power_usd, per_run.total_usd - per_run.power_usd));
+    }
+    assert_eq!("monthly".parse::<DemandBilling>().unwrap(), DemandBilling::Monthly);
+    assert_eq!(DemandBilling::PerRun.to_string().parse::<DemandBilling>().unwrap(), DemandBilling::PerRun);
+    assert!("yearly".parse::<DemandBilling>().unwrap_err().to_string().contains("per-run"));
 }
 
 #[test]

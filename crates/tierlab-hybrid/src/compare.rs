@@ -6,7 +6,7 @@ use crate::matrix::Matrix;
 use crate::run::{simulate, Config, Run, Workload};
 use anyhow::{anyhow, Context, Result};
 use serde::Serialize;
-use tierlab_cost::{cost_curve, CostBreakdown, CostDevice, CostInputs, PriceCatalog, Tariff, Wear};
+use tierlab_cost::{cost_curve, CostBreakdown, CostDevice, CostInputs, DemandBilling, PriceCatalog, Tariff, Wear};
 use tierlab_sim::DeviceRun;
 
 /// How runs are priced.
@@ -18,11 +18,13 @@ pub struct CostModel {
     pub tariff: String,
     /// SSD wear counts reads times this ratio as well as writes.
     pub read_effect: f64,
+    /// How often the tariff's demand charge is paid (the research: once per run).
+    pub demand_billing: DemandBilling,
 }
 
 impl Default for CostModel {
     fn default() -> Self {
-        CostModel { prices: "greendm-2012".into(), tariff: "lipa-285-recent".into(), read_effect: 0.1 }
+        CostModel { prices: "greendm-2012".into(), tariff: "lipa-285-recent".into(), read_effect: 0.1, demand_billing: DemandBilling::PerRun }
     }
 }
 
@@ -31,6 +33,7 @@ struct Pricing {
     prices: PriceCatalog,
     tariff: Tariff,
     read_effect: f64,
+    demand_billing: DemandBilling,
 }
 
 impl Pricing {
@@ -38,7 +41,12 @@ impl Pricing {
         if !(m.read_effect.is_finite() && m.read_effect >= 0.0) {
             return Err(anyhow!("--read-effect: expected a non-negative ratio, found {}", m.read_effect));
         }
-        Ok(Pricing { prices: tierlab_cost::builtin_prices(&m.prices)?, tariff: tierlab_cost::builtin_tariff(&m.tariff)?, read_effect: m.read_effect })
+        Ok(Pricing {
+            prices: tierlab_cost::builtin_prices(&m.prices)?,
+            tariff: tierlab_cost::builtin_tariff(&m.tariff)?,
+            read_effect: m.read_effect,
+            demand_billing: m.demand_billing,
+        })
     }
 }
 
@@ -147,7 +155,14 @@ fn row(label: &str, config: &Config, run: &Run, p: &Pricing) -> Result<RunRow> {
             wear: Wear::HddCycles { start_stop_cycles: cycles, rated_cycles: rated },
         });
     }
-    let inputs = CostInputs { devices, energy_j: r.energy_j, peak_power_w: None, duration_s: r.span_s, service_usd: p.prices.service_usd()? };
+    let inputs = CostInputs {
+        devices,
+        energy_j: r.energy_j,
+        peak_power_w: None,
+        duration_s: r.span_s,
+        service_usd: p.prices.service_usd()?,
+        demand_billing: p.demand_billing,
+    };
     let cost = cost_curve(&inputs, &p.tariff).with_context(|| format!("pricing `{label}`"))?;
     let stats = &r.controller["stats"];
     let count = |k: &str| stats[k].as_u64().unwrap_or(0);

@@ -2,7 +2,7 @@
 
 #![allow(dead_code)] // each test binary uses a different subset
 
-use tierlab_cost::{builtin_prices, CostDevice, CostInputs, Wear};
+use tierlab_cost::{builtin_prices, CostDevice, CostInputs, DemandBilling, Wear};
 
 pub const SSD: &str = "intel-320-300gb";
 pub const HDD: &str = "seagate-barracuda-xt-st32000641as";
@@ -35,6 +35,7 @@ pub fn worked_example() -> CostInputs {
         peak_power_w: Some(100.0),
         duration_s: energy_j / 100.0, // 8 kWh at 100 W: 80 hours
         service_usd: prices.service_usd().unwrap(),
+        demand_billing: DemandBilling::PerRun,
     }
 }
 
