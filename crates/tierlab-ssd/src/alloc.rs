@@ -80,8 +80,10 @@ impl PageAlloc {
     ) -> Result<u32, SsdError> {
         let planes = flash.planes();
         for _ in 0..planes {
-            let p = self.cursor[stream as usize] % planes;
-            self.cursor[stream as usize] = (p + 1) % planes;
+            // The cursor stays below `planes`; stepping it needs no division.
+            let cursor = &mut self.cursor[stream as usize];
+            let p = *cursor;
+            *cursor = if p + 1 >= planes { 0 } else { p + 1 };
             if let Some(ppn) = self.try_plane(flash, p, stream, now_ns) {
                 return Ok(ppn);
             }

@@ -5,6 +5,9 @@
 //! energy and timing are accounted in one place.
 
 use crate::bus::Bus;
+use crate::divide::Divisor;
+use crate::layout::Layout;
+use crate::mem;
 use crate::rng::SplitMix64;
 use crate::spec::{SsdSpec, VictimPolicy, WearLeveling};
 use serde::Serialize;
@@ -50,11 +53,17 @@ enum BlockState {
     Full,
 }
 
+/// Everything a page operation reads or writes about its block, in one aligned 32-byte
+/// slot: an operation on a block not in cache costs one cache miss, not one per field.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
 struct BlockMeta {
     erase_count: u32,
     valid: u32,
     next_page: u32,
+    /// Neighbours in the reclaim index list (sealed blocks only), `NONE` at the ends.
+    prev: u32,
+    next: u32,
     state: BlockState,
     kind: BlockKind,
     last_write_ns: u64,
@@ -82,8 +91,11 @@ impl FlashCounters {
 
 pub struct Flash {
     ppb: u32,
-    blocks_per_plane: u32,
-    planes_per_channel: u32,
+    /// Block and page numbering, and where their state is stored in `blocks`, `pages`
+    /// and `erase_base`.
+    layout: Layout,
+    /// Planes per channel.
+    per_channel: Divisor,
     t_read: u64,
     t_prog: u64,
     t_erase: u64,
@@ -100,12 +112,12 @@ pub struct Flash {
     fifo_seq: u64,
     wear: WearLeveling,
     alloc_cursor: usize,
-    /// Reclaim index: doubly linked lists of Full blocks by (plane, valid count).
+    /// Reclaim index: doubly linked lists of Full blocks by (plane, valid count),
+    /// linked through `BlockMeta::prev` and `next`.
     heads: Vec<u32>,
-    prev: Vec<u32>,
-    next: Vec<u32>,
     buses: Vec<Bus>,
     plane_free_ns: Vec<u64>,
+    /// Erase counts at the last `reset_stats`, stored like `blocks`.
     erase_base: Vec<u32>,
     pub counters: FlashCounters,
     /// Erases since the wear leveler last looked.
@@ -125,8 +137,8 @@ impl Flash {
         let ppb = g.pages_per_block;
         let mut f = Flash {
             ppb,
-            blocks_per_plane: g.blocks_per_plane,
-            planes_per_channel: spec.planes_per_channel() as u32,
+            layout: Layout::new(ppb, g.blocks_per_plane, planes),
+            per_channel: Divisor::new(spec.planes_per_channel() as u32),
             t_read: spec.timing.page_read_ns,
             t_prog: spec.timing.page_program_ns,
             t_erase: spec.timing.block_erase_ns,
@@ -136,25 +148,25 @@ impl Flash {
             e_prog: spec.energy.page_program_j,
             e_erase: spec.energy.block_erase_j,
             copy_back: spec.timing.copy_back,
-            pages: vec![FREE; spec.total_pages() as usize],
-            blocks: vec![
+            pages: mem::filled(spec.total_pages() as usize, FREE),
+            blocks: mem::filled(
+                nblocks,
                 BlockMeta {
                     erase_count: 0,
                     valid: 0,
                     next_page: 0,
+                    prev: NONE,
+                    next: NONE,
                     state: BlockState::Free,
                     kind: BlockKind::Data,
                     last_write_ns: 0,
-                };
-                nblocks
-            ],
+                },
+            ),
             pools: vec![BinaryHeap::new(); planes],
             fifo_seq: 0,
             wear: spec.wear_leveling.mode,
             alloc_cursor: 0,
             heads: vec![NONE; planes * (ppb as usize + 1)],
-            prev: vec![NONE; nblocks],
-            next: vec![NONE; nblocks],
             buses: vec![Bus::default(); g.channels as usize],
             plane_free_ns: vec![0; planes],
             erase_base: vec![0; nblocks],
@@ -169,6 +181,15 @@ impl Flash {
         f
     }
 
+    /// State of block `b`.
+    fn meta(&self, b: u32) -> &BlockMeta {
+        &self.blocks[self.layout.block_slot(b)]
+    }
+
+    fn meta_mut(&mut self, b: u32) -> &mut BlockMeta {
+        &mut self.blocks[self.layout.block_slot(b)]
+    }
+
     pub fn pages_per_block(&self) -> u32 {
         self.ppb
     }
@@ -179,39 +200,40 @@ impl Flash {
         self.blocks.len()
     }
     pub fn plane_of(&self, block: u32) -> usize {
-        (block / self.blocks_per_plane) as usize
+        self.layout.plane_of(block)
     }
     pub fn block_of(&self, ppn: u32) -> u32 {
-        ppn / self.ppb
+        self.layout.block_of(ppn)
     }
     pub fn first_page(&self, block: u32) -> u32 {
         block * self.ppb
     }
     /// Owner tag of a page, or `FREE` / `INVALID`.
     pub fn owner(&self, ppn: u32) -> u32 {
-        self.pages[ppn as usize]
+        self.pages[self.layout.page_slot(ppn)]
     }
     pub fn is_valid(&self, ppn: u32) -> bool {
-        self.pages[ppn as usize] < INVALID
+        self.pages[self.layout.page_slot(ppn)] < INVALID
     }
     pub fn is_free(&self, ppn: u32) -> bool {
-        self.pages[ppn as usize] == FREE
+        self.pages[self.layout.page_slot(ppn)] == FREE
     }
     pub fn valid_count(&self, block: u32) -> u32 {
-        self.blocks[block as usize].valid
+        self.meta(block).valid
     }
     pub fn erase_count(&self, block: u32) -> u32 {
-        self.blocks[block as usize].erase_count
+        self.meta(block).erase_count
     }
     /// Erases of a block since the last `reset_stats`.
     pub fn run_erases(&self, block: u32) -> u32 {
-        self.blocks[block as usize].erase_count - self.erase_base[block as usize]
+        let slot = self.layout.block_slot(block);
+        self.blocks[slot].erase_count - self.erase_base[slot]
     }
     pub fn is_block_free(&self, block: u32) -> bool {
-        self.blocks[block as usize].state == BlockState::Free
+        self.meta(block).state == BlockState::Free
     }
     pub fn block_kind(&self, block: u32) -> BlockKind {
-        self.blocks[block as usize].kind
+        self.meta(block).kind
     }
     pub fn free_blocks(&self, plane: usize) -> usize {
         self.pools[plane].len()
@@ -221,13 +243,13 @@ impl Flash {
     }
     /// Sequential write pointer of a block has reached its end.
     pub fn block_written_out(&self, block: u32) -> bool {
-        self.blocks[block as usize].next_page >= self.ppb
+        self.meta(block).next_page >= self.ppb
     }
 
     // ---- timelines -------------------------------------------------------------------
 
     fn channel_of(&self, plane: usize) -> usize {
-        plane / self.planes_per_channel as usize
+        self.per_channel.div(plane as u32) as usize
     }
 
     /// Command, array read, and (unless `transfer` is false) data out over the bus.
@@ -275,7 +297,7 @@ impl Flash {
         debug_assert!(self.is_free(ppn), "program of a used page {ppn}");
         debug_assert!(owner < INVALID);
         let b = self.block_of(ppn);
-        self.pages[ppn as usize] = owner;
+        self.pages[self.layout.page_slot(ppn)] = owner;
         self.bump_valid(b, true);
         self.counters.page_writes[purpose as usize] += 1;
         self.counters.program_j += self.e_prog;
@@ -289,14 +311,14 @@ impl Flash {
             self.versions[ppn as usize] = v;
         }
         let done = self.time_program(self.plane_of(b), ready_ns, true);
-        self.blocks[b as usize].last_write_ns = done;
+        self.meta_mut(b).last_write_ns = done;
         done
     }
 
     /// Move a valid page to a free page (read + program; copy-back inside a plane when
     /// enabled), invalidating the source. Returns when the program is done.
     pub fn copy(&mut self, src: u32, dst: u32, ready_ns: u64, purpose: Purpose) -> u64 {
-        let owner = self.pages[src as usize];
+        let owner = self.pages[self.layout.page_slot(src)];
         debug_assert!(owner < INVALID, "copy of a page that is not valid");
         let (ps, pd) = (
             self.plane_of(self.block_of(src)),
@@ -308,7 +330,7 @@ impl Flash {
         let t = self.time_read(ps, ready_ns, !internal);
         self.invalidate(src);
         let db = self.block_of(dst);
-        self.pages[dst as usize] = owner;
+        self.pages[self.layout.page_slot(dst)] = owner;
         self.bump_valid(db, true);
         self.counters.page_writes[purpose as usize] += 1;
         self.counters.program_j += self.e_prog;
@@ -319,7 +341,7 @@ impl Flash {
             self.versions[dst as usize] = self.versions[src as usize];
         }
         let done = self.time_program(pd, t, !internal);
-        self.blocks[db as usize].last_write_ns = done;
+        self.meta_mut(db).last_write_ns = done;
         done
     }
 
@@ -329,16 +351,16 @@ impl Flash {
         if !self.is_valid(ppn) {
             return;
         }
-        self.pages[ppn as usize] = INVALID;
+        self.pages[self.layout.page_slot(ppn)] = INVALID;
         self.bump_valid(self.block_of(ppn), false);
     }
 
     fn bump_valid(&mut self, b: u32, up: bool) {
-        let full = self.blocks[b as usize].state == BlockState::Full;
+        let full = self.meta(b).state == BlockState::Full;
         if full {
             self.unlink(b);
         }
-        let m = &mut self.blocks[b as usize];
+        let m = self.meta_mut(b);
         if up {
             m.valid += 1;
         } else {
@@ -352,24 +374,23 @@ impl Flash {
     /// Erase a block that holds no valid page and return it to its plane's pool.
     pub fn erase(&mut self, block: u32, ready_ns: u64) -> u64 {
         debug_assert_eq!(
-            self.blocks[block as usize].valid, 0,
+            self.meta(block).valid,
+            0,
             "erase of a block with valid pages"
         );
-        if self.blocks[block as usize].state == BlockState::Full {
+        if self.meta(block).state == BlockState::Full {
             self.unlink(block);
         }
-        let first = self.first_page(block) as usize;
-        for p in &mut self.pages[first..first + self.ppb as usize] {
-            *p = FREE;
-        }
-        let kind = self.blocks[block as usize].kind;
+        let pages = self.layout.pages_of(block);
+        self.pages[pages].fill(FREE);
+        let kind = self.meta(block).kind;
         match kind {
             BlockKind::Data => self.counters.erases_data += 1,
             BlockKind::Map => self.counters.erases_map += 1,
         }
         self.counters.erase_j += self.e_erase;
         self.erases_since_wl_check += 1;
-        let m = &mut self.blocks[block as usize];
+        let m = self.meta_mut(block);
         m.erase_count += 1;
         m.valid = 0;
         m.next_page = 0;
@@ -386,21 +407,19 @@ impl Flash {
                 self.fifo_seq += 1;
                 self.fifo_seq
             }
-            WearLeveling::Implicit | WearLeveling::Explicit => {
-                self.blocks[block as usize].erase_count as u64
-            }
+            WearLeveling::Implicit | WearLeveling::Explicit => self.meta(block).erase_count as u64,
         }
     }
 
     fn push_free(&mut self, block: u32) {
         let key = self.pool_key(block);
-        self.blocks[block as usize].state = BlockState::Free;
+        self.meta_mut(block).state = BlockState::Free;
         let plane = self.plane_of(block);
         self.pools[plane].push(Reverse((key, block)));
     }
 
     fn open(&mut self, block: u32, kind: BlockKind) -> u32 {
-        let m = &mut self.blocks[block as usize];
+        let m = self.meta_mut(block);
         m.state = BlockState::Open;
         m.kind = kind;
         m.next_page = 0;
@@ -432,19 +451,20 @@ impl Flash {
     pub fn alloc_most_worn(&mut self, plane: usize, kind: BlockKind) -> Option<u32> {
         let Reverse((_, worn)) = *self.pools[plane]
             .iter()
-            .max_by_key(|Reverse((_, b))| (self.blocks[*b as usize].erase_count, Reverse(*b)))?;
+            .max_by_key(|Reverse((_, b))| (self.meta(*b).erase_count, Reverse(*b)))?;
         self.pools[plane].retain(|Reverse((_, b))| *b != worn);
         Some(self.open(worn, kind))
     }
 
     /// Next page of a block written sequentially, or None when it is written out.
     pub fn take_page(&mut self, block: u32) -> Option<u32> {
-        let m = &mut self.blocks[block as usize];
-        if m.next_page >= self.ppb {
+        let ppb = self.ppb;
+        let m = self.meta_mut(block);
+        if m.next_page >= ppb {
             return None;
         }
         m.next_page += 1;
-        Some(block * self.ppb + m.next_page - 1)
+        Some(block * ppb + m.next_page - 1)
     }
 
     /// Switch the free-pool order (wear-leveling mode) at run time.
@@ -462,39 +482,41 @@ impl Flash {
     // ---- reclaim index (page-mapped FTLs) -------------------------------------------
 
     fn bucket(&self, b: u32) -> usize {
-        self.plane_of(b) * (self.ppb as usize + 1) + self.blocks[b as usize].valid as usize
+        self.plane_of(b) * (self.ppb as usize + 1) + self.meta(b).valid as usize
     }
 
     fn link(&mut self, b: u32) {
         let h = self.bucket(b);
         let old = self.heads[h];
-        self.prev[b as usize] = NONE;
-        self.next[b as usize] = old;
+        let m = self.meta_mut(b);
+        m.prev = NONE;
+        m.next = old;
         if old != NONE {
-            self.prev[old as usize] = b;
+            self.meta_mut(old).prev = b;
         }
         self.heads[h] = b;
     }
 
     fn unlink(&mut self, b: u32) {
-        let (p, n) = (self.prev[b as usize], self.next[b as usize]);
+        let m = self.meta_mut(b);
+        let (p, n) = (m.prev, m.next);
+        m.prev = NONE;
+        m.next = NONE;
         if p != NONE {
-            self.next[p as usize] = n;
+            self.meta_mut(p).next = n;
         } else {
             let h = self.bucket(b);
             self.heads[h] = n;
         }
         if n != NONE {
-            self.prev[n as usize] = p;
+            self.meta_mut(n).prev = p;
         }
-        self.prev[b as usize] = NONE;
-        self.next[b as usize] = NONE;
     }
 
     /// A written-out block becomes a garbage-collection candidate.
     pub fn seal(&mut self, block: u32) {
-        if self.blocks[block as usize].state == BlockState::Open {
-            self.blocks[block as usize].state = BlockState::Full;
+        if self.meta(block).state == BlockState::Open {
+            self.meta_mut(block).state = BlockState::Full;
             self.link(block);
         }
     }
@@ -517,7 +539,7 @@ impl Flash {
                 for h in reclaimable {
                     let mut b = self.heads[h];
                     while b != NONE {
-                        let m = &self.blocks[b as usize];
+                        let m = self.meta(b);
                         let u = m.valid as f64 / self.ppb as f64;
                         let age = now_ns.saturating_sub(m.last_write_ns) as f64 + 1.0;
                         let score = (1.0 - u) / (2.0 * u).max(1e-9) * age;
@@ -528,7 +550,7 @@ impl Flash {
                         if better {
                             best = Some((score, b));
                         }
-                        b = self.next[b as usize];
+                        b = self.meta(b).next;
                     }
                 }
                 best?.1
@@ -539,7 +561,7 @@ impl Flash {
                     let mut b = self.heads[h];
                     while b != NONE {
                         cands += 1;
-                        b = self.next[b as usize];
+                        b = self.meta(b).next;
                     }
                 }
                 if cands == 0 {
@@ -555,24 +577,24 @@ impl Flash {
                             break 'outer;
                         }
                         k -= 1;
-                        b = self.next[b as usize];
+                        b = self.meta(b).next;
                     }
                 }
                 pick
             }
         };
         self.unlink(victim);
-        self.blocks[victim as usize].state = BlockState::Open;
+        self.meta_mut(victim).state = BlockState::Open;
         Some(victim)
     }
 
     /// Claim a specific sealed block (explicit wear leveling's cold block).
     pub fn claim_full(&mut self, block: u32) -> bool {
-        if self.blocks[block as usize].state != BlockState::Full {
+        if self.meta(block).state != BlockState::Full {
             return false;
         }
         self.unlink(block);
-        self.blocks[block as usize].state = BlockState::Open;
+        self.meta_mut(block).state = BlockState::Open;
         true
     }
 
@@ -608,7 +630,8 @@ impl Flash {
         let mut max = 0;
         let mut sealed: Option<(u32, u32)> = None;
         let mut in_use: Option<(u32, u32)> = None;
-        for (b, m) in self.blocks.iter().enumerate() {
+        for b in 0..self.blocks.len() as u32 {
+            let m = self.meta(b);
             max = max.max(m.erase_count);
             let slot = match m.state {
                 BlockState::Free => continue,
@@ -616,7 +639,7 @@ impl Flash {
                 BlockState::Open => &mut in_use,
             };
             if !slot.is_some_and(|(e, _)| m.erase_count >= e) {
-                *slot = Some((m.erase_count, b as u32));
+                *slot = Some((m.erase_count, b));
             }
         }
         (max, sealed.or(in_use).map(|(_, b)| b))
@@ -631,9 +654,9 @@ impl Flash {
                 in_pool[*b as usize] = true;
             }
         }
-        for (b, m) in self.blocks.iter().enumerate() {
-            let first = b * self.ppb as usize;
-            let pages = &self.pages[first..first + self.ppb as usize];
+        for (b, free) in (0..self.blocks.len() as u32).zip(in_pool) {
+            let m = self.meta(b);
+            let pages = &self.pages[self.layout.pages_of(b)];
             let valid = pages.iter().filter(|&&p| p < INVALID).count() as u32;
             if valid != m.valid {
                 return Err(format!(
@@ -651,7 +674,7 @@ impl Flash {
                     m.kind
                 ));
             }
-            if (m.state == BlockState::Free) != in_pool[b] {
+            if (m.state == BlockState::Free) != free {
                 return Err(format!(
                     "block {b}: state {:?} disagrees with the free pool",
                     m.state
@@ -665,14 +688,14 @@ impl Flash {
             let mut b = self.heads[h];
             let mut prev = NONE;
             while b != NONE {
-                if self.blocks[b as usize].state != BlockState::Full
+                if self.meta(b).state != BlockState::Full
                     || self.bucket(b) != h
-                    || self.prev[b as usize] != prev
+                    || self.meta(b).prev != prev
                 {
                     return Err(format!("reclaim index corrupt at block {b}"));
                 }
                 prev = b;
-                b = self.next[b as usize];
+                b = self.meta(b).next;
             }
         }
         Ok(())
@@ -681,8 +704,8 @@ impl Flash {
     /// Bytes of simulator state per page and per block (for the memory figure).
     pub fn state_bytes(&self) -> (usize, usize) {
         let per_page = std::mem::size_of::<u32>();
-        // metadata, reclaim-index links, erase baseline, free-pool entry
-        let per_block = std::mem::size_of::<BlockMeta>() + 3 * std::mem::size_of::<u32>() + 16;
+        // metadata (with the reclaim-index links), erase baseline, free-pool entry
+        let per_block = std::mem::size_of::<BlockMeta>() + std::mem::size_of::<u32>() + 16;
         (per_page, per_block)
     }
 

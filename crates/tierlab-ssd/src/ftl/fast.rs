@@ -8,6 +8,7 @@
 use super::{BlockMapped, relocate_data_block, Ftl, MergeCounts};
 use crate::error::SsdError;
 use crate::flash::{BlockKind, Flash, Purpose, NONE};
+use crate::mem;
 use crate::spec::{FtlKind, SsdSpec};
 use std::collections::VecDeque;
 
@@ -38,7 +39,7 @@ impl Fast {
             data: vec![NONE; spec.logical_blocks() as usize],
             sw: None,
             rw: VecDeque::new(),
-            rw_map: vec![NONE; spec.logical_pages() as usize],
+            rw_map: mem::filled(spec.logical_pages() as usize, NONE),
             merges: MergeCounts::default(),
         }
     }

@@ -6,6 +6,7 @@ use super::Ftl;
 use crate::alloc::{PageAlloc, Stream};
 use crate::error::SsdError;
 use crate::flash::{Flash, Purpose, NONE};
+use crate::mem;
 use crate::spec::{FtlKind, SsdSpec};
 
 pub struct PageFtl {
@@ -17,7 +18,7 @@ impl PageFtl {
     pub fn new(spec: &SsdSpec) -> Self {
         PageFtl {
             alloc: PageAlloc::new(spec),
-            map: vec![NONE; spec.logical_pages() as usize],
+            map: mem::filled(spec.logical_pages() as usize, NONE),
         }
     }
 
