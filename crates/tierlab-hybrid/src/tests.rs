@@ -63,6 +63,35 @@ fn a_run_is_deterministic() {
 }
 
 #[test]
+fn monthly_demand_billing_charges_the_run_its_share_of_a_month() {
+    let config = Config { mode: Some(Mode::Tiering), ..closed() };
+    let per_run = run_config("a", &config, &small(500), &CostModel::default(), &mut |_| {}).unwrap();
+    let monthly = CostModel { demand_billing: tierlab_cost::DemandBilling::Monthly, ..CostModel::default() };
+    let monthly = run_config("a", &config, &small(500), &monthly, &mut |_| {}).unwrap();
+    for (a, b) in per_run.cost.iter().zip(&monthly.cost) {
+        // years = α × duration / year, so the run's share of a month is years × 12 / α.
+        let share = a.years * 12.0 / a.alpha;
+        assert!(share > 0.0 && share < 1e-3, "a closed-loop run of 500 requests lasts seconds: {share}");
+        assert!((b.power_usd - a.power_usd * share).abs() <= 1e-9 * a.power_usd, "α = {}", a.alpha);
+        assert_eq!((b.energy_usd, b.endurance_usd, b.purchase_usd), (a.energy_usd, a.endurance_usd, a.purchase_usd));
+    }
+    assert!(monthly.cost_at(1e5) < per_run.cost_at(1e5));
+}
+
+#[test]
+fn a_populated_tiering_drive_starts_full() {
+    let empty = Config { mode: Some(Mode::Tiering), ..closed() };
+    let full = Config { hybrid: HybridParams { populated: true, ..HybridParams::default() }, ..empty.clone() };
+    let a = run_config("a", &empty, &small(2_000), &CostModel::default(), &mut |_| {}).unwrap();
+    let b = run_config("b", &full, &small(2_000), &CostModel::default(), &mut |_| {}).unwrap();
+    // Empty: first touches land on the free SSD and nothing moves. Full: the SSD holds
+    // the lowest 1 GiB of the 4 GiB span, so demotion starts and most requests miss.
+    assert_eq!((a.promotions, a.demotions), (0, 0));
+    assert!(b.demotions > 0, "{b:?}");
+    assert!(b.ssd_hit_ratio.unwrap() < a.ssd_hit_ratio.unwrap(), "{:?} {:?}", b.ssd_hit_ratio, a.ssd_hit_ratio);
+}
+
+#[test]
 fn bad_input_is_named() {
     let config = Config { mode: Some(Mode::Tiering), ..closed() };
     let cost = CostModel { read_effect: -1.0, ..CostModel::default() };
