@@ -296,9 +296,9 @@ impl Flash {
     pub fn program(&mut self, ppn: u32, owner: u32, ready_ns: u64, purpose: Purpose) -> u64 {
         debug_assert!(self.is_free(ppn), "program of a used page {ppn}");
         debug_assert!(owner < INVALID);
-        let b = self.block_of(ppn);
-        self.pages[self.layout.page_slot(ppn)] = owner;
-        self.bump_valid(b, true);
+        let (b, block_slot, page_slot) = self.layout.locate(ppn);
+        self.pages[page_slot] = owner;
+        self.bump_valid(b, block_slot, true);
         self.counters.page_writes[purpose as usize] += 1;
         self.counters.program_j += self.e_prog;
         if !self.versions.is_empty() {
@@ -311,7 +311,7 @@ impl Flash {
             self.versions[ppn as usize] = v;
         }
         let done = self.time_program(self.plane_of(b), ready_ns, true);
-        self.meta_mut(b).last_write_ns = done;
+        self.blocks[block_slot].last_write_ns = done;
         done
     }
 
@@ -329,9 +329,9 @@ impl Flash {
         self.counters.read_j += self.e_read;
         let t = self.time_read(ps, ready_ns, !internal);
         self.invalidate(src);
-        let db = self.block_of(dst);
-        self.pages[self.layout.page_slot(dst)] = owner;
-        self.bump_valid(db, true);
+        let (db, db_slot, dst_slot) = self.layout.locate(dst);
+        self.pages[dst_slot] = owner;
+        self.bump_valid(db, db_slot, true);
         self.counters.page_writes[purpose as usize] += 1;
         self.counters.program_j += self.e_prog;
         if internal {
@@ -341,26 +341,30 @@ impl Flash {
             self.versions[dst as usize] = self.versions[src as usize];
         }
         let done = self.time_program(pd, t, !internal);
-        self.meta_mut(db).last_write_ns = done;
+        self.blocks[db_slot].last_write_ns = done;
         done
     }
 
     /// Mark a valid page superseded.
     pub fn invalidate(&mut self, ppn: u32) {
-        debug_assert!(self.is_valid(ppn), "invalidate of a page that is not valid");
-        if !self.is_valid(ppn) {
+        let (b, block_slot, page_slot) = self.layout.locate(ppn);
+        let page = &mut self.pages[page_slot];
+        debug_assert!(*page < INVALID, "invalidate of a page that is not valid");
+        if *page >= INVALID {
             return;
         }
-        self.pages[self.layout.page_slot(ppn)] = INVALID;
-        self.bump_valid(self.block_of(ppn), false);
+        *page = INVALID;
+        self.bump_valid(b, block_slot, false);
     }
 
-    fn bump_valid(&mut self, b: u32, up: bool) {
-        let full = self.meta(b).state == BlockState::Full;
+    /// Count a page of block `b` (stored at `slot`) in (`up`) or out of its valid
+    /// pages; a sealed block moves to the reclaim-index list of its new count.
+    fn bump_valid(&mut self, b: u32, slot: usize, up: bool) {
+        let full = self.blocks[slot].state == BlockState::Full;
         if full {
             self.unlink(b);
         }
-        let m = self.meta_mut(b);
+        let m = &mut self.blocks[slot];
         if up {
             m.valid += 1;
         } else {

@@ -53,8 +53,16 @@ impl Layout {
 
     /// Storage slot of page `ppn`'s state.
     pub(crate) fn page_slot(&self, ppn: u32) -> usize {
+        self.locate(ppn).2
+    }
+
+    /// Page `ppn`'s block, that block's slot and the page's slot, each computed once (a
+    /// program or copy needs all three).
+    pub(crate) fn locate(&self, ppn: u32) -> (u32, usize, usize) {
         let b = self.per_block.div(ppn);
-        self.block_slot(b) * self.ppb as usize + (ppn - b * self.ppb) as usize
+        let block_slot = self.block_slot(b);
+        let page_slot = block_slot * self.ppb as usize + (ppn - b * self.ppb) as usize;
+        (b, block_slot, page_slot)
     }
 }
 
@@ -77,6 +85,7 @@ mod tests {
                 assert_eq!(pages.start, l.block_slot(b) * ppb as usize);
                 for (i, slot) in pages.enumerate() {
                     assert_eq!(l.page_slot(b * ppb + i as u32), slot);
+                    assert_eq!(l.locate(b * ppb + i as u32), (b, l.block_slot(b), slot));
                     assert!(!seen[slot], "slot {slot} used twice");
                     seen[slot] = true;
                 }
