@@ -26,6 +26,11 @@ def no_power(row, alpha):
     return c["total_usd"] - c["power_usd"]
 
 
+def mean_long_run(rows, field, value):
+    """Mean long-run cost of the rows whose `field` is `value`."""
+    return statistics.mean(cost(r, LONG) for r in rows if r[field] == value)
+
+
 def rank(rows, row, key):
     """1-based position of `row` among `rows` sorted by `key`, ascending."""
     return sorted(rows, key=key).index(row) + 1
@@ -54,8 +59,8 @@ def report(path):
         ms = by_mode[mode]
         pts = sorted({r["pt"] for r in ms})
         ess = sorted({r["extent_bytes"] for r in ms})
-        by_pt = ", ".join(f"PT {p} ${statistics.mean(cost(r, LONG) for r in ms if r['pt'] == p):,.0f}" for p in pts)
-        by_es = ", ".join(f"ES {e // 1024}K ${statistics.mean(cost(r, LONG) for r in ms if r['extent_bytes'] == e):,.0f}" for e in ess)
+        by_pt = ", ".join(f"PT {p} ${mean_long_run(ms, 'pt', p):,.0f}" for p in pts)
+        by_es = ", ".join(f"ES {e // 1024}K ${mean_long_run(ms, 'extent_bytes', e):,.0f}" for e in ess)
         print(f"- {mode} mean: {by_pt}; {by_es}")
     g = [v for v in groups(moving, "pt").values() if len(v) > 1]
     lo = sum(cost(v[max(v)], LONG) < cost(v[min(v)], LONG) for v in g)
@@ -148,8 +153,7 @@ def tables(path):
     print("|---|" + "---:|" * (len(pts) + len(ess)))
     for mode in ("tiering", "caching"):
         ms = [r for r in moving if r["mode"] == mode]
-        cells = [statistics.mean(cost(r, LONG) for r in ms if r["pt"] == p) for p in pts]
-        cells += [statistics.mean(cost(r, LONG) for r in ms if r["extent_bytes"] == e) for e in ess]
+        cells = [mean_long_run(ms, "pt", p) for p in pts] + [mean_long_run(ms, "extent_bytes", e) for e in ess]
         print(f"| {mode} | " + " | ".join(f"{c:.0f}" for c in cells) + " |")
     print()
 

@@ -30,7 +30,7 @@ mod wsclock;
 pub use arc::Arc;
 pub use lru::{Fifo, Lru};
 pub use twoq::TwoQ;
-pub use wsclock::{WsClock, WSCLOCK_SCAN_CANDIDATES};
+pub use wsclock::{SweepFallback, WsClock, WSCLOCK_SCAN_CANDIDATES};
 
 use std::fmt;
 use std::str::FromStr;

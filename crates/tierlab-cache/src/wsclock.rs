@@ -16,8 +16,41 @@ use crate::list::{Ends, Slab, NIL};
 use crate::{KeyMap, Replacement};
 
 /// How many unreferenced keys inside the window a sweep passes before it settles for the
-/// oldest of them. Shared with the tiering policy's demotion sweep.
+/// oldest of them.
 pub const WSCLOCK_SCAN_CANDIDATES: u32 = 64;
+
+/// A WSClock sweep's fallback: the least recently used of the first
+/// [`WSCLOCK_SCAN_CANDIDATES`] candidates (unreferenced, inside the window) it passes,
+/// the earliest passed on a tie. Shared by [`WsClock`] and the tiering policy's demotion
+/// sweep, so that both settle by the same rule.
+#[derive(Clone, Copy, Debug)]
+pub struct SweepFallback<K> {
+    oldest: Option<(K, u64)>,
+    seen: u32,
+}
+
+impl<K: Copy> Default for SweepFallback<K> {
+    fn default() -> Self {
+        SweepFallback { oldest: None, seen: 0 }
+    }
+}
+
+impl<K: Copy> SweepFallback<K> {
+    /// Note a candidate last used at `stamp`; true once the sweep has passed enough of
+    /// them and should stop.
+    pub fn offer(&mut self, key: K, stamp: u64) -> bool {
+        if self.oldest.is_none_or(|(_, s)| stamp < s) {
+            self.oldest = Some((key, stamp));
+        }
+        self.seen += 1;
+        self.seen >= WSCLOCK_SCAN_CANDIDATES
+    }
+
+    /// The oldest candidate passed, if any.
+    pub fn oldest(&self) -> Option<K> {
+        self.oldest.map(|(k, _)| k)
+    }
+}
 
 pub struct WsClock {
     capacity: usize,
@@ -83,27 +116,24 @@ impl Replacement for WsClock {
         if self.hand == NIL {
             return None;
         }
-        let mut oldest: Option<u32> = None;
-        let mut candidates = 0;
+        let mut fallback = SweepFallback::default();
         for _ in 0..self.ring.len {
             let i = self.hand;
             let (referenced, stamp_ns) = (self.slab.nodes[i as usize].flag, self.slab.nodes[i as usize].stamp_ns);
+            let mut settle = false;
             if referenced {
                 self.slab.nodes[i as usize].flag = false;
             } else if now_ns.saturating_sub(stamp_ns) > self.window_ns {
                 return Some(self.take(i));
             } else {
-                if oldest.is_none_or(|o| stamp_ns < self.slab.nodes[o as usize].stamp_ns) {
-                    oldest = Some(i);
-                }
-                candidates += 1;
+                settle = fallback.offer(i, stamp_ns);
             }
             self.hand = self.after(i);
-            if candidates >= WSCLOCK_SCAN_CANDIDATES {
+            if settle {
                 break;
             }
         }
-        let victim = oldest.unwrap_or(self.hand);
+        let victim = fallback.oldest().unwrap_or(self.hand);
         Some(self.take(victim))
     }
 

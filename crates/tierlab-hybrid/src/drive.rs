@@ -141,7 +141,11 @@ pub fn build(mode: Mode, h: &HybridParams, hdd: &HddChoice, capacity: u64) -> Re
     let capacity = capacity.div_ceil(unit).checked_mul(unit).filter(|c| *c <= u64::MAX / 2).ok_or_else(too_large)?;
     let ssd_share = round_down((capacity as f64 * h.ssd_fraction) as u64, unit);
     let tw_ns = (h.tw_s * NS_PER_S as f64) as u64;
-    let with_policy = |policy: Box<dyn Policy>| -> Result<Built> {
+    let with_policy = |mut policy: Box<dyn Policy>| -> Result<Built> {
+        if h.populated {
+            // A no-op for the policies that start cold or static (caching, linear).
+            policy.populate(u32::MAX);
+        }
         let geo = *policy.geometry();
         Ok(Built {
             devices: vec![ssd_device(&h.ssd, geo.ssd_bytes())?, build_hdd(hdd)?],
@@ -161,11 +165,7 @@ pub fn build(mode: Mode, h: &HybridParams, hdd: &HddChoice, capacity: u64) -> Re
             // The HDD gets the rest of the capacity plus the reserve that keeps demotion moving.
             let reserve = u64::from(params.reserved_hdd_extents).saturating_mul(unit);
             let hdd_bytes = (capacity - ssd_share).checked_add(reserve).ok_or_else(too_large)?;
-            let mut policy = TieringPolicy::new(Geometry::new(es, ssd_share, hdd_bytes)?, params)?;
-            if h.populated {
-                policy.populate(u32::MAX);
-            }
-            with_policy(Box::new(policy))
+            with_policy(Box::new(TieringPolicy::new(Geometry::new(es, ssd_share, hdd_bytes)?, params)?))
         }
         Mode::Caching => {
             let params = CachingParams { pt: h.pt, tw_ns, mcml: h.mcml, write: h.write_policy, replacement: h.replacement, ..CachingParams::default() };

@@ -27,7 +27,7 @@ use crate::{split_extents, MapRecord, Migration, MoveKind, Piece, Place, Policy,
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use tierlab_types::{Op, NS_PER_S};
-use tierlab_cache::WSCLOCK_SCAN_CANDIDATES;
+use tierlab_cache::SweepFallback;
 
 /// GreenDM's tunables (ES is the geometry's extent size, fixed at creation).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -187,21 +187,16 @@ impl TieringPolicy {
     }
 
     /// WSClock over the SSD extents: the next cold, idle extent to demote. When the sweep
-    /// has passed [`WSCLOCK_SCAN_CANDIDATES`] idle extents inside the window without
-    /// finding one outside it, the least recently used of them is taken; this bounds a
-    /// demotion's cost when the whole SSD is in the working set (see `tierlab_cache`'s
-    /// WSClock, which follows the same rule).
+    /// finds none outside the window it settles by `tierlab_cache`'s [`SweepFallback`]
+    /// rule (the oldest of the first 64 idle extents it passed), which bounds a demotion's
+    /// cost when the whole SSD is in the working set.
     fn demotion_victim(&mut self, now_ns: u64) -> Option<u32> {
         let ssd = self.geo.ssd_extents;
         let now = tick(now_ns);
         let window = ticks(self.params.tw_ns);
-        let mut oldest: Option<u32> = None;
-        let mut candidates = 0;
+        let mut fallback = SweepFallback::default();
         // At most two turns: the first may only clear reference bits.
         for _ in 0..2 * ssd {
-            if candidates >= WSCLOCK_SCAN_CANDIDATES {
-                break;
-            }
             let i = self.hand;
             self.hand = (self.hand + 1) % ssd;
             let v = self.reverse[i as usize];
@@ -216,16 +211,14 @@ impl TieringPolicy {
                 e.flags &= !REFERENCED;
                 continue;
             }
-            let last = e.last_tick;
-            if now.saturating_sub(last) > window {
+            if now.saturating_sub(e.last_tick) > window {
                 return Some(v);
             }
-            if oldest.is_none_or(|o| last < self.table[o as usize].last_tick) {
-                oldest = Some(v);
+            if fallback.offer(v, u64::from(e.last_tick)) {
+                break;
             }
-            candidates += 1;
         }
-        oldest
+        fallback.oldest()
     }
 
     fn start(&mut self, kind: MoveKind, v: u32, dest: u32) -> Migration {
