@@ -59,8 +59,10 @@ pub struct HybridController<P: Policy> {
     devices: Devices,
     /// Time to serve a piece from the RAM copy of an extent being moved.
     ram_ns: u64,
-    requests: BTreeMap<u64, Outstanding>,
-    next_request: u64,
+    /// Requests in the drive, by id: a slot array with a free list (ids are reused once
+    /// a request completes), so routing allocates nothing and finds a request in O(1).
+    requests: Vec<Option<Outstanding>>,
+    free_ids: Vec<u64>,
     migrations: BTreeMap<u64, Migration>,
     parked: BTreeMap<u64, Vec<Parked>>,
     scratch: Vec<Piece>,
@@ -73,8 +75,8 @@ impl<P: Policy> HybridController<P> {
             policy,
             devices,
             ram_ns: 1_000,
-            requests: BTreeMap::new(),
-            next_request: 0,
+            requests: Vec::new(),
+            free_ids: Vec::new(),
             migrations: BTreeMap::new(),
             parked: BTreeMap::new(),
             scratch: Vec::new(),
@@ -107,8 +109,7 @@ impl<P: Policy> HybridController<P> {
             self.parked.entry(id).or_default().push(Parked { host, index, req });
             return Ok(());
         }
-        let rid = self.next_request;
-        self.next_request += 1;
+        let rid = self.free_ids.pop().unwrap_or(self.requests.len() as u64);
         let pieces = std::mem::take(&mut self.scratch);
         for p in &pieces {
             match p.place {
@@ -125,15 +126,21 @@ impl<P: Policy> HybridController<P> {
         }
         // Migrations start from completions, not here: the extent this request touches is
         // busy until it completes, and the policy drops moves of busy extents.
-        self.requests.insert(rid, Outstanding { host, left: pieces.len(), pieces });
+        let outstanding = Some(Outstanding { host, left: pieces.len(), pieces });
+        match self.requests.get_mut(rid as usize) {
+            Some(slot) => *slot = outstanding,
+            None => self.requests.push(outstanding),
+        }
         Ok(())
     }
 
     fn piece_done(&mut self, now_ns: u64, rid: u64, io: &mut Io) {
-        let Some(r) = self.requests.get_mut(&rid) else { return };
+        let Some(slot) = self.requests.get_mut(rid as usize) else { return };
+        let Some(r) = slot.as_mut() else { return };
         r.left -= 1;
         if r.left == 0 {
-            if let Some(r) = self.requests.remove(&rid) {
+            if let Some(r) = slot.take() {
+                self.free_ids.push(rid);
                 self.policy.done(&r.pieces);
                 io.complete(r.host);
                 self.scratch = r.pieces; // reuse the allocation

@@ -4,6 +4,7 @@
 use crate::geometry::PolicyError;
 use crate::{split_extents, Migration, Piece, Place, PolicyStats};
 use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 use tierlab_types::Op;
 
 /// A migration under way; `target` is the policy's own destination (a physical extent or
@@ -29,7 +30,9 @@ impl Work {
 
     /// Whether extent `v` has host I/O in flight (the research's rule drops its moves).
     pub fn busy(&self, v: u32) -> bool {
-        self.inflight.contains_key(&v)
+        // Often nothing is in flight (between requests, when migrations are chosen): skip
+        // the hashing then, as the WSClock sweep asks for many extents in a row.
+        !self.inflight.is_empty() && self.inflight.contains_key(&v)
     }
 
     /// The checks a request passes before it is routed: it must lie within the drive, and a
@@ -74,10 +77,11 @@ impl Work {
 
     pub fn done(&mut self, pieces: &[Piece]) {
         for p in pieces {
-            if let Some(n) = self.inflight.get_mut(&p.extent) {
-                *n -= 1;
-                if *n == 0 {
-                    self.inflight.remove(&p.extent);
+            // One look-up for the decrement and the removal.
+            if let Entry::Occupied(mut n) = self.inflight.entry(p.extent) {
+                *n.get_mut() -= 1;
+                if *n.get() == 0 {
+                    n.remove();
                 }
             }
         }

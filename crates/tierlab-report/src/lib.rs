@@ -8,35 +8,63 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 /// A latency histogram in nanoseconds (HDR, 3 significant digits: every recorded value is
-/// kept to within 0.1 %; memory is fixed, independent of how many values are recorded).
-#[derive(Clone, Debug)]
+/// kept to within 0.1 %; memory is bounded, independent of how many values are recorded).
+///
+/// Recording is on the simulator's hot path (several values per request), so it is a
+/// plain increment into an array laid out like hdrhistogram's (lowest value 1 ns, 2048
+/// sub-buckets per power of two). The figures come from an hdrhistogram built from the
+/// array when they are asked for: each bucket's count recorded at the bucket's lowest
+/// value lands in the same bucket, so quantiles and maximum are hdrhistogram's own.
+#[derive(Clone, Debug, Default)]
 pub struct LatencyHistogram {
-    hist: Histogram<u64>,
+    /// Counts by HDR bucket index (grown on demand: at most 56,320 entries, for `u64::MAX`).
+    counts: Vec<u64>,
+    count: u64,
     sum_ns: u128,
 }
 
-impl Default for LatencyHistogram {
-    fn default() -> Self {
-        Self::new()
+/// log2 of the sub-buckets per power of two: 2048 keeps 3 significant digits.
+const SUB_BUCKET_BITS: u32 = 11;
+const HALF_BITS: u32 = SUB_BUCKET_BITS - 1;
+const HALF_COUNT: u64 = 1 << HALF_BITS;
+/// Buckets allocated up front: enough for values up to 2^42 ns (about 1.2 hours).
+const INITIAL_BUCKETS: usize = index_of(1 << 42) + 1;
+
+/// The HDR bucket index of `value` (≥ 1): values below 2048 have their own bucket, larger
+/// ones share one per 1/1024 of their power of two.
+const fn index_of(value: u64) -> usize {
+    let magnitude = 64 - SUB_BUCKET_BITS - (value | ((1 << SUB_BUCKET_BITS) - 1)).leading_zeros();
+    let sub = value >> magnitude;
+    (((magnitude as u64 + 1) << HALF_BITS) + sub - HALF_COUNT) as usize
+}
+
+/// The lowest value of bucket `index` (the inverse of [`index_of`] on bucket bounds).
+fn lowest_value(index: usize) -> u64 {
+    let sub = (index as u64 & (HALF_COUNT - 1)) + HALF_COUNT;
+    match (index >> HALF_BITS).checked_sub(1) {
+        None => sub - HALF_COUNT,
+        Some(magnitude) => sub << magnitude,
     }
 }
 
 impl LatencyHistogram {
     pub fn new() -> Self {
-        // 1 ns .. ~1.8 hours without resizing; auto-resize keeps larger values exact too.
-        let mut hist = Histogram::new_with_bounds(1, 1 << 42, 3).expect("valid static HDR bounds");
-        hist.auto(true);
-        LatencyHistogram { hist, sum_ns: 0 }
+        LatencyHistogram { counts: vec![0; INITIAL_BUCKETS], count: 0, sum_ns: 0 }
     }
 
     pub fn record(&mut self, value_ns: u64) {
         // HDR cannot hold 0: record it as the smallest bucket (1 ns); the mean stays exact.
-        let _ = self.hist.record(value_ns.max(1));
+        let i = index_of(value_ns.max(1));
+        if i >= self.counts.len() {
+            self.counts.resize(i + 1, 0);
+        }
+        self.counts[i] += 1;
+        self.count += 1;
         self.sum_ns += value_ns as u128;
     }
 
     pub fn count(&self) -> u64 {
-        self.hist.len()
+        self.count
     }
 
     pub fn mean_ns(&self) -> f64 {
@@ -47,11 +75,22 @@ impl LatencyHistogram {
         }
     }
 
+    /// The hdrhistogram holding the same counts per bucket.
+    fn hdr(&self) -> Histogram<u64> {
+        // 1 ns .. ~1.2 hours without resizing; auto-resize keeps larger values exact too.
+        let mut hist = Histogram::new_with_bounds(1, 1 << 42, 3).expect("valid static HDR bounds");
+        hist.auto(true);
+        for (i, &n) in self.counts.iter().enumerate().filter(|&(_, &n)| n > 0) {
+            let _ = hist.record_n(lowest_value(i), n);
+        }
+        hist
+    }
+
     pub fn quantile_ns(&self, q: f64) -> u64 {
         if self.count() == 0 {
             0
         } else {
-            self.hist.value_at_quantile(q)
+            self.hdr().value_at_quantile(q)
         }
     }
 
@@ -59,25 +98,35 @@ impl LatencyHistogram {
         if self.count() == 0 {
             0
         } else {
-            self.hist.max()
+            self.hdr().max()
         }
     }
 
     pub fn merge(&mut self, other: &LatencyHistogram) {
-        let _ = self.hist.add(&other.hist);
+        if other.counts.len() > self.counts.len() {
+            self.counts.resize(other.counts.len(), 0);
+        }
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+        self.count += other.count;
         self.sum_ns += other.sum_ns;
     }
 
     pub fn summary(&self) -> LatencySummary {
+        if self.count() == 0 {
+            return LatencySummary::default();
+        }
+        let hist = self.hdr();
         let ms = |ns: u64| ns as f64 / 1e6;
         LatencySummary {
             count: self.count(),
             mean_ms: self.mean_ns() / 1e6,
-            p50_ms: ms(self.quantile_ns(0.50)),
-            p90_ms: ms(self.quantile_ns(0.90)),
-            p99_ms: ms(self.quantile_ns(0.99)),
-            p999_ms: ms(self.quantile_ns(0.999)),
-            max_ms: ms(self.max_ns()),
+            p50_ms: ms(hist.value_at_quantile(0.50)),
+            p90_ms: ms(hist.value_at_quantile(0.90)),
+            p99_ms: ms(hist.value_at_quantile(0.99)),
+            p999_ms: ms(hist.value_at_quantile(0.999)),
+            max_ms: ms(hist.max()),
         }
     }
 }
@@ -165,5 +214,50 @@ mod tests {
         assert_eq!(fmt_bytes(512), "512 B");
         assert_eq!(fmt_bytes(4096), "4.00 KiB");
         assert_eq!(fmt_bytes(3 * 1024 * 1024 * 1024), "3.00 GiB");
+    }
+
+    #[test]
+    fn bucket_indices_match_hdr_bounds() {
+        assert_eq!(index_of(1), 1);
+        assert_eq!(index_of(2047), 2047);
+        assert_eq!(index_of(2048), 2048);
+        assert_eq!(index_of(2049), 2048, "2048 and 2049 share a bucket");
+        let max_index = index_of(u64::MAX);
+        assert_eq!(max_index, 56319);
+        for i in 1..=max_index {
+            assert_eq!(index_of(lowest_value(i)), i);
+        }
+    }
+
+    /// The same values straight into hdrhistogram, as the histogram did before.
+    fn reference(values: &[u64]) -> Histogram<u64> {
+        let mut h = Histogram::new_with_bounds(1, 1 << 42, 3).expect("bounds");
+        h.auto(true);
+        for &v in values {
+            h.record(v.max(1)).expect("auto-resize");
+        }
+        h
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Quantiles and maximum are exactly hdrhistogram's, for values of any size.
+        #[test]
+        fn figures_equal_plain_hdrhistogram(values in proptest::collection::vec(
+            proptest::prop_oneof![0u64..5000, 0u64..1 << 40, proptest::num::u64::ANY], 1..200)) {
+            let mut h = LatencyHistogram::new();
+            let (left, right) = values.split_at(values.len() / 2);
+            let mut other = LatencyHistogram::new();
+            left.iter().for_each(|&v| h.record(v));
+            right.iter().for_each(|&v| other.record(v));
+            h.merge(&other);
+            let r = reference(&values);
+            proptest::prop_assert_eq!(h.count(), r.len());
+            proptest::prop_assert_eq!(h.max_ns(), r.max());
+            for q in [0.0, 0.5, 0.9, 0.99, 0.999, 1.0] {
+                proptest::prop_assert_eq!(h.quantile_ns(q), r.value_at_quantile(q));
+            }
+        }
     }
 }

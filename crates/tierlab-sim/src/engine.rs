@@ -167,7 +167,8 @@ pub struct SimReport {
 pub struct Simulation<'d> {
     stations: Vec<Station<'d>>,
     scheduler: SchedulerKind,
-    progress_every: u64,
+    /// Completions between calls of the progress callback.
+    pub(crate) progress_every: u64,
 }
 
 impl<'d> Simulation<'d> {
@@ -258,6 +259,9 @@ impl<'d> Simulation<'d> {
             }
         }
 
+        // The next multiple of `progress_every` completions to report at (kept as a
+        // threshold so the loop compares instead of dividing on every event).
+        let mut next_progress = self.progress_every;
         while let Some(Reverse((t, _, ev))) = run.events.pop() {
             debug_assert!(t >= run.now_ns, "time ran backwards");
             run.now_ns = t;
@@ -293,8 +297,9 @@ impl<'d> Simulation<'d> {
                     }
                 }
             }
-            if run.requests_done / self.progress_every != completed_before / self.progress_every {
+            if run.requests_done >= next_progress {
                 progress(run.requests_done);
+                next_progress = (run.requests_done / self.progress_every + 1) * self.progress_every;
             }
         }
         progress(run.requests_done);

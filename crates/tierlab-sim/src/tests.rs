@@ -230,3 +230,15 @@ fn closed_loop_refills_after_completions_from_timers_too() {
     assert_eq!(r.requests, 50);
     assert!((r.span_s - 250e-9).abs() < 1e-15, "25 rounds of 10 ns: {}", r.span_s);
 }
+
+#[test]
+fn progress_is_told_at_each_multiple_of_its_step_and_at_the_end() {
+    let mut sim = Simulation::new(SchedulerKind::Fcfs);
+    sim.progress_every = 10;
+    sim.add_device(Box::new(FixedDevice::new(1_000, 1)));
+    // Open loop, every request at time 0 on one lane: one completion per event.
+    let reqs: Vec<_> = (0..35).map(|i| req(0, i * 4096)).collect();
+    let mut told = Vec::new();
+    sim.run(reqs.into_iter(), Replay::Open, &mut Direct::default(), &mut |n| told.push(n)).unwrap();
+    assert_eq!(told, vec![10, 20, 30, 35]);
+}

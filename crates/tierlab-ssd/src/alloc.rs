@@ -6,7 +6,7 @@
 //! and the moves are handed back to the FTL to fix its mapping. One free block per plane
 //! stays reserved for the collector, so collection can always finish (no deadlock).
 
-use crate::error::SsdError;
+use crate::error::OutOfSpace;
 use crate::flash::{BlockKind, Flash, Purpose, NONE};
 use crate::rng::SplitMix64;
 use crate::spec::{SsdSpec, VictimPolicy};
@@ -77,7 +77,7 @@ impl PageAlloc {
         flash: &mut Flash,
         stream: Stream,
         now_ns: u64,
-    ) -> Result<u32, SsdError> {
+    ) -> Result<u32, OutOfSpace> {
         let planes = flash.planes();
         for _ in 0..planes {
             // The cursor stays below `planes`; stepping it needs no division.
@@ -88,9 +88,10 @@ impl PageAlloc {
                 return Ok(ppn);
             }
         }
-        Err(SsdError::OutOfSpace)
+        Err(OutOfSpace)
     }
 
+    #[inline]
     fn try_plane(
         &mut self,
         flash: &mut Flash,
@@ -99,12 +100,22 @@ impl PageAlloc {
         now_ns: u64,
     ) -> Option<u32> {
         // The threshold does not count the block reserved for the collector.
+        if flash.free_blocks(p) <= self.threshold {
+            self.collect_until_above_threshold(flash, p, now_ns);
+        }
+        self.page_in(flash, p, stream, true)
+    }
+
+    /// Collect in plane `p` until it has more free blocks than the threshold, or nothing
+    /// is left to reclaim. Kept out of line: the page-allocation path that calls it is hot
+    /// and it runs only when a plane runs short.
+    #[inline(never)]
+    fn collect_until_above_threshold(&mut self, flash: &mut Flash, p: usize, now_ns: u64) {
         while flash.free_blocks(p) <= self.threshold {
             if !self.collect(flash, p, now_ns) {
                 break;
             }
         }
-        self.page_in(flash, p, stream, true)
     }
 
     /// A page for a collector copy: the plane's open block of the stream, else a new one
@@ -115,13 +126,24 @@ impl PageAlloc {
 
     /// The next page of plane `p`'s open block for `stream`, opening a new block when it is
     /// full; with `keep_reserve`, the plane's last free block stays for the collector.
+    #[inline]
     fn page_in(&mut self, flash: &mut Flash, p: usize, stream: Stream, keep_reserve: bool) -> Option<u32> {
-        let slot = p * 2 + stream as usize;
-        let a = self.active[slot];
+        let a = self.active[p * 2 + stream as usize];
         if a != NONE {
             if let Some(ppn) = flash.take_page(a) {
                 return Some(ppn);
             }
+        }
+        self.open_block(flash, p, stream, keep_reserve)
+    }
+
+    /// Seal plane `p`'s written-out block of `stream` (if any) and take the first page of
+    /// a new one; once per block, so out of line.
+    #[inline(never)]
+    fn open_block(&mut self, flash: &mut Flash, p: usize, stream: Stream, keep_reserve: bool) -> Option<u32> {
+        let slot = p * 2 + stream as usize;
+        let a = self.active[slot];
+        if a != NONE {
             flash.seal(a);
             self.active[slot] = NONE;
         }

@@ -33,6 +33,19 @@ pub enum SsdError {
     InvalidPrecondition { param: String, reason: String },
 }
 
+/// The one way a flash operation can fail once the drive is built: no plane can give a
+/// free page. The FTLs return this alone (a word-sized result, where `SsdError` would be
+/// passed through memory on every page), and the drive turns it into
+/// `SsdError::OutOfSpace`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutOfSpace;
+
+impl From<OutOfSpace> for SsdError {
+    fn from(_: OutOfSpace) -> Self {
+        SsdError::OutOfSpace
+    }
+}
+
 impl SsdError {
     pub(crate) fn spec(param: &str, reason: impl Into<String>) -> Self {
         SsdError::InvalidSpec {

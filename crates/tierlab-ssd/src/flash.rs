@@ -10,6 +10,7 @@ use crate::layout::Layout;
 use crate::mem;
 use crate::rng::SplitMix64;
 use crate::spec::{SsdSpec, VictimPolicy, WearLeveling};
+use crate::stamps::Stamps;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -61,7 +62,8 @@ struct BlockMeta {
     erase_count: u32,
     valid: u32,
     next_page: u32,
-    /// Neighbours in the reclaim index list (sealed blocks only), `NONE` at the ends.
+    /// Neighbours in the reclaim index list (sealed blocks only), `NONE` at the ends;
+    /// `prev` is a stamp instead while the index is not kept (`Flash::reclaim_stamps`).
     prev: u32,
     next: u32,
     state: BlockState,
@@ -113,8 +115,14 @@ pub struct Flash {
     wear: WearLeveling,
     alloc_cursor: usize,
     /// Reclaim index: doubly linked lists of Full blocks by (plane, valid count),
-    /// linked through `BlockMeta::prev` and `next`.
+    /// linked through `BlockMeta::prev` and `next`, most recently linked first.
     heads: Vec<u32>,
+    /// In use while the reclaim index is not kept. Only the collector reads it, and a
+    /// drive that has not needed to collect yet (a fresh or roomy one, as a hybrid drive's
+    /// SSD mostly is) would relink a block on every page it invalidates for nothing: until
+    /// then each sealed block's `prev` holds the stamp of its last link, and the index is
+    /// built from the stamps when first read.
+    reclaim_stamps: Stamps,
     buses: Vec<Bus>,
     plane_free_ns: Vec<u64>,
     /// Erase counts at the last `reset_stats`, stored like `blocks`.
@@ -167,6 +175,7 @@ impl Flash {
             wear: spec.wear_leveling.mode,
             alloc_cursor: 0,
             heads: vec![NONE; planes * (ppb as usize + 1)],
+            reclaim_stamps: Stamps::new(),
             buses: vec![Bus::default(); g.channels as usize],
             plane_free_ns: vec![0; planes],
             erase_base: vec![0; nblocks],
@@ -253,6 +262,7 @@ impl Flash {
     }
 
     /// Command, array read, and (unless `transfer` is false) data out over the bus.
+    #[inline]
     fn time_read(&mut self, plane: usize, ready_ns: u64, transfer: bool) -> u64 {
         let ch = self.channel_of(plane);
         let cmd = self.buses[ch].reserve(ready_ns.max(self.plane_free_ns[plane]), self.t_cmd);
@@ -268,6 +278,7 @@ impl Flash {
 
     /// Command and (unless `transfer` is false) data in over the bus, then the program
     /// with the bus free.
+    #[inline]
     fn time_program(&mut self, plane: usize, ready_ns: u64, transfer: bool) -> u64 {
         let ch = self.channel_of(plane);
         let bus = self.t_cmd + if transfer { self.t_xfer } else { 0 };
@@ -489,7 +500,24 @@ impl Flash {
         self.plane_of(b) * (self.ppb as usize + 1) + self.meta(b).valid as usize
     }
 
+    /// Put sealed block `b` in front of the list of its valid count (or, while the index
+    /// is not kept, stamp it).
+    #[inline]
     fn link(&mut self, b: u32) {
+        if !self.reclaim_stamps.in_use() {
+            self.link_listed(b);
+        } else if let Some(stamp) = self.reclaim_stamps.next() {
+            self.meta_mut(b).prev = stamp;
+        } else {
+            // Stamps ran out: build the index, `b` last, so in front of its list.
+            self.meta_mut(b).prev = u32::MAX;
+            self.build_reclaim_index();
+        }
+    }
+
+    /// `link` while the index is kept.
+    #[inline(never)]
+    fn link_listed(&mut self, b: u32) {
         let h = self.bucket(b);
         let old = self.heads[h];
         let m = self.meta_mut(b);
@@ -501,7 +529,17 @@ impl Flash {
         self.heads[h] = b;
     }
 
+    /// Take sealed block `b` out of its list (nothing to do while the index is not kept).
+    #[inline]
     fn unlink(&mut self, b: u32) {
+        if !self.reclaim_stamps.in_use() {
+            self.unlink_listed(b);
+        }
+    }
+
+    /// `unlink` while the index is kept.
+    #[inline(never)]
+    fn unlink_listed(&mut self, b: u32) {
         let m = self.meta_mut(b);
         let (p, n) = (m.prev, m.next);
         m.prev = NONE;
@@ -514,6 +552,29 @@ impl Flash {
         }
         if n != NONE {
             self.meta_mut(n).prev = p;
+        }
+    }
+
+    /// Start keeping the reclaim index now (`None`), or stamp links from `next` on.
+    #[cfg(test)]
+    pub(crate) fn set_reclaim_stamps(&mut self, next: Option<u32>) {
+        self.reclaim_stamps = Stamps::starting_at(next);
+    }
+
+    /// Build the reclaim index from the stamps (least recently linked first, so each
+    /// list ends up most recent first, as linking one by one leaves it) and keep it from
+    /// now on.
+    fn build_reclaim_index(&mut self) {
+        if !self.reclaim_stamps.stop() {
+            return;
+        }
+        let mut sealed: Vec<(u32, u32)> = (0..self.blocks.len() as u32)
+            .filter(|&b| self.meta(b).state == BlockState::Full)
+            .map(|b| (self.meta(b).prev, b))
+            .collect();
+        sealed.sort_unstable();
+        for (_, b) in sealed {
+            self.link(b);
         }
     }
 
@@ -534,6 +595,7 @@ impl Flash {
         rng: &mut SplitMix64,
         now_ns: u64,
     ) -> Option<u32> {
+        self.build_reclaim_index();
         let base = plane * (self.ppb as usize + 1);
         let reclaimable = base..base + self.ppb as usize; // valid counts 0..ppb-1
         let victim = match policy {
@@ -688,10 +750,12 @@ impl Flash {
                 return Err(format!("free block {b} holds programmed pages"));
             }
         }
+        let mut linked = 0;
         for h in 0..self.heads.len() {
             let mut b = self.heads[h];
             let mut prev = NONE;
             while b != NONE {
+                linked += 1;
                 if self.meta(b).state != BlockState::Full
                     || self.bucket(b) != h
                     || self.meta(b).prev != prev
@@ -701,6 +765,11 @@ impl Flash {
                 prev = b;
                 b = self.meta(b).next;
             }
+        }
+        let sealed = self.blocks.iter().filter(|m| m.state == BlockState::Full).count();
+        let expected = if self.reclaim_stamps.in_use() { 0 } else { sealed };
+        if linked != expected {
+            return Err(format!("reclaim index holds {linked} blocks, expected {expected} ({sealed} sealed)"));
         }
         Ok(())
     }

@@ -26,6 +26,7 @@ mod replay;
 mod report;
 mod rng;
 mod spec;
+mod stamps;
 mod ssd;
 
 pub use compare::{compare_ftl, CompareOptions, FtlComparison, FtlRun, SramPolicy};

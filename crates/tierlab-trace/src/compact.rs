@@ -4,29 +4,33 @@
 //! to one contiguous range), untouched space is dropped. Memory grows with the trace's
 //! footprint, not its length. Without it, a request beyond capacity is an error.
 
-use std::collections::BTreeMap;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 use tierlab_types::IoRequest;
 
 pub struct Compactor {
     chunk_bytes: u64,
-    index: BTreeMap<(u32, u64), u64>,
+    /// (volume, chunk) → dense chunk number (the chunk's rank in (volume, chunk) order).
+    /// A hash map because `map` runs once per replayed request: one probe instead of a
+    /// tree or binary-search walk.
+    index: FxHashMap<(u32, u64), u64>,
 }
 
 impl Compactor {
     /// Learn the footprint of `requests` at `chunk_bytes` granularity (> 0).
     pub fn build(chunk_bytes: u64, requests: impl Iterator<Item = IoRequest>) -> Compactor {
         let chunk_bytes = chunk_bytes.max(1);
-        let mut index = BTreeMap::new();
+        // An ordered set while learning (the dense numbers follow address order); memory
+        // grows with the footprint, not the trace length.
+        let mut touched = BTreeSet::new();
         for r in requests.filter(|r| r.len_bytes > 0) {
             let first = r.offset_bytes / chunk_bytes;
             let last = (r.end_bytes() - 1) / chunk_bytes;
             for c in first..=last {
-                index.insert((r.volume, c), 0);
+                touched.insert((r.volume, c));
             }
         }
-        for (i, v) in index.values_mut().enumerate() {
-            *v = i as u64;
-        }
+        let index = touched.into_iter().zip(0..).collect();
         Compactor { chunk_bytes, index }
     }
 
@@ -38,9 +42,7 @@ impl Compactor {
     /// The request moved into the dense space (volume 0), or None if it was not seen
     /// by `build`.
     pub fn map(&self, r: &IoRequest) -> Option<IoRequest> {
-        let dense = self
-            .index
-            .get(&(r.volume, r.offset_bytes / self.chunk_bytes))?;
+        let dense = self.index.get(&(r.volume, r.offset_bytes / self.chunk_bytes))?;
         Some(IoRequest {
             volume: 0,
             offset_bytes: dense * self.chunk_bytes + r.offset_bytes % self.chunk_bytes,
@@ -89,5 +91,21 @@ mod tests {
             Some((0, 4 * 4096))
         );
         assert_eq!(c.map(&req(2, 0, 1)), None);
+    }
+
+    proptest::proptest! {
+        /// Every chunk maps to its rank among the distinct touched (volume, chunk) pairs;
+        /// untouched chunks do not map.
+        #[test]
+        fn dense_numbers_are_ranks(reqs in proptest::collection::vec((0u32..4, 0u64..64, 1u64..3), 0..40), probe in (0u32..5, 0u64..70)) {
+            let reqs: Vec<IoRequest> = reqs.into_iter().map(|(v, c, n)| req(v, c * 10, n * 10)).collect();
+            let c = Compactor::build(10, reqs.clone().into_iter());
+            let mut touched: Vec<(u32, u64)> = reqs.iter().flat_map(|r| (r.offset_bytes / 10..=(r.end_bytes() - 1) / 10).map(move |k| (r.volume, k))).collect();
+            touched.sort_unstable();
+            touched.dedup();
+            proptest::prop_assert_eq!(c.footprint_bytes(), touched.len() as u64 * 10);
+            let expected = touched.binary_search(&probe).ok().map(|i| i as u64 * 10 + 3);
+            proptest::prop_assert_eq!(c.map(&req(probe.0, probe.1 * 10 + 3, 1)).map(|r| r.offset_bytes), expected);
+        }
     }
 }

@@ -52,10 +52,7 @@ impl<'a> Sample<'a> {
             let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
             return Err(not_text(file, line));
         }
-        if let Some(line) = bytes
-            .split(|&b| b == b'\n')
-            .position(|l| l.len() > MAX_LINE_BYTES)
-        {
+        if let Some(line) = first_long_line(bytes) {
             return Err(not_text(file, line + 1));
         }
         let complete = if whole {
@@ -92,6 +89,20 @@ impl<'a> Sample<'a> {
             .take(SAMPLE_LINES)
             .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
     }
+}
+
+/// The index of the first line of `bytes` longer than [`MAX_LINE_BYTES`] (found with
+/// memchr: the sample is read again on every open of the trace).
+fn first_long_line(bytes: &[u8]) -> Option<usize> {
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len()));
+    for (line, end) in ends.enumerate() {
+        if end - start > MAX_LINE_BYTES {
+            return Some(line);
+        }
+        start = end + 1;
+    }
+    None
 }
 
 fn not_text(file: &str, line: usize) -> TraceError {
@@ -181,5 +192,22 @@ mod tests {
         assert_eq!(candidates("a.load.gz")[0], Format::Blkreplay);
         assert_eq!(candidates("plain.csv"), Format::ALL.to_vec());
         assert_eq!(candidates("T.DISKSIM.ZST")[0], Format::Disksim);
+    }
+
+    proptest::proptest! {
+        /// The memchr scan finds the same line as splitting on newlines.
+        #[test]
+        fn long_line_found_like_split(lens in proptest::collection::vec(0usize..MAX_LINE_BYTES + 3, 0..5), long_at in 0usize..6) {
+            let mut text = Vec::new();
+            for (i, len) in lens.iter().enumerate() {
+                let len = if i == long_at { MAX_LINE_BYTES + 1 } else { *len % 40 + if *len > MAX_LINE_BYTES { MAX_LINE_BYTES } else { 0 } };
+                text.extend(std::iter::repeat_n(b'7', len));
+                if i + 1 < lens.len() || long_at % 2 == 0 {
+                    text.push(b'\n');
+                }
+            }
+            let expected = text.split(|&b| b == b'\n').position(|l| l.len() > MAX_LINE_BYTES);
+            proptest::prop_assert_eq!(first_long_line(&text), expected);
+        }
     }
 }

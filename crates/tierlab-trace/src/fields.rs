@@ -101,10 +101,169 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// The fast path of the CSV parsers: a strict, single-pass reader of `sep`-separated
+/// fields in the plain shape real files use (no blanks, no quotes). It never reports an
+/// error: on anything unusual it returns `None`, and the format falls back to its general
+/// parser, which reads the same line the same way and names the bad field. It accepts only
+/// fields the general parser reads identically (blank-free fields need no trimming).
+pub(crate) struct Plain<'a> {
+    /// The unread part of the line; `None` once its last field has been read.
+    rest: Option<&'a [u8]>,
+    sep: u8,
+}
+
+impl<'a> Plain<'a> {
+    pub fn new(line: &'a [u8], sep: u8) -> Self {
+        Plain { rest: Some(line), sep }
+    }
+
+    /// Steps past a field of `len` bytes and its separator; `false` if the field is
+    /// empty or followed by anything else.
+    #[inline]
+    fn advance(&mut self, rest: &'a [u8], len: usize) -> bool {
+        if len == 0 {
+            return false;
+        }
+        match rest.get(len) {
+            None => self.rest = None,
+            Some(&b) if b == self.sep => self.rest = Some(&rest[len + 1..]),
+            Some(_) => return false,
+        }
+        true
+    }
+
+    /// The next field (up to the separator or the end of the line): `None` if it is
+    /// empty, holds a blank or other control byte, or the line is used up.
+    #[inline]
+    pub fn field(&mut self) -> Option<&'a [u8]> {
+        let rest = self.rest?;
+        let sep = self.sep;
+        // Blanks and control bytes sort below b'!': one comparison catches them all.
+        let len = rest
+            .iter()
+            .position(|&b| b == sep || b <= b' ')
+            .unwrap_or(rest.len());
+        self.advance(rest, len).then(|| &rest[..len])
+    }
+
+    /// The next field as a decimal number of at most 19 whole digits and at most `scale`
+    /// fraction digits (`12`, `3.25`), as a count of `10^-scale` units: what
+    /// [`parse_decimal`] gives for such text, read in one pass.
+    #[inline]
+    pub fn decimal(&mut self, scale: u32) -> Option<u64> {
+        let rest = self.rest?;
+        let (whole, whole_len) = digits(rest);
+        let (frac, frac_len) = match rest.get(whole_len) {
+            Some(b'.') => digits(&rest[whole_len + 1..]),
+            _ => (0, 0),
+        };
+        let len = match frac_len {
+            0 if rest.get(whole_len) == Some(&b'.') => whole_len + 1,
+            0 => whole_len,
+            n => whole_len + 1 + n,
+        };
+        if whole_len == 0 || whole_len > 19 || frac_len > scale as usize || !self.advance(rest, len) {
+            return None;
+        }
+        let frac_units = frac * *POW10.get(scale as usize - frac_len)?;
+        whole.checked_mul(*POW10.get(scale as usize)?)?.checked_add(frac_units)
+    }
+
+    /// The next field as a whole number of at most 19 digits (so it cannot overflow),
+    /// read in the same pass that finds its end.
+    #[inline]
+    pub fn number(&mut self) -> Option<u64> {
+        let rest = self.rest?;
+        let (value, len) = digits(rest);
+        (len <= 19 && self.advance(rest, len)).then_some(value)
+    }
+
+    /// Whether the last field has been read (a line ending in a separator never is).
+    pub fn done(&self) -> bool {
+        self.rest.is_none()
+    }
+}
+
+/// Powers of ten that fit in a `u64`.
+const POW10: [u64; 20] = {
+    let mut p = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        p[i] = p[i - 1] * 10;
+        i += 1;
+    }
+    p
+};
+
+/// The value and count of the leading decimal digits of `bytes` (the value is meaningful
+/// for up to 19 digits only: it wraps beyond). Eight bytes are examined at a time while
+/// eight are left ([`digits8`]), the rest one by one.
+#[inline]
+fn digits(bytes: &[u8]) -> (u64, usize) {
+    let mut value: u64 = 0;
+    let mut len = 0;
+    while let Some(chunk) = bytes[len..].first_chunk::<8>() {
+        let (v, n) = digits8(u64::from_le_bytes(*chunk));
+        value = value.wrapping_mul(POW10[n]).wrapping_add(v);
+        len += n;
+        if n < 8 {
+            return (value, len);
+        }
+    }
+    for &b in &bytes[len..] {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        value = value.wrapping_mul(10).wrapping_add(u64::from(digit));
+        len += 1;
+    }
+    (value, len)
+}
+
+/// The value and count of the leading decimal digits among 8 bytes read as a
+/// little-endian word (the first byte lowest), with whole-word arithmetic: a per-byte
+/// loop costs about as much per digit as this does for all eight.
+#[inline]
+fn digits8(word: u64) -> (u64, usize) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Each byte minus b'0' is a digit iff it is at most 9: adding 0x76 then carries into
+    // the byte's high bit exactly for values 10..=127, and values at or above 0x80
+    // (including a borrow from bytes below b'0') have it set already. A borrow makes
+    // every later byte a non-digit too, which is harmless: only the first non-digit
+    // counts.
+    let x = word.wrapping_sub(ONES * u64::from(b'0'));
+    let not_digit = (x | x.wrapping_add(ONES * 0x76)) & HIGH;
+    let n = (not_digit.trailing_zeros() / 8) as usize;
+    if n == 0 {
+        return (0, 0);
+    }
+    // Keep the n digits, moved to the top bytes: the bytes below read as leading zeros.
+    let x = x << (8 * (8 - n));
+    // Combine neighbours: pairs of digits, then groups of four, then all eight.
+    let x = (x & 0x0f0f_0f0f_0f0f_0f0f).wrapping_mul(10 * 256 + 1) >> 8;
+    let x = (x & 0x00ff_00ff_00ff_00ff).wrapping_mul(100 * 65536 + 1) >> 16;
+    let x = (x & 0x0000_ffff_0000_ffff).wrapping_mul(10000 * (1 << 32) + 1) >> 32;
+    (x, n)
+}
+
 /// A whole number without sign; `None` if empty, not all digits, or above `u64::MAX`.
 pub(crate) fn parse_u64(bytes: &[u8]) -> Option<u64> {
     if bytes.is_empty() {
         return None;
+    }
+    // Up to 19 digits cannot overflow: skip the checks on the common short numbers.
+    if bytes.len() <= 19 {
+        let mut value: u64 = 0;
+        for &b in bytes {
+            let digit = b.wrapping_sub(b'0');
+            if digit > 9 {
+                return None;
+            }
+            value = value * 10 + u64::from(digit);
+        }
+        return Some(value);
     }
     // No length cut-off: leading zeros are valid; the checked arithmetic catches overflow.
     let mut value: u64 = 0;
@@ -284,7 +443,62 @@ mod tests {
         assert_eq!(parse_u64(b"18446744073709551616"), None, "overflow");
     }
 
+    #[test]
+    fn plain_fields_need_no_trimming_and_no_trailing_separator() {
+        let mut f = Plain::new(b"12,3.5,ab,7", b',');
+        assert_eq!(f.number(), Some(12));
+        assert_eq!(f.decimal(3), Some(3500));
+        assert_eq!(f.field(), Some(&b"ab"[..]));
+        assert!(!f.done());
+        assert_eq!(f.number(), Some(7));
+        assert!(f.done());
+        assert_eq!(f.number(), None, "nothing after the last field");
+        for line in [&b"12,"[..], b" 12", b"12 ", b",", b"", b"1\t"] {
+            let mut f = Plain::new(line, b',');
+            assert!(f.number().is_none() || !f.done(), "{line:?}");
+        }
+        assert_eq!(Plain::new(b"a b", b',').field(), None);
+        assert_eq!(Plain::new(b"5.", b',').decimal(3), Some(5000));
+        assert_eq!(Plain::new(b".5", b',').decimal(3), None, "left to the general parser");
+    }
+
     proptest::proptest! {
+        /// The fast decimal reads what `parse_decimal` reads, or leaves the field alone.
+        #[test]
+        fn plain_decimals_agree_with_parse_decimal(text in "[0-9]{0,21}(\\.[0-9]{0,11})?[0-9a. ]{0,2}", scale in 0u32..10) {
+            let mut f = Plain::new(text.as_bytes(), b',');
+            match f.decimal(scale) {
+                Some(v) => {
+                    proptest::prop_assert!(f.done());
+                    proptest::prop_assert_eq!(parse_decimal(text.as_bytes(), scale), Some(v));
+                }
+                None => {
+                    let frac_len = text.split_once('.').map_or(0, |(_, f)| f.len());
+                    let whole_len = text.split('.').next().map_or(0, str::len);
+                    let plain = (1..=19).contains(&whole_len) && frac_len <= scale as usize;
+                    proptest::prop_assert!(!plain || parse_decimal(text.as_bytes(), scale).is_none());
+                }
+            }
+        }
+
+        /// The word-at-a-time digit reader agrees with a byte loop on any bytes.
+        #[test]
+        fn digits_agree_with_a_byte_loop(bytes in proptest::collection::vec(proptest::prop_oneof![b'0'..=b'9', proptest::num::u8::ANY], 0..24)) {
+            let len = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+            let value = bytes[..len].iter().fold(0u64, |v, &b| v.wrapping_mul(10).wrapping_add(u64::from(b - b'0')));
+            proptest::prop_assert_eq!(digits(&bytes), (value, len));
+        }
+
+        #[test]
+        fn plain_numbers_agree_with_parse_u64(text in "[0-9]{0,21}[0-9a ,]{0,2}") {
+            let mut f = Plain::new(text.as_bytes(), b',');
+            if let Some(v) = f.number() {
+                let field = text.split(',').next().unwrap_or("");
+                proptest::prop_assert_eq!(parse_u64(field.as_bytes()), Some(v));
+                proptest::prop_assert_eq!(f.done(), !text.contains(','));
+            }
+        }
+
         #[test]
         fn integers_agree_with_std(text in "[0-9]{0,24}|[0-9 +.-]{0,6}") {
             proptest::prop_assert_eq!(parse_u64(text.as_bytes()), text.parse::<u64>().ok().filter(|_| !text.starts_with('+')));

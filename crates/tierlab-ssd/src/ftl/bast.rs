@@ -5,7 +5,7 @@
 //! (the rest is copied from the data block), a full merge otherwise.
 
 use super::{BlockMapped, relocate_data_block, Ftl, MergeCounts};
-use crate::error::SsdError;
+use crate::error::OutOfSpace;
 use crate::flash::{BlockKind, Flash, Purpose, NONE};
 use crate::spec::{FtlKind, SsdSpec};
 use std::collections::{BTreeMap, VecDeque};
@@ -41,9 +41,9 @@ impl Bast {
     }
 
 
-    fn merge_oldest(&mut self, flash: &mut Flash, now_ns: u64) -> Result<u64, SsdError> {
+    fn merge_oldest(&mut self, flash: &mut Flash, now_ns: u64) -> Result<u64, OutOfSpace> {
         loop {
-            let lbn = self.log_order.pop_front().ok_or(SsdError::OutOfSpace)?;
+            let lbn = self.log_order.pop_front().ok_or(OutOfSpace)?;
             if self.logs.contains_key(&lbn) {
                 return self.merge(flash, lbn, now_ns);
             }
@@ -52,7 +52,7 @@ impl Bast {
 
 
     /// Merge `lbn`'s log block with its data block.
-    fn merge(&mut self, flash: &mut Flash, lbn: u32, now_ns: u64) -> Result<u64, SsdError> {
+    fn merge(&mut self, flash: &mut Flash, lbn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         let Some(log) = self.logs.remove(&lbn) else {
             return Ok(now_ns);
         };
@@ -78,7 +78,7 @@ impl Bast {
         self.logs.insert(lbn, log); // `latest` must still see the log while gathering
         let n = flash
             .alloc_block_any(BlockKind::Data)
-            .ok_or(SsdError::OutOfSpace)?;
+            .ok_or(OutOfSpace)?;
         for off in 0..self.ppb {
             if let Some(src) = self.latest(flash, lbn * self.ppb + off) {
                 t = t.max(flash.copy(src, flash.first_page(n) + off, now_ns, Purpose::Gc));
@@ -124,7 +124,7 @@ impl BlockMapped for Bast {
     }
 
     /// A free block, keeping one in reserve for merges.
-    fn alloc(&mut self, flash: &mut Flash, now_ns: u64) -> Result<(u32, u64), SsdError> {
+    fn alloc(&mut self, flash: &mut Flash, now_ns: u64) -> Result<(u32, u64), OutOfSpace> {
         let mut t = now_ns;
         while flash.total_free_blocks() < 2 {
             t = t.max(self.merge_oldest(flash, now_ns)?);
@@ -132,7 +132,7 @@ impl BlockMapped for Bast {
         Ok((
             flash
                 .alloc_block_any(BlockKind::Data)
-                .ok_or(SsdError::OutOfSpace)?,
+                .ok_or(OutOfSpace)?,
             t,
         ))
     }
@@ -143,11 +143,11 @@ impl Ftl for Bast {
         FtlKind::Bast
     }
 
-    fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
+    fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         Ok(self.read_latest(flash, lpn, now_ns))
     }
 
-    fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
+    fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         let (lbn, off) = (lpn / self.ppb, lpn % self.ppb);
         let mut t = match self.write_in_place(flash, lpn, now_ns)? {
             Ok(done) => return Ok(done),
@@ -176,7 +176,7 @@ impl Ftl for Bast {
             flash.invalidate(old);
         }
         let Some(log) = self.logs.get_mut(&lbn) else {
-            return Err(SsdError::OutOfSpace);
+            return Err(OutOfSpace);
         };
         let lp = flash.first_page(log.block) + log.used;
         log.in_order &= log.used == off;
@@ -193,7 +193,7 @@ impl Ftl for Bast {
         flash: &mut Flash,
         block: u32,
         now_ns: u64,
-    ) -> Result<bool, SsdError> {
+    ) -> Result<bool, OutOfSpace> {
         let logs = &self.logs;
         Ok(relocate_data_block(
             flash,

@@ -6,7 +6,7 @@
 //! Like FlashSim, pages of a block may be programmed out of order.
 
 use super::{BlockMapped, relocate_data_block, Ftl, MergeCounts};
-use crate::error::SsdError;
+use crate::error::OutOfSpace;
 use crate::flash::{BlockKind, Flash, Purpose, NONE};
 use crate::spec::{FtlKind, SsdSpec};
 use std::collections::VecDeque;
@@ -43,10 +43,10 @@ impl BlockFtl {
         lbn: u32,
         new_off: Option<u32>,
         now_ns: u64,
-    ) -> Result<u64, SsdError> {
+    ) -> Result<u64, OutOfSpace> {
         let n = flash
             .alloc_block_any(BlockKind::Data)
-            .ok_or(SsdError::OutOfSpace)?;
+            .ok_or(OutOfSpace)?;
         let mut t = now_ns;
         for off in 0..self.ppb {
             let lpn = lbn * self.ppb + off;
@@ -93,11 +93,11 @@ impl BlockMapped for BlockFtl {
 
     /// A free block, merging the oldest replacement chains first so that one free block
     /// always stays in reserve for merges. Returns the block and when merging finished.
-    fn alloc(&mut self, flash: &mut Flash, now_ns: u64) -> Result<(u32, u64), SsdError> {
+    fn alloc(&mut self, flash: &mut Flash, now_ns: u64) -> Result<(u32, u64), OutOfSpace> {
         let mut t = now_ns;
         while flash.total_free_blocks() < 2 {
             let lbn = loop {
-                let l = self.repl_order.pop_front().ok_or(SsdError::OutOfSpace)?;
+                let l = self.repl_order.pop_front().ok_or(OutOfSpace)?;
                 if self.repl[l as usize] != NONE {
                     break l;
                 }
@@ -107,7 +107,7 @@ impl BlockMapped for BlockFtl {
         Ok((
             flash
                 .alloc_block_any(BlockKind::Data)
-                .ok_or(SsdError::OutOfSpace)?,
+                .ok_or(OutOfSpace)?,
             t,
         ))
     }
@@ -118,11 +118,11 @@ impl Ftl for BlockFtl {
         FtlKind::Block
     }
 
-    fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
+    fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         Ok(self.read_latest(flash, lpn, now_ns))
     }
 
-    fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
+    fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         let (lbn, off) = ((lpn / self.ppb) as usize, lpn % self.ppb);
         let mut t = match self.write_in_place(flash, lpn, now_ns)? {
             Ok(done) => return Ok(done),
@@ -154,7 +154,7 @@ impl Ftl for BlockFtl {
         flash: &mut Flash,
         block: u32,
         now_ns: u64,
-    ) -> Result<bool, SsdError> {
+    ) -> Result<bool, OutOfSpace> {
         let repl = &self.repl;
         Ok(relocate_data_block(
             flash,

@@ -12,16 +12,19 @@
 
 use super::Ftl;
 use crate::alloc::{PageAlloc, Stream};
-use crate::error::SsdError;
+use crate::error::OutOfSpace;
 use crate::flash::{Flash, Purpose, MAP_TAG, NONE};
 use crate::mem;
 use crate::spec::{FtlKind, SsdSpec};
+use crate::stamps::Stamps;
 
 /// One cached mapping entry: its logical page, its place in its segment's list and its
 /// flags, together in 16 bytes so that touching an entry is one cache miss.
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     lpn: u32,
+    /// The previous entry in the list; while the lists are not kept (`SegLru::stamps`),
+    /// the stamp of the entry's last touch.
     prev: u32,
     next: u32,
     /// 0 probationary, 1 protected.
@@ -54,6 +57,12 @@ struct SegLru {
     unused: usize,
     /// Slots emptied by eviction, reused first.
     free: Vec<u32>,
+    /// In use while the lists are not kept. Their order matters only once an entry must
+    /// leave a segment (the first eviction, or the protected segment's first overflow);
+    /// until then, and while the CMT is far larger than the working set that is the whole
+    /// run, each slot's `prev` holds the stamp of its last touch instead, and `link_lists`
+    /// builds the lists from the stamps when they are first needed.
+    stamps: Stamps,
 }
 
 impl SegLru {
@@ -82,6 +91,24 @@ impl SegLru {
             protected_cap: ((capacity as f64) * protected_fraction) as usize,
             unused: 0,
             free: Vec::new(),
+            stamps: Stamps::new(),
+        }
+    }
+
+    /// Build the segment lists from the touch stamps (least recent pushed first, so the
+    /// most recent ends in front) and keep them from now on.
+    fn link_lists(&mut self) {
+        if !self.stamps.stop() {
+            return;
+        }
+        // No entry has been evicted yet, so the slots in use are exactly `0..unused`.
+        let mut order: Vec<(u32, u32)> = (0..self.unused as u32)
+            .map(|s| (self.slots[s as usize].prev, s))
+            .collect();
+        order.sort_unstable();
+        self.len = [0; 2];
+        for (_, s) in order {
+            self.push_front(s, self.slots[s as usize].seg as usize);
         }
     }
 
@@ -131,22 +158,47 @@ impl SegLru {
         self.entries[lpn as usize].slot != NONE
     }
 
-    /// Touch `lpn`; true on a hit.
+    /// Touch `lpn`; true on a hit. Inlined for the common case, a touch recorded by its
+    /// stamp alone.
+    #[inline(always)]
     fn touch(&mut self, lpn: u32) -> bool {
         let s = self.entries[lpn as usize].slot;
         if s == NONE {
             return false;
         }
         let to = usize::from(self.protected_cap > 0);
+        if self.stamps.in_use() {
+            let from = self.slots[s as usize].seg as usize;
+            if from == to || self.len[1] < self.protected_cap {
+                // No entry leaves a segment: record the touch only.
+                if let Some(stamp) = self.stamps.next() {
+                    self.len[from] -= 1;
+                    self.len[to] += 1;
+                    let slot = &mut self.slots[s as usize];
+                    slot.seg = to as u8;
+                    slot.prev = stamp;
+                    return true;
+                }
+            }
+        }
+        self.touch_listed(s, to);
+        true
+    }
+
+    /// Move slot `s` to the front of segment `to` in the lists (built first if they are
+    /// not kept yet), and let the protected segment's overflow fall back.
+    #[inline(never)]
+    fn touch_listed(&mut self, s: u32, to: usize) {
+        self.link_lists();
         if self.head[to] == s {
             // Already the most recent entry of the segment it would move to: moving it
             // to the front changes nothing, and no segment grows.
-            return true;
+            return;
         }
         self.unlink(s);
         if to == 0 {
             self.push_front(s, 0);
-            return true;
+            return;
         }
         self.push_front(s, 1);
         if self.len[1] > self.protected_cap {
@@ -154,7 +206,6 @@ impl SegLru {
             self.unlink(t);
             self.push_front(t, 0);
         }
-        true
     }
 
     fn is_full(&self) -> bool {
@@ -162,6 +213,11 @@ impl SegLru {
     }
 
     fn insert(&mut self, lpn: u32) {
+        let stamp = self.stamps.next();
+        if stamp.is_none() {
+            // Before the slot is taken: building the lists links every slot taken so far.
+            self.link_lists();
+        }
         let s = match self.free.pop() {
             Some(s) => s,
             None if self.unused < self.slots.len() => {
@@ -174,11 +230,20 @@ impl SegLru {
         slot.lpn = lpn;
         slot.dirty = false;
         self.entries[lpn as usize].slot = s;
-        self.push_front(s, 0);
+        match stamp {
+            Some(stamp) => {
+                let slot = &mut self.slots[s as usize];
+                slot.seg = 0;
+                slot.prev = stamp;
+                self.len[0] += 1;
+            }
+            None => self.push_front(s, 0),
+        }
     }
 
     /// Remove the least valuable entry: (lpn, dirty).
     fn evict(&mut self) -> Option<(u32, bool)> {
+        self.link_lists();
         let s = if self.tail[0] != NONE {
             self.tail[0]
         } else {
@@ -282,7 +347,7 @@ impl Dftl {
 
     /// Rewrite translation page `tp` (read the old copy, program the new one) with the
     /// current values of its entries; cached entries of `tp` become clean.
-    fn write_tpage(&mut self, flash: &mut Flash, tp: u32, ready_ns: u64) -> Result<u64, SsdError> {
+    fn write_tpage(&mut self, flash: &mut Flash, tp: u32, ready_ns: u64) -> Result<u64, OutOfSpace> {
         let epp = self.entries_per_tpage;
         self.cmt
             .clean_range(tp * epp..tp.saturating_add(1).saturating_mul(epp));
@@ -299,11 +364,19 @@ impl Dftl {
     }
 
     /// Make `lpn`'s entry resident in the CMT; returns when its translation is known.
-    fn ensure_cached(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
+    /// Inlined for the hit, which needs no flash access.
+    #[inline]
+    fn ensure_cached(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         if self.cmt.touch(lpn) {
             self.cmt_hits += 1;
             return Ok(now_ns);
         }
+        self.load_entry(flash, lpn, now_ns)
+    }
+
+    /// A CMT miss: make room (writing back a dirty victim's translation page), then read
+    /// `lpn`'s translation page unless this request just read it.
+    fn load_entry(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         self.cmt_misses += 1;
         let mut t = now_ns;
         if self.cmt.is_full() {
@@ -329,14 +402,14 @@ impl Dftl {
     /// Carry out the batched translation-page updates the collector queued. Called for
     /// every page and nearly always with nothing queued, so that check is inlined.
     #[inline]
-    fn drain(&mut self, flash: &mut Flash, now_ns: u64) -> Result<u64, SsdError> {
+    fn drain(&mut self, flash: &mut Flash, now_ns: u64) -> Result<u64, OutOfSpace> {
         if self.pending.is_empty() {
             return Ok(now_ns);
         }
         self.drain_pending(flash, now_ns)
     }
 
-    fn drain_pending(&mut self, flash: &mut Flash, now_ns: u64) -> Result<u64, SsdError> {
+    fn drain_pending(&mut self, flash: &mut Flash, now_ns: u64) -> Result<u64, OutOfSpace> {
         let mut done = now_ns;
         loop {
             self.pending.sort_unstable();
@@ -354,7 +427,8 @@ impl Ftl for Dftl {
         FtlKind::Dftl
     }
 
-    fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
+    #[inline]
+    fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         let t = self.ensure_cached(flash, lpn, now_ns)?;
         let side = self.drain(flash, now_ns)?;
         let done = match self.cmt.ppn(lpn) {
@@ -364,7 +438,8 @@ impl Ftl for Dftl {
         Ok(done.max(side))
     }
 
-    fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
+    #[inline]
+    fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         let t = self.ensure_cached(flash, lpn, now_ns)?;
         let ppn = self.alloc.alloc_page(flash, Stream::Data, t)?;
         self.absorb_moves();
@@ -387,7 +462,7 @@ impl Ftl for Dftl {
         flash: &mut Flash,
         block: u32,
         now_ns: u64,
-    ) -> Result<bool, SsdError> {
+    ) -> Result<bool, OutOfSpace> {
         let moved = self.alloc.relocate_cold(flash, block, now_ns);
         self.absorb_moves();
         self.drain(flash, now_ns)?;
@@ -421,6 +496,7 @@ impl Ftl for Dftl {
 mod tests {
     use super::SegLru;
     use crate::flash::NONE;
+    use crate::stamps::Stamps;
     use proptest::prelude::*;
 
     #[test]
@@ -502,8 +578,11 @@ mod tests {
             capacity in 1usize..12,
             protected_fraction in prop::sample::select(vec![0.0, 0.25, 0.5, 0.9]),
             ops in prop::collection::vec((0u8..7, 0u32..24), 1..400),
+            // Also start a few touches before the stamps would wrap.
+            first_stamp in prop::sample::select(vec![0, u32::MAX - 5]),
         ) {
             let mut c = SegLru::new(24, capacity, protected_fraction);
+            c.stamps = Stamps::starting_at(Some(first_stamp));
             let mut r = Reference {
                 seg: [Vec::new(), Vec::new()],
                 capacity,

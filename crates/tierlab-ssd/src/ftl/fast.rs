@@ -6,7 +6,7 @@
 //! valid page in it.
 
 use super::{BlockMapped, relocate_data_block, Ftl, MergeCounts};
-use crate::error::SsdError;
+use crate::error::OutOfSpace;
 use crate::flash::{BlockKind, Flash, Purpose, NONE};
 use crate::mem;
 use crate::spec::{FtlKind, SsdSpec};
@@ -48,10 +48,10 @@ impl Fast {
 
     /// Gather the latest copy of every offset of `lbn` into a fresh block; erase the old
     /// data block and the SW log if it belonged to `lbn`.
-    fn full_merge(&mut self, flash: &mut Flash, lbn: u32, now_ns: u64) -> Result<u64, SsdError> {
+    fn full_merge(&mut self, flash: &mut Flash, lbn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         let n = flash
             .alloc_block_any(BlockKind::Data)
-            .ok_or(SsdError::OutOfSpace)?;
+            .ok_or(OutOfSpace)?;
         let mut t = now_ns;
         for off in 0..self.ppb {
             let lpn = lbn * self.ppb + off;
@@ -75,7 +75,7 @@ impl Fast {
     }
 
     /// Reclaim the SW log: switch, partial, or (if pages in it were superseded) full merge.
-    fn merge_sw(&mut self, flash: &mut Flash, now_ns: u64) -> Result<u64, SsdError> {
+    fn merge_sw(&mut self, flash: &mut Flash, now_ns: u64) -> Result<u64, OutOfSpace> {
         let Some(sw) = self.sw.as_ref() else {
             return Ok(now_ns);
         };
@@ -111,7 +111,7 @@ impl Fast {
     }
 
     /// Reclaim the oldest RW log: fully merge each logical block with a valid page in it.
-    fn reclaim_rw(&mut self, flash: &mut Flash, now_ns: u64) -> Result<u64, SsdError> {
+    fn reclaim_rw(&mut self, flash: &mut Flash, now_ns: u64) -> Result<u64, OutOfSpace> {
         let Some(victim) = self.rw.pop_front() else {
             return Ok(now_ns);
         };
@@ -147,7 +147,7 @@ impl Fast {
         self.rw = keep;
     }
 
-    fn write_rw(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
+    fn write_rw(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         let mut t = now_ns;
         let need_new = match self.rw.back() {
             None => true,
@@ -161,8 +161,8 @@ impl Fast {
             self.rw.push_back(b);
             t = t.max(tm);
         }
-        let b = *self.rw.back().ok_or(SsdError::OutOfSpace)?;
-        let lp = flash.take_page(b).ok_or(SsdError::OutOfSpace)?;
+        let b = *self.rw.back().ok_or(OutOfSpace)?;
+        let lp = flash.take_page(b).ok_or(OutOfSpace)?;
         if let Some(old) = self.latest(flash, lpn) {
             flash.invalidate(old);
         }
@@ -200,7 +200,7 @@ impl BlockMapped for Fast {
     }
 
     /// A free block, reclaiming logs so that one free block stays in reserve for merges.
-    fn alloc(&mut self, flash: &mut Flash, now_ns: u64) -> Result<(u32, u64), SsdError> {
+    fn alloc(&mut self, flash: &mut Flash, now_ns: u64) -> Result<(u32, u64), OutOfSpace> {
         let mut t = now_ns;
         while flash.total_free_blocks() < 2 {
             t = t.max(if !self.rw.is_empty() {
@@ -209,13 +209,13 @@ impl BlockMapped for Fast {
                 self.merge_sw(flash, now_ns)?
             });
             if self.rw.is_empty() && self.sw.is_none() && flash.total_free_blocks() < 2 {
-                return Err(SsdError::OutOfSpace);
+                return Err(OutOfSpace);
             }
         }
         Ok((
             flash
                 .alloc_block_any(BlockKind::Data)
-                .ok_or(SsdError::OutOfSpace)?,
+                .ok_or(OutOfSpace)?,
             t,
         ))
     }
@@ -226,11 +226,11 @@ impl Ftl for Fast {
         FtlKind::Fast
     }
 
-    fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
+    fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         Ok(self.read_latest(flash, lpn, now_ns))
     }
 
-    fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
+    fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         let (lbn, off) = (lpn / self.ppb, lpn % self.ppb);
         let mut t = match self.write_in_place(flash, lpn, now_ns)? {
             Ok(done) => return Ok(done),
@@ -258,7 +258,7 @@ impl Ftl for Fast {
         }
         self.rw_map[lpn as usize] = NONE;
         let Some(sw) = self.sw.as_mut() else {
-            return Err(SsdError::OutOfSpace);
+            return Err(OutOfSpace);
         };
         let lp = flash.first_page(sw.block) + off;
         sw.next += 1;
@@ -279,7 +279,7 @@ impl Ftl for Fast {
         flash: &mut Flash,
         block: u32,
         now_ns: u64,
-    ) -> Result<bool, SsdError> {
+    ) -> Result<bool, OutOfSpace> {
         let sw_lbn = self.sw.as_ref().map(|s| s.lbn);
         let (rw_map, ppb) = (&self.rw_map, self.ppb);
         let has_log = |lbn: u32| {

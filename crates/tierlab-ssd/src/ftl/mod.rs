@@ -8,10 +8,12 @@ mod dftl;
 mod fast;
 mod page;
 
-use crate::error::SsdError;
+use crate::error::OutOfSpace;
 use crate::flash::{Flash, Purpose, NONE};
 use crate::spec::{FtlKind, SsdSpec};
 use serde::Serialize;
+use std::ops::Range;
+use tierlab_types::Op;
 
 /// Merges performed by the block-mapped FTLs, by type.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -28,10 +30,25 @@ pub trait Ftl: Send {
     fn kind(&self) -> FtlKind;
     /// Read logical page `lpn` (issued at `now_ns`); returns when its data is out.
     /// A page never written costs no flash operation.
-    fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError>;
+    fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace>;
     /// Write logical page `lpn`; returns when it is programmed (including any collection
     /// or merge done on its behalf).
-    fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError>;
+    fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace>;
+    /// Serve the pages `lpns` of one request issued at `now_ns`, in order; returns when
+    /// the last is done. One dynamic call per request: inside it, `read` or `write` is a
+    /// static call the compiler can inline, where a call per page through `dyn Ftl`
+    /// could not be.
+    fn serve(&mut self, flash: &mut Flash, op: Op, lpns: Range<u32>, now_ns: u64) -> Result<u64, OutOfSpace> {
+        let mut done = now_ns;
+        for lpn in lpns {
+            let t = match op {
+                Op::Read => self.read(flash, lpn, now_ns)?,
+                Op::Write => self.write(flash, lpn, now_ns)?,
+            };
+            done = done.max(t);
+        }
+        Ok(done)
+    }
     /// The physical page holding the latest copy of `lpn`, if it was ever written.
     fn lookup(&self, flash: &Flash, lpn: u32) -> Option<u32>;
     /// Explicit wear leveling: move cold data out of `block` into a worn free block.
@@ -41,7 +58,7 @@ pub trait Ftl: Send {
         flash: &mut Flash,
         block: u32,
         now_ns: u64,
-    ) -> Result<bool, SsdError>;
+    ) -> Result<bool, OutOfSpace>;
     fn merges(&self) -> MergeCounts {
         MergeCounts::default()
     }
@@ -64,7 +81,7 @@ pub(crate) trait BlockMapped {
     /// The data block of logical block `lbn` (`NONE` when it has none yet).
     fn data_block(&mut self, lbn: usize) -> &mut u32;
     /// A free data block, merging to make one if needed; and when it was ready.
-    fn alloc(&mut self, flash: &mut Flash, now_ns: u64) -> Result<(u32, u64), SsdError>;
+    fn alloc(&mut self, flash: &mut Flash, now_ns: u64) -> Result<(u32, u64), OutOfSpace>;
     /// The physical page holding `lpn`'s latest data.
     fn latest(&self, flash: &Flash, lpn: u32) -> Option<u32>;
 
@@ -78,7 +95,7 @@ pub(crate) trait BlockMapped {
     /// Give `lpn`'s logical block a data block if it has none, then program `lpn` at its
     /// own offset if that page is free: `Ok(Ok(done))`. Otherwise `Ok(Err(t))`, with `t`
     /// the time spent so far, and the FTL goes on with its log or replacement blocks.
-    fn write_in_place(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<Result<u64, u64>, SsdError> {
+    fn write_in_place(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<Result<u64, u64>, OutOfSpace> {
         let ppb = self.pages_per_block();
         let (lbn, off) = ((lpn / ppb) as usize, lpn % ppb);
         let mut t = now_ns;

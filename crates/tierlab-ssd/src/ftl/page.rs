@@ -4,7 +4,7 @@
 
 use super::Ftl;
 use crate::alloc::{PageAlloc, Stream};
-use crate::error::SsdError;
+use crate::error::OutOfSpace;
 use crate::flash::{Flash, Purpose, NONE};
 use crate::mem;
 use crate::spec::{FtlKind, SsdSpec};
@@ -34,14 +34,14 @@ impl Ftl for PageFtl {
         FtlKind::Page
     }
 
-    fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
+    fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         match self.map[lpn as usize] {
             NONE => Ok(now_ns),
             ppn => Ok(flash.read(ppn, now_ns, Purpose::User)),
         }
     }
 
-    fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, SsdError> {
+    fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         let ppn = self.alloc.alloc_page(flash, Stream::Data, now_ns)?;
         self.absorb_moves();
         let old = self.map[lpn as usize];
@@ -61,7 +61,7 @@ impl Ftl for PageFtl {
         flash: &mut Flash,
         block: u32,
         now_ns: u64,
-    ) -> Result<bool, SsdError> {
+    ) -> Result<bool, OutOfSpace> {
         let moved = self.alloc.relocate_cold(flash, block, now_ns);
         self.absorb_moves();
         Ok(moved)
