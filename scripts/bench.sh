@@ -2,6 +2,8 @@
 # Simulator speed and memory (issues: foundation §7, hybrid drives §Performance). Prints
 # figures; asserts nothing. Each measurement runs in its own process so that peak RSS is
 # that run's own. Placement-only speed (no device timing): cargo bench -p tierlab-placement.
+# CPU time drifts with the load on a shared machine; scripts/instructions.sh counts
+# instructions per request instead, for comparing builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 trace=${1:-../shared/traces/cloudphysics-io.csv}
