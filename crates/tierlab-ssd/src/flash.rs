@@ -7,7 +7,7 @@
 use crate::bus::Bus;
 use crate::divide::Divisor;
 use crate::layout::Layout;
-use crate::mem;
+use crate::mem::{self, NoneTable};
 use crate::rng::SplitMix64;
 use crate::spec::{SsdSpec, VictimPolicy, WearLeveling};
 use crate::stamps::Stamps;
@@ -107,7 +107,8 @@ pub struct Flash {
     e_prog: f64,
     e_erase: f64,
     copy_back: bool,
-    pages: Vec<u32>,
+    /// Owner tag of every page (`FREE` until programmed), stored by `Layout::page_slot`.
+    pages: NoneTable<1>,
     blocks: Vec<BlockMeta>,
     /// Free blocks per plane, smallest key first (erase count or FIFO sequence).
     pools: Vec<BinaryHeap<Reverse<(u64, u32)>>>,
@@ -156,7 +157,7 @@ impl Flash {
             e_prog: spec.energy.page_program_j,
             e_erase: spec.energy.block_erase_j,
             copy_back: spec.timing.copy_back,
-            pages: mem::filled(spec.total_pages() as usize, FREE),
+            pages: NoneTable::new(spec.total_pages() as usize),
             blocks: mem::filled(
                 nblocks,
                 BlockMeta {
@@ -219,13 +220,13 @@ impl Flash {
     }
     /// Owner tag of a page, or `FREE` / `INVALID`.
     pub fn owner(&self, ppn: u32) -> u32 {
-        self.pages[self.layout.page_slot(ppn)]
+        self.pages.word(self.layout.page_slot(ppn), 0)
     }
     pub fn is_valid(&self, ppn: u32) -> bool {
-        self.pages[self.layout.page_slot(ppn)] < INVALID
+        self.owner(ppn) < INVALID
     }
     pub fn is_free(&self, ppn: u32) -> bool {
-        self.pages[self.layout.page_slot(ppn)] == FREE
+        self.owner(ppn) == FREE
     }
     pub fn valid_count(&self, block: u32) -> u32 {
         self.meta(block).valid
@@ -308,7 +309,7 @@ impl Flash {
         debug_assert!(self.is_free(ppn), "program of a used page {ppn}");
         debug_assert!(owner < INVALID);
         let (b, block_slot, page_slot) = self.layout.locate(ppn);
-        self.pages[page_slot] = owner;
+        self.pages.set_word(page_slot, 0, owner);
         self.bump_valid(b, block_slot, true);
         self.counters.page_writes[purpose as usize] += 1;
         self.counters.program_j += self.e_prog;
@@ -329,7 +330,7 @@ impl Flash {
     /// Move a valid page to a free page (read + program; copy-back inside a plane when
     /// enabled), invalidating the source. Returns when the program is done.
     pub fn copy(&mut self, src: u32, dst: u32, ready_ns: u64, purpose: Purpose) -> u64 {
-        let owner = self.pages[self.layout.page_slot(src)];
+        let owner = self.owner(src);
         debug_assert!(owner < INVALID, "copy of a page that is not valid");
         let (ps, pd) = (
             self.plane_of(self.block_of(src)),
@@ -341,7 +342,7 @@ impl Flash {
         let t = self.time_read(ps, ready_ns, !internal);
         self.invalidate(src);
         let (db, db_slot, dst_slot) = self.layout.locate(dst);
-        self.pages[dst_slot] = owner;
+        self.pages.set_word(dst_slot, 0, owner);
         self.bump_valid(db, db_slot, true);
         self.counters.page_writes[purpose as usize] += 1;
         self.counters.program_j += self.e_prog;
@@ -359,12 +360,12 @@ impl Flash {
     /// Mark a valid page superseded.
     pub fn invalidate(&mut self, ppn: u32) {
         let (b, block_slot, page_slot) = self.layout.locate(ppn);
-        let page = &mut self.pages[page_slot];
-        debug_assert!(*page < INVALID, "invalidate of a page that is not valid");
-        if *page >= INVALID {
+        let page = self.pages.word(page_slot, 0);
+        debug_assert!(page < INVALID, "invalidate of a page that is not valid");
+        if page >= INVALID {
             return;
         }
-        *page = INVALID;
+        self.pages.set_word(page_slot, 0, INVALID);
         self.bump_valid(b, block_slot, false);
     }
 
@@ -396,8 +397,7 @@ impl Flash {
         if self.meta(block).state == BlockState::Full {
             self.unlink(block);
         }
-        let pages = self.layout.pages_of(block);
-        self.pages[pages].fill(FREE);
+        self.pages.reset(self.layout.pages_of(block));
         let kind = self.meta(block).kind;
         match kind {
             BlockKind::Data => self.counters.erases_data += 1,
@@ -722,8 +722,8 @@ impl Flash {
         }
         for (b, free) in (0..self.blocks.len() as u32).zip(in_pool) {
             let m = self.meta(b);
-            let pages = &self.pages[self.layout.pages_of(b)];
-            let valid = pages.iter().filter(|&&p| p < INVALID).count() as u32;
+            let pages = || self.pages.words(self.layout.pages_of(b), 0);
+            let valid = pages().filter(|&p| p < INVALID).count() as u32;
             if valid != m.valid {
                 return Err(format!(
                     "block {b}: valid count {} but {valid} valid pages",
@@ -731,9 +731,7 @@ impl Flash {
                 ));
             }
             let want_map = m.kind == BlockKind::Map;
-            if pages
-                .iter()
-                .any(|&p| p < INVALID && (p & MAP_TAG != 0) != want_map)
+            if pages().any(|p| p < INVALID && (p & MAP_TAG != 0) != want_map)
             {
                 return Err(format!(
                     "block {b} of kind {:?} holds a page of the other kind",
@@ -746,7 +744,7 @@ impl Flash {
                     m.state
                 ));
             }
-            if m.state == BlockState::Free && pages.iter().any(|&p| p != FREE) {
+            if m.state == BlockState::Free && pages().any(|p| p != FREE) {
                 return Err(format!("free block {b} holds programmed pages"));
             }
         }

@@ -5,6 +5,60 @@
 //! also cuts the page faults of filling them 512-fold. The advice is a hint: where the
 //! kernel ignores it, only speed changes.
 
+/// A table of `len` records of `W` words, every word `u32::MAX` (the "none" of the
+/// model's maps) until written, that costs no memory until written: words are stored
+/// inverted, so a fresh table is the zero-filled allocation the kernel hands out untouched
+/// (and fills on first write, on huge pages where allowed). A drive model sized like a
+/// 300 GB SSD then occupies memory for the part of it a run uses, and building it is
+/// instant, where filling its tables took a third of a second and 600 MB per drive.
+#[derive(Clone, Debug)]
+pub(crate) struct NoneTable<const W: usize> {
+    inverted: Vec<[u32; W]>,
+}
+
+impl<const W: usize> NoneTable<W> {
+    pub(crate) fn new(len: usize) -> Self {
+        // A zero element makes `vec!` ask the allocator for zeroed memory, which a large
+        // allocation gets straight from the kernel, untouched.
+        let mut inverted = vec![[0u32; W]; len];
+        advise_huge_pages(&mut inverted);
+        NoneTable { inverted }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.inverted.len()
+    }
+
+    /// Word `k` of record `i`.
+    #[inline]
+    pub(crate) fn word(&self, i: usize, k: usize) -> u32 {
+        !self.inverted[i][k]
+    }
+
+    #[inline]
+    pub(crate) fn set_word(&mut self, i: usize, k: usize, value: u32) {
+        self.inverted[i][k] = !value;
+    }
+
+    /// Records `range` back to all `u32::MAX`.
+    pub(crate) fn reset(&mut self, range: std::ops::Range<usize>) {
+        self.inverted[range].fill([0; W]);
+    }
+
+    /// Word `k` of each record in `range`, in order.
+    pub(crate) fn words(&self, range: std::ops::Range<usize>, k: usize) -> impl Iterator<Item = u32> + '_ {
+        self.inverted[range].iter().map(move |r| !r[k])
+    }
+}
+
+/// An empty vector with room for `capacity` elements, on huge pages where the kernel
+/// allows; only what is pushed is ever written.
+pub(crate) fn reserved<T>(capacity: usize) -> Vec<T> {
+    let mut v = Vec::with_capacity(capacity);
+    advise_huge_pages(&mut v);
+    v
+}
+
 /// A vector of `len` copies of `value`, on huge pages where the kernel allows.
 pub(crate) fn filled<T: Clone>(len: usize, value: T) -> Vec<T> {
     let mut v = Vec::with_capacity(len);
@@ -39,6 +93,18 @@ fn advise_huge_pages<T>(_: &mut Vec<T>) {}
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn none_table_reads_max_until_written_and_after_reset() {
+        let mut t = super::NoneTable::<2>::new(3 << 20);
+        assert_eq!((t.len(), t.word(5, 0), t.word(3 << 19, 1)), (3 << 20, u32::MAX, u32::MAX));
+        t.set_word(5, 0, 7);
+        t.set_word(6, 1, 9);
+        assert_eq!((t.word(5, 0), t.word(5, 1), t.word(6, 0), t.word(6, 1)), (7, u32::MAX, u32::MAX, 9));
+        assert_eq!(t.words(4..7, 0).collect::<Vec<_>>(), [u32::MAX, 7, u32::MAX]);
+        t.reset(5..7);
+        assert_eq!((t.word(5, 0), t.word(6, 1)), (u32::MAX, u32::MAX));
+    }
+
     #[test]
     fn filled_holds_len_copies_small_and_large() {
         let small = super::filled(3, 7u8);

@@ -14,7 +14,7 @@ use super::Ftl;
 use crate::alloc::{PageAlloc, Stream};
 use crate::error::OutOfSpace;
 use crate::flash::{Flash, Purpose, MAP_TAG, NONE};
-use crate::mem;
+use crate::mem::{self, NoneTable};
 use crate::spec::{FtlKind, SsdSpec};
 use crate::stamps::Stamps;
 
@@ -32,29 +32,27 @@ struct Slot {
     dirty: bool,
 }
 
-/// A logical page's mapping: where its data is (`NONE` if never written) and its slot in
-/// the CMT (`NONE` if not cached). Side by side in 8 bytes because every access reads
-/// both: one cache miss per logical page instead of two.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    ppn: u32,
-    slot: u32,
-}
+/// The words of an `entries` record.
+const PPN: usize = 0;
+const SLOT: usize = 1;
 
 /// The page map and, over it, the CMT: a segmented LRU over logical page numbers. New
 /// entries enter the probationary segment, a second touch promotes to the protected one,
 /// whose overflow falls back to probationary; evictions take the probationary LRU end
 /// first.
 struct SegLru {
-    entries: Vec<Entry>,
+    /// Per logical page, side by side because every access reads both (one cache miss
+    /// instead of two): where its data is (word `PPN`; `NONE` if never written) and its
+    /// slot in the CMT (word `SLOT`; `NONE` if not cached).
+    entries: NoneTable<2>,
+    /// The slots used so far, at most `capacity`.
     slots: Vec<Slot>,
+    capacity: usize,
     /// Per segment (0 probationary, 1 protected): most and least recently used.
     head: [u32; 2],
     tail: [u32; 2],
     len: [usize; 2],
     protected_cap: usize,
-    /// Slots never used yet: `slots[unused..]`.
-    unused: usize,
     /// Slots emptied by eviction, reused first.
     free: Vec<u32>,
     /// In use while the lists are not kept. Their order matters only once an entry must
@@ -68,28 +66,14 @@ struct SegLru {
 impl SegLru {
     fn new(logical_pages: usize, capacity: usize, protected_fraction: f64) -> Self {
         SegLru {
-            entries: mem::filled(
-                logical_pages,
-                Entry {
-                    ppn: NONE,
-                    slot: NONE,
-                },
-            ),
-            slots: mem::filled(
-                capacity,
-                Slot {
-                    lpn: NONE,
-                    prev: NONE,
-                    next: NONE,
-                    seg: 0,
-                    dirty: false,
-                },
-            ),
+            entries: NoneTable::new(logical_pages),
+            // Reserved, not filled: slots are taken in order, so only used ones are written.
+            slots: mem::reserved(capacity),
+            capacity,
             head: [NONE; 2],
             tail: [NONE; 2],
             len: [0; 2],
             protected_cap: ((capacity as f64) * protected_fraction) as usize,
-            unused: 0,
             free: Vec::new(),
             stamps: Stamps::new(),
         }
@@ -101,8 +85,8 @@ impl SegLru {
         if !self.stamps.stop() {
             return;
         }
-        // No entry has been evicted yet, so the slots in use are exactly `0..unused`.
-        let mut order: Vec<(u32, u32)> = (0..self.unused as u32)
+        // No entry has been evicted yet, so every slot taken is in use.
+        let mut order: Vec<(u32, u32)> = (0..self.slots.len() as u32)
             .map(|s| (self.slots[s as usize].prev, s))
             .collect();
         order.sort_unstable();
@@ -147,22 +131,27 @@ impl SegLru {
 
     /// Where `lpn`'s data is, `NONE` if it was never written.
     fn ppn(&self, lpn: u32) -> u32 {
-        self.entries[lpn as usize].ppn
+        self.entries.word(lpn as usize, PPN)
     }
 
     fn set_ppn(&mut self, lpn: u32, ppn: u32) {
-        self.entries[lpn as usize].ppn = ppn;
+        self.entries.set_word(lpn as usize, PPN, ppn);
+    }
+
+    /// `lpn`'s slot in the CMT, `NONE` if it is not cached.
+    fn slot(&self, lpn: u32) -> u32 {
+        self.entries.word(lpn as usize, SLOT)
     }
 
     fn contains(&self, lpn: u32) -> bool {
-        self.entries[lpn as usize].slot != NONE
+        self.slot(lpn) != NONE
     }
 
     /// Touch `lpn`; true on a hit. Inlined for the common case, a touch recorded by its
     /// stamp alone.
     #[inline(always)]
     fn touch(&mut self, lpn: u32) -> bool {
-        let s = self.entries[lpn as usize].slot;
+        let s = self.slot(lpn);
         if s == NONE {
             return false;
         }
@@ -209,7 +198,7 @@ impl SegLru {
     }
 
     fn is_full(&self) -> bool {
-        self.free.is_empty() && self.unused == self.slots.len()
+        self.free.is_empty() && self.slots.len() == self.capacity
     }
 
     fn insert(&mut self, lpn: u32) {
@@ -218,18 +207,25 @@ impl SegLru {
             // Before the slot is taken: building the lists links every slot taken so far.
             self.link_lists();
         }
+        let fresh = Slot {
+            lpn,
+            prev: NONE,
+            next: NONE,
+            seg: 0,
+            dirty: false,
+        };
         let s = match self.free.pop() {
-            Some(s) => s,
-            None if self.unused < self.slots.len() => {
-                self.unused += 1;
-                (self.unused - 1) as u32
+            Some(s) => {
+                self.slots[s as usize] = fresh;
+                s
+            }
+            None if self.slots.len() < self.capacity => {
+                self.slots.push(fresh);
+                (self.slots.len() - 1) as u32
             }
             None => return,
         };
-        let slot = &mut self.slots[s as usize];
-        slot.lpn = lpn;
-        slot.dirty = false;
-        self.entries[lpn as usize].slot = s;
+        self.entries.set_word(lpn as usize, SLOT, s);
         match stamp {
             Some(stamp) => {
                 let slot = &mut self.slots[s as usize];
@@ -254,13 +250,13 @@ impl SegLru {
         }
         self.unlink(s);
         let Slot { lpn, dirty, .. } = self.slots[s as usize];
-        self.entries[lpn as usize].slot = NONE;
+        self.entries.set_word(lpn as usize, SLOT, NONE);
         self.free.push(s);
         Some((lpn, dirty))
     }
 
     fn set_dirty(&mut self, lpn: u32) {
-        let s = self.entries[lpn as usize].slot;
+        let s = self.slot(lpn);
         if s != NONE {
             self.slots[s as usize].dirty = true;
         }
@@ -270,7 +266,7 @@ impl SegLru {
     /// was just written with their current values).
     fn clean_range(&mut self, lpns: std::ops::Range<u32>) {
         for lpn in lpns {
-            let s = self.entries.get(lpn as usize).map_or(NONE, |e| e.slot);
+            let s = if (lpn as usize) < self.entries.len() { self.slot(lpn) } else { NONE };
             if s != NONE {
                 self.slots[s as usize].dirty = false;
             }
@@ -279,7 +275,7 @@ impl SegLru {
 
     /// Heap bytes: the page map, the slots and the free list.
     fn heap_bytes(&self) -> usize {
-        self.entries.len() * std::mem::size_of::<Entry>()
+        self.entries.len() * 8
             + self.slots.len() * std::mem::size_of::<Slot>()
             + self.free.capacity() * std::mem::size_of::<u32>()
     }
