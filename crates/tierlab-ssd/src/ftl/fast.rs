@@ -8,7 +8,7 @@
 use super::{BlockMapped, relocate_data_block, Ftl, MergeCounts};
 use crate::error::OutOfSpace;
 use crate::flash::{BlockKind, Flash, Purpose, NONE};
-use crate::mem;
+use crate::mem::NoneTable;
 use crate::spec::{FtlKind, SsdSpec};
 use std::collections::VecDeque;
 
@@ -27,7 +27,7 @@ pub struct Fast {
     /// Random log blocks, oldest first; the last one is being written.
     rw: VecDeque<u32>,
     /// Logical page -> its page in a random log block.
-    rw_map: Vec<u32>,
+    rw_map: NoneTable<1>,
     merges: MergeCounts,
 }
 
@@ -39,7 +39,7 @@ impl Fast {
             data: vec![NONE; spec.logical_blocks() as usize],
             sw: None,
             rw: VecDeque::new(),
-            rw_map: mem::filled(spec.logical_pages() as usize, NONE),
+            rw_map: NoneTable::new(spec.logical_pages() as usize),
             merges: MergeCounts::default(),
         }
     }
@@ -58,7 +58,7 @@ impl Fast {
             if let Some(src) = self.latest(flash, lpn) {
                 t = t.max(flash.copy(src, flash.first_page(n) + off, now_ns, Purpose::Gc));
             }
-            self.rw_map[lpn as usize] = NONE;
+            self.rw_map.set_word(lpn as usize, 0, NONE);
         }
         let d = self.data[lbn as usize];
         if d != NONE {
@@ -93,7 +93,7 @@ impl Fast {
             if let Some(src) = self.latest(flash, lpn) {
                 t = t.max(flash.copy(src, lf + off, now_ns, Purpose::Gc));
             }
-            self.rw_map[lpn as usize] = NONE;
+            self.rw_map.set_word(lpn as usize, 0, NONE);
         }
         if next == self.ppb {
             self.merges.switch += 1;
@@ -166,7 +166,7 @@ impl Fast {
         if let Some(old) = self.latest(flash, lpn) {
             flash.invalidate(old);
         }
-        self.rw_map[lpn as usize] = lp;
+        self.rw_map.set_word(lpn as usize, 0, lp);
         Ok(t.max(flash.program(lp, lpn, now_ns, Purpose::User)))
     }
 }
@@ -182,7 +182,7 @@ impl BlockMapped for Fast {
 
     fn latest(&self, flash: &Flash, lpn: u32) -> Option<u32> {
         let (lbn, off) = (lpn / self.ppb, lpn % self.ppb);
-        let r = self.rw_map[lpn as usize];
+        let r = self.rw_map.word(lpn as usize, 0);
         if r != NONE {
             return Some(r);
         }
@@ -256,7 +256,7 @@ impl Ftl for Fast {
         if let Some(old) = self.latest(flash, lpn) {
             flash.invalidate(old);
         }
-        self.rw_map[lpn as usize] = NONE;
+        self.rw_map.set_word(lpn as usize, 0, NONE);
         let Some(sw) = self.sw.as_mut() else {
             return Err(OutOfSpace);
         };
@@ -283,7 +283,7 @@ impl Ftl for Fast {
         let sw_lbn = self.sw.as_ref().map(|s| s.lbn);
         let (rw_map, ppb) = (&self.rw_map, self.ppb);
         let has_log = |lbn: u32| {
-            Some(lbn) == sw_lbn || (lbn * ppb..(lbn + 1) * ppb).any(|l| rw_map[l as usize] != NONE)
+            Some(lbn) == sw_lbn || (lbn * ppb..(lbn + 1) * ppb).any(|l| rw_map.word(l as usize, 0) != NONE)
         };
         Ok(relocate_data_block(
             flash,

@@ -6,25 +6,26 @@ use super::Ftl;
 use crate::alloc::{PageAlloc, Stream};
 use crate::error::OutOfSpace;
 use crate::flash::{Flash, Purpose, NONE};
-use crate::mem;
+use crate::mem::NoneTable;
 use crate::spec::{FtlKind, SsdSpec};
 
 pub struct PageFtl {
     alloc: PageAlloc,
-    map: Vec<u32>,
+    /// Logical page → physical page, `NONE` if never written.
+    map: NoneTable<1>,
 }
 
 impl PageFtl {
     pub fn new(spec: &SsdSpec) -> Self {
         PageFtl {
             alloc: PageAlloc::new(spec),
-            map: mem::filled(spec.logical_pages() as usize, NONE),
+            map: NoneTable::new(spec.logical_pages() as usize),
         }
     }
 
     fn absorb_moves(&mut self) {
         for m in self.alloc.moves.drain(..) {
-            self.map[m.owner as usize] = m.to;
+            self.map.set_word(m.owner as usize, 0, m.to);
         }
     }
 }
@@ -35,7 +36,7 @@ impl Ftl for PageFtl {
     }
 
     fn read(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
-        match self.map[lpn as usize] {
+        match self.map.word(lpn as usize, 0) {
             NONE => Ok(now_ns),
             ppn => Ok(flash.read(ppn, now_ns, Purpose::User)),
         }
@@ -44,16 +45,16 @@ impl Ftl for PageFtl {
     fn write(&mut self, flash: &mut Flash, lpn: u32, now_ns: u64) -> Result<u64, OutOfSpace> {
         let ppn = self.alloc.alloc_page(flash, Stream::Data, now_ns)?;
         self.absorb_moves();
-        let old = self.map[lpn as usize];
+        let old = self.map.word(lpn as usize, 0);
         if old != NONE {
             flash.invalidate(old);
         }
-        self.map[lpn as usize] = ppn;
+        self.map.set_word(lpn as usize, 0, ppn);
         Ok(flash.program(ppn, lpn, now_ns, Purpose::User))
     }
 
     fn lookup(&self, _flash: &Flash, lpn: u32) -> Option<u32> {
-        Some(self.map[lpn as usize]).filter(|&p| p != NONE)
+        Some(self.map.word(lpn as usize, 0)).filter(|&p| p != NONE)
     }
 
     fn relocate_cold(
