@@ -574,7 +574,7 @@ impl Flash {
             .collect();
         sealed.sort_unstable();
         for (_, b) in sealed {
-            self.link(b);
+            self.link_listed(b);
         }
     }
 

@@ -61,8 +61,7 @@ pub(crate) fn reserved<T>(capacity: usize) -> Vec<T> {
 
 /// A vector of `len` copies of `value`, on huge pages where the kernel allows.
 pub(crate) fn filled<T: Clone>(len: usize, value: T) -> Vec<T> {
-    let mut v = Vec::with_capacity(len);
-    advise_huge_pages(&mut v);
+    let mut v = reserved(len);
     v.resize(len, value);
     v
 }

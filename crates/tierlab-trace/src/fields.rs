@@ -332,10 +332,16 @@ pub(crate) fn sectors_to_bytes(field: &'static str, bytes: &[u8]) -> Result<u64,
 /// request block by block (working sets, caches) take unbounded time.
 pub const MAX_REQUEST_BYTES: u64 = 1 << 30;
 
+/// Whether `len_bytes` is a request length the readers accept: positive, at most
+/// [`MAX_REQUEST_BYTES`].
+pub(crate) fn is_request_len(len_bytes: u64) -> bool {
+    len_bytes > 0 && len_bytes <= MAX_REQUEST_BYTES
+}
+
 /// A positive whole number of 512-byte sectors as a byte length.
 pub(crate) fn sector_len_to_bytes(field: &'static str, bytes: &[u8]) -> Result<u64, FieldError> {
     match parse_u64(bytes).and_then(|s| s.checked_mul(SECTOR_BYTES)) {
-        Some(n) if n > 0 && n <= MAX_REQUEST_BYTES => Ok(n),
+        Some(n) if is_request_len(n) => Ok(n),
         _ => Err(FieldError::new(
             field,
             "a positive whole number of 512-byte sectors (at most 1 GiB)",
@@ -352,7 +358,7 @@ pub(crate) fn offset_bytes(field: &'static str, bytes: &[u8]) -> Result<u64, Fie
 /// A positive whole number of bytes (a length).
 pub(crate) fn len_bytes(field: &'static str, bytes: &[u8]) -> Result<u64, FieldError> {
     match parse_u64(bytes) {
-        Some(n) if n > 0 && n <= MAX_REQUEST_BYTES => Ok(n),
+        Some(n) if is_request_len(n) => Ok(n),
         _ => Err(FieldError::new(
             field,
             "a positive whole number of bytes (at most 1 GiB)",

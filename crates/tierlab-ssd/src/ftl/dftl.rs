@@ -209,7 +209,7 @@ impl SegLru {
         }
         let fresh = Slot {
             lpn,
-            prev: NONE,
+            prev: stamp.unwrap_or(NONE),
             next: NONE,
             seg: 0,
             dirty: false,
@@ -226,14 +226,10 @@ impl SegLru {
             None => return,
         };
         self.entries.set_word(lpn as usize, SLOT, s);
-        match stamp {
-            Some(stamp) => {
-                let slot = &mut self.slots[s as usize];
-                slot.seg = 0;
-                slot.prev = stamp;
-                self.len[0] += 1;
-            }
-            None => self.push_front(s, 0),
+        if stamp.is_some() {
+            self.len[0] += 1;
+        } else {
+            self.push_front(s, 0);
         }
     }
 
@@ -273,10 +269,11 @@ impl SegLru {
         }
     }
 
-    /// Heap bytes: the page map, the slots and the free list.
+    /// Heap bytes allocated: the page map, the slots (all `capacity` of them, reserved
+    /// up front) and the free list.
     fn heap_bytes(&self) -> usize {
-        self.entries.len() * 8
-            + self.slots.len() * std::mem::size_of::<Slot>()
+        self.entries.len() * std::mem::size_of::<[u32; 2]>()
+            + self.capacity * std::mem::size_of::<Slot>()
             + self.free.capacity() * std::mem::size_of::<u32>()
     }
 }

@@ -4,8 +4,7 @@
 
 use crate::error::FieldError;
 use crate::fields::{
-    len_bytes, parse_u64, sectors_to_bytes, time_ns, Fields, Plain, Sep,
-    MAX_REQUEST_BYTES,
+    is_request_len, len_bytes, parse_u64, sectors_to_bytes, time_ns, Fields, Plain, Sep,
 };
 use crate::formats::ParsedLine;
 use tierlab_types::{IoRequest, Op, SECTOR_BYTES};
@@ -45,12 +44,8 @@ fn parse_plain(line: &[u8]) -> Option<IoRequest> {
     let mut f = Plain::new(line, b',');
     f.number()?; // version
     let time_ns = f.decimal(9)?;
-    let op = match f.field()? {
-        b"2a" => Op::Write,
-        b"28" => Op::Read,
-        other => opcode(other).ok()?,
-    };
-    let len_bytes = f.number().filter(|&n| n > 0 && n <= MAX_REQUEST_BYTES)?;
+    let op = opcode(f.field()?).ok()?;
+    let len_bytes = f.number().filter(|&n| is_request_len(n))?;
     let offset_bytes = f.number()?.checked_mul(SECTOR_BYTES)?;
     f.done().then_some(IoRequest {
         time_ns,
