@@ -20,3 +20,9 @@ echo "== closed-loop replay on a hybrid drive, full timing (linear: no migration
 for mode in linear tiering caching; do
   taskset -c 0 "$bin" bench simulate "$trace" --hybrid "$mode" --compact --repeat 10
 done
+# The same drives with the SSD timed from its data sheet (tierlab-ssd-datasheet) instead
+# of its NAND internals.
+echo "== the same, SSD timed from its data sheet (--ssd-timing datasheet)"
+for mode in linear tiering caching; do
+  taskset -c 0 "$bin" bench simulate "$trace" --hybrid "$mode" --compact --repeat 10 --ssd-timing datasheet
+done

@@ -3,7 +3,7 @@
 
 use clap::Args;
 use tierlab_cache::Algorithm;
-use tierlab_hybrid::{HybridParams, Mode};
+use tierlab_hybrid::{HybridParams, Mode, SsdTiming};
 use tierlab_policy::WritePolicy;
 use tierlab_types::MIB;
 
@@ -15,6 +15,10 @@ pub struct HybridArgs {
     /// The SSD, from the SSD catalog (catalog/ssd).
     #[arg(long, value_name = "ID", default_value = "intel-320-300gb")]
     pub ssd: String,
+    /// How the SSD is timed: from its internals (NAND, FTL, garbage collection), or from
+    /// its data sheet (latency, bandwidth, IOPS; the catalog entry needs a [datasheet]).
+    #[arg(long, value_enum, default_value = "internals")]
+    pub ssd_timing: SsdTiming,
     /// The SSD's share of the drive's capacity (tiering, linear), or the cache's size as a
     /// share of the capacity (caching).
     #[arg(long, default_value_t = 0.25)]
@@ -62,6 +66,7 @@ impl HybridArgs {
     pub fn params(&self) -> HybridParams {
         HybridParams {
             ssd: self.ssd.clone(),
+            ssd_timing: self.ssd_timing,
             ssd_fraction: self.ssd_fraction,
             capacity_bytes: self.capacity_bytes,
             compact: self.compact,
@@ -103,5 +108,7 @@ mod tests {
         assert_eq!(f.hybrid.hybrid, Some(Mode::SsdOnly));
         assert_eq!((f.hybrid.params().pt, f.hybrid.params().es), (8, 65536));
         assert_eq!(f.device.choice().spin_down_s, Some(5.0));
+        let f = Flags::parse_from(["tierlab", "--hybrid", "tiering", "--ssd-timing", "datasheet"]);
+        assert_eq!(f.hybrid.params().ssd_timing, SsdTiming::Datasheet);
     }
 }

@@ -219,6 +219,18 @@ fn hybrid_modes_all_complete_and_tiering_beats_the_disk_alone() {
 }
 
 #[test]
+fn the_ssd_can_be_timed_from_its_data_sheet() {
+    let v = json(&ok(&["simulate", "--hybrid", "ssd-only", "--ssd-timing", "datasheet", "--json"]));
+    assert_eq!(v["requests"], 20000);
+    let ssd = &v["devices"][0];
+    assert_eq!((ssd["name"].as_str(), ssd["kind"].as_str()), (Some("intel-320-300gb"), Some("ssd")));
+    // Intel 320 data sheet: 39,500 IOPS x 75 us -> 3 command slots.
+    assert_eq!(ssd["counters"]["parallel_units"], 3.0, "{ssd}");
+    let err = fails(&["simulate", "--hybrid", "tiering", "--ssd", "study-slc", "--ssd-timing", "datasheet"]);
+    assert!(err.contains("no [datasheet] section"), "{err}");
+}
+
+#[test]
 fn hybrid_over_a_sparse_multi_volume_trace() {
     let Some(shared) = shared() else { return };
     let path = shared.join("traces/tpcc-small.disksim");

@@ -7,6 +7,7 @@ use tierlab_cache::Algorithm;
 use tierlab_policy::{CachingParams, CachingPolicy, Geometry, LinearPolicy, Policy, TieringParams, TieringPolicy, WritePolicy};
 use tierlab_sim::Device;
 use tierlab_ssd::{Precondition, Ssd};
+use tierlab_ssd_datasheet::DatasheetSsd;
 use tierlab_types::{MIB, NS_PER_S};
 
 /// The drive designs `compare` puts side by side.
@@ -42,11 +43,25 @@ impl Mode {
     }
 }
 
+/// How the SSD is timed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum SsdTiming {
+    /// From its internals: NAND timelines, FTL, garbage collection (`tierlab-ssd`).
+    #[default]
+    Internals,
+    /// From its data sheet: QD1 latency, sequential bandwidth, IOPS at depth
+    /// (`tierlab-ssd-datasheet`); the catalog entry needs a `[datasheet]` section.
+    Datasheet,
+}
+
 /// The knobs of a hybrid drive (GreenDM's names: ES, PT, TW, MCML, LT, HT).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HybridParams {
     /// The SSD, from the SSD catalog (catalog/ssd).
     pub ssd: String,
+    /// How the SSD is timed.
+    pub ssd_timing: SsdTiming,
     /// The SSD's share of the drive's capacity (tiering, linear), or the cache's size as a
     /// share of the capacity (caching); strictly between 0 and 1.
     pub ssd_fraction: f64,
@@ -81,6 +96,7 @@ impl Default for HybridParams {
     fn default() -> Self {
         HybridParams {
             ssd: "intel-320-300gb".to_string(),
+            ssd_timing: SsdTiming::Internals,
             ssd_fraction: 0.25,
             capacity_bytes: None,
             compact: false,
@@ -97,14 +113,22 @@ impl Default for HybridParams {
     }
 }
 
-/// The SSD, with the part the drive uses (`[0, need_bytes)`) already written once: the
-/// data a trace reads exists before the trace starts (a fresh model would answer reads of
-/// never-written pages without touching flash). Counters start at zero after the fill.
-fn ssd_device(id: &str, need_bytes: u64) -> Result<Box<dyn Device>> {
-    let spec = tierlab_ssd::catalog::builtin(id)?.ssd;
+/// The SSD, timed as `timing` asks. Timed from its internals, the part the drive uses
+/// (`[0, need_bytes)`) is already written once: the data a trace reads exists before the
+/// trace starts (a fresh model would answer reads of never-written pages without touching
+/// flash). Counters start at zero after the fill.
+fn ssd_device(id: &str, timing: SsdTiming, need_bytes: u64) -> Result<Box<dyn Device>> {
+    let entry = tierlab_ssd::catalog::builtin(id)?;
+    if timing == SsdTiming::Datasheet && entry.datasheet.is_none() {
+        return Err(anyhow!("--ssd-timing datasheet: the catalog entry of SSD `{id}` (catalog/ssd/{id}.toml) has no [datasheet] section; give it one, or time the SSD from its internals"));
+    }
+    let spec = entry.ssd;
     let capacity = spec.capacity_bytes();
     if capacity < need_bytes {
         return Err(anyhow!("SSD `{id}` holds {capacity} bytes but the hybrid drive needs {need_bytes} on it"));
+    }
+    if let (SsdTiming::Datasheet, Some(figures)) = (timing, entry.datasheet) {
+        return Ok(Box::new(DatasheetSsd::new(&spec.name, capacity, &figures, spec.energy.idle_w, spec.rated_endurance_bytes)?));
     }
     let mut ssd = Ssd::new(spec)?;
     let occupancy = need_bytes as f64 / capacity.max(1) as f64;
@@ -148,7 +172,7 @@ pub fn build(mode: Mode, h: &HybridParams, hdd: &HddChoice, capacity: u64) -> Re
         }
         let geo = *policy.geometry();
         Ok(Built {
-            devices: vec![ssd_device(&h.ssd, geo.ssd_bytes())?, build_hdd(hdd)?],
+            devices: vec![ssd_device(&h.ssd, h.ssd_timing, geo.ssd_bytes())?, build_hdd(hdd)?],
             policy: Some(policy),
             ssd_used_bytes: geo.ssd_bytes(),
             hdd_used_bytes: geo.hdd_bytes(),
@@ -156,7 +180,7 @@ pub fn build(mode: Mode, h: &HybridParams, hdd: &HddChoice, capacity: u64) -> Re
     };
     match mode {
         Mode::SsdOnly => {
-            Ok(Built { devices: vec![ssd_device(&h.ssd, capacity)?], policy: None, ssd_used_bytes: capacity, hdd_used_bytes: 0 })
+            Ok(Built { devices: vec![ssd_device(&h.ssd, h.ssd_timing, capacity)?], policy: None, ssd_used_bytes: capacity, hdd_used_bytes: 0 })
         }
         Mode::HddOnly => Ok(Built { devices: vec![build_hdd(hdd)?], policy: None, ssd_used_bytes: 0, hdd_used_bytes: capacity }),
         Mode::Linear => with_policy(Box::new(LinearPolicy::new(Geometry::new(es, ssd_share, capacity - ssd_share)?))),

@@ -1,13 +1,15 @@
-//! Loader for the SSD section of catalog files (`catalog/ssd/*.toml`). A file is
-//! self-describing: a `description`, the `[ssd]` spec, and a `[sources]` table giving,
-//! for every value of the spec (by dotted key, or for a whole section by its name), the
-//! datasheet or paper it comes from, or `estimate: …` with the reasoning. The loader
-//! rejects unknown keys, values without a source, and invalid specs, naming file, line
-//! and field.
+//! Loader for the SSD catalog files (`catalog/ssd/*.toml`). A file is self-describing: a
+//! `description`, the `[ssd]` spec of this crate's model, optionally the drive's
+//! `[datasheet]` figures (for `tierlab_ssd_datasheet`, the SSD timed from its data sheet),
+//! and a `[sources]` table giving, for every value (by dotted key: `timing.page_read_ns`,
+//! `datasheet.read_iops`; or for a whole section by its name), the data sheet or paper it
+//! comes from, or `estimate: …` with the reasoning. The loader rejects unknown keys,
+//! values without a source, and invalid specs, naming file, line and field.
 
 use crate::error::SsdError;
 use crate::spec::SsdSpec;
 use serde::Deserialize;
+use tierlab_ssd_datasheet::{DatasheetError, DatasheetSpec};
 use std::collections::BTreeMap;
 use std::path::Path;
 use tierlab_types::SourceLocation;
@@ -17,6 +19,9 @@ use tierlab_types::SourceLocation;
 pub struct CatalogEntry {
     pub description: String,
     pub ssd: SsdSpec,
+    /// The drive's data-sheet figures, where the entry gives them.
+    #[serde(default)]
+    pub datasheet: Option<DatasheetSpec>,
     /// Dotted spec key (or section name) -> citation or `estimate: …`.
     pub sources: BTreeMap<String, String>,
 }
@@ -25,15 +30,16 @@ fn line_of_offset(text: &str, offset: usize) -> u64 {
     text[..offset.min(text.len())].matches('\n').count() as u64 + 1
 }
 
-/// Line where `key = …` first appears (after the line of `[section]` when given).
+/// Line where `key = …` first appears in its table: `dotted` is the full path,
+/// `ssd.timing.page_read_ns` or `datasheet.read_iops`.
 fn line_of_key(text: &str, dotted: &str) -> u64 {
     let (section, key) = dotted.rsplit_once('.').unwrap_or(("", dotted));
-    let header = format!("[ssd.{section}]");
+    let header = format!("[{section}]");
     let mut in_section = section.is_empty();
     for (i, line) in text.lines().enumerate() {
         let l = line.trim();
         if l.starts_with('[') {
-            in_section = section.is_empty() && l == "[ssd]" || l == header;
+            in_section = l == header;
             continue;
         }
         if in_section && l.split('=').next().map(str::trim) == Some(key) {
@@ -72,17 +78,30 @@ pub fn parse_catalog(text: &str, file: &str) -> Result<CatalogEntry, SsdError> {
     })?;
     entry.ssd.validate().map_err(|e| match e {
         SsdError::InvalidSpec { param, reason } => SsdError::SpecFile {
-            location: loc(line_of_key(text, &param), &format!("ssd.{param}")),
+            location: loc(line_of_key(text, &format!("ssd.{param}")), &format!("ssd.{param}")),
             reason: format!("invalid value: {reason}"),
         },
         other => other,
     })?;
-    let value = toml::Value::try_from(&entry.ssd).map_err(|e| SsdError::SpecFile {
-        location: loc(0, "ssd"),
-        reason: e.to_string(),
-    })?;
+    if let Some(d) = &entry.datasheet {
+        d.validate(entry.ssd.energy.idle_w).map_err(|e| match e {
+            DatasheetError::Invalid { field, reason } if field != "idle_w" => SsdError::SpecFile {
+                location: loc(line_of_key(text, &format!("datasheet.{field}")), &format!("datasheet.{field}")),
+                reason: format!("invalid value: {reason}"),
+            },
+            other => SsdError::SpecFile { location: loc(line_of_key(text, "ssd.energy.idle_w"), "ssd.energy.idle_w"), reason: other.to_string() },
+        })?;
+    }
+    let as_value = |v: Result<toml::Value, toml::ser::Error>, section: &str| {
+        v.map_err(|e| SsdError::SpecFile { location: loc(0, section), reason: e.to_string() })
+    };
+    // Source keys name values below the spec (`timing.page_read_ns`) or, for the data
+    // sheet, below `datasheet.`.
     let mut leaves = Vec::new();
-    leaf_keys(&value, "", &mut leaves);
+    leaf_keys(&as_value(toml::Value::try_from(&entry.ssd), "ssd")?, "", &mut leaves);
+    if let Some(d) = &entry.datasheet {
+        leaf_keys(&as_value(toml::Value::try_from(d), "datasheet")?, "datasheet", &mut leaves);
+    }
     // Every value but the profile's own name needs a source.
     for leaf in leaves.iter().filter(|l| *l != "name") {
         let covered = entry
@@ -90,8 +109,9 @@ pub fn parse_catalog(text: &str, file: &str) -> Result<CatalogEntry, SsdError> {
             .keys()
             .any(|k| leaf == k || leaf.starts_with(&format!("{k}.")));
         if !covered {
+            let path = if leaf.starts_with("datasheet.") { leaf.clone() } else { format!("ssd.{leaf}") };
             return Err(SsdError::SpecFile {
-                location: loc(line_of_key(text, leaf), &format!("ssd.{leaf}")),
+                location: loc(line_of_key(text, &path), &path),
                 reason: "no entry in [sources]: cite where the value comes from or write `estimate: why`".into(),
             });
         }
@@ -103,7 +123,7 @@ pub fn parse_catalog(text: &str, file: &str) -> Result<CatalogEntry, SsdError> {
         {
             return Err(SsdError::SpecFile {
                 location: loc(0, &format!("sources.{key}")),
-                reason: "names no value of the [ssd] spec".into(),
+                reason: "names no value of the [ssd] spec or the [datasheet]".into(),
             });
         }
     }

@@ -92,3 +92,35 @@ fn unknown_keys_and_missing_sources_are_errors() {
     let text = study_text().replace("kind = \"dftl\"", "kind = \"ftl9\"");
     assert!(parse_catalog(&text, "x.toml").is_err());
 }
+
+fn intel_text() -> String {
+    std::fs::read_to_string(catalog_dir().join("intel-320-300gb.toml")).unwrap_or_default()
+}
+
+#[test]
+fn data_sheet_figures_load_and_are_checked_and_cited_like_the_spec() {
+    let e = parse_catalog(&intel_text(), "x.toml").unwrap_or_else(|e| panic!("{e}"));
+    let d = e.datasheet.unwrap_or_else(|| panic!("the Intel 320 entry has a [datasheet]"));
+    assert_eq!((d.read_latency_ns, d.read_iops, d.write_bytes_per_s), (75_000, 39_500, 205_000_000));
+    // Entries without one still load.
+    assert_eq!(parse_catalog(&study_text(), "x.toml").map(|e| e.datasheet), Ok(None));
+
+    let text = intel_text().replace("read_iops = 39500", "read_iops = 0");
+    let (line, field, reason) = location(parse_catalog(&text, "x.toml").unwrap_err());
+    assert_eq!(field, "datasheet.read_iops");
+    assert_eq!(text.lines().nth(line as usize - 1), Some("read_iops = 0"));
+    assert!(reason.contains("IOPS"), "{reason}");
+
+    // An active power below the entry's idle power names the active figure.
+    let text = intel_text().replace("active_write_w = 0.15", "active_write_w = 0.01");
+    let (_, field, _) = location(parse_catalog(&text, "x.toml").unwrap_err());
+    assert_eq!(field, "datasheet.active_write_w");
+
+    let text: String = intel_text().lines().filter(|l| !l.starts_with("\"datasheet.write_iops\"")).map(|l| format!("{l}\n")).collect();
+    let (line, field, _) = location(parse_catalog(&text, "x.toml").unwrap_err());
+    assert_eq!(field, "datasheet.write_iops");
+    assert_eq!(text.lines().nth(line as usize - 1), Some("write_iops = 23000"));
+
+    let text = intel_text().replace("write_iops = 23000\n", "write_iops = 23000\nqueue_depth = 32\n");
+    assert!(location(parse_catalog(&text, "x.toml").unwrap_err()).2.contains("queue_depth"));
+}
