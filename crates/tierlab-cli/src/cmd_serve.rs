@@ -108,11 +108,12 @@ pub struct ServeArgs {
     /// The catalog HDD whose model gives modelled energy (and emulated timing).
     #[arg(long, value_name = "ID", default_value = tierlab_hybrid::DEFAULT_HDD)]
     pub hdd_model: String,
-    /// Also model the SSD path: the study's SLC SSD (page-mapped FTL) sized to the SSD
-    /// store, for modelled SSD energy and, with --emulate, SSD timing. Off by default: the
-    /// model keeps about 5 MiB of state per GiB of flash.
-    #[arg(long)]
-    pub model_ssd: bool,
+    /// Also model the SSD path with a catalog SSD timed from its data sheet, sized to the
+    /// SSD store: modelled SSD energy and, with --emulate, SSD timing. `--model-ssd` alone
+    /// models the research's Intel 320; `--model-ssd=ID` another catalog SSD with a
+    /// [datasheet] section.
+    #[arg(long, value_name = "ID", num_args = 0..=1, require_equals = true, default_missing_value = MODEL_SSD)]
+    pub model_ssd: Option<String>,
     /// Worker threads per connection.
     #[arg(long, default_value_t = 8)]
     pub threads: usize,
@@ -238,9 +239,9 @@ impl DriveSettings {
     }
 }
 
-/// The study's SLC SSD sized to hold the SSD store (its size from the store, or from
-/// `--ssd-size` when the store is yet to be created).
-fn ssd_model(path: &std::path::Path, create: Option<&str>) -> Result<Box<dyn tierlab_sim::Device + Send>> {
+/// The catalog SSD `id` timed from its data sheet, sized to the SSD store (its size from
+/// the store, or from `--ssd-size` when the store is yet to be created).
+fn ssd_model(id: &str, path: &std::path::Path, create: Option<&str>) -> Result<Box<dyn tierlab_sim::Device + Send>> {
     use std::io::Seek;
     let bytes = match std::fs::File::open(path) {
         Ok(mut f) => f.seek(std::io::SeekFrom::End(0)).with_context(|| format!("{}", path.display()))?,
@@ -249,10 +250,7 @@ fn ssd_model(path: &std::path::Path, create: Option<&str>) -> Result<Box<dyn tie
     if bytes == 0 {
         return Err(anyhow!("--model-ssd: the SSD store's size is unknown (give --ssd-size)"));
     }
-    let mut spec = tierlab_ssd::SsdSpec::study_slc_for_footprint(bytes, 0.9, false, tierlab_ssd::FtlKind::Page);
-    // A small store still needs the page FTL's spare blocks.
-    spec.geometry.blocks_per_plane = spec.geometry.blocks_per_plane.max(128);
-    Ok(Box::new(tierlab_ssd::Ssd::new(spec).context("--model-ssd")?))
+    Ok(Box::new(tierlab_hybrid::datasheet_ssd(id, Some(bytes)).with_context(|| format!("--model-ssd={id}"))?))
 }
 
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -278,9 +276,15 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     ];
     let hdd_choice = tierlab_hybrid::HddChoice { device: a.hdd_model.clone(), ..Default::default() };
     let hdd_model = tierlab_hybrid::build_hdd(&hdd_choice).with_context(|| format!("--hdd-model {}", a.hdd_model))?;
-    let ssd_model = if a.model_ssd { Some(DeviceModel::new(ssd_model(&a.ssd, settings.ssd_size.as_deref())?, a.emulate)) } else { None };
+    let ssd_model = match &a.model_ssd {
+        Some(id) => Some(DeviceModel::new(ssd_model(id, &a.ssd, settings.ssd_size.as_deref())?, a.emulate)),
+        None => None,
+    };
     let prices = tierlab_cost::builtin_prices(MODEL_PRICES)?;
-    let ssd_rated = prices.device(MODEL_SSD).ok().and_then(|d| d.rated_write_bytes);
+    // The priced SSD's rated writes: from the research's price list, or for another
+    // modelled SSD from its catalog entry.
+    let ssd_id = a.model_ssd.as_deref().unwrap_or(MODEL_SSD);
+    let ssd_rated = prices.device(ssd_id).ok().and_then(|d| d.rated_write_bytes).or_else(|| tierlab_ssd::catalog::builtin(ssd_id).ok()?.ssd.rated_endurance_bytes);
     let hdd_rated = prices.device(tierlab_hybrid::DEFAULT_HDD).ok().and_then(|d| d.start_stop_cycles);
     let drive = Drive::open(OpenOptions {
         ssd_path: a.ssd.clone(),
@@ -459,5 +463,26 @@ mod tests {
         assert!(parse_bytes("12Q", "x").unwrap_err().to_string().contains("unknown unit"));
         assert!(parse_bytes("K", "x").is_err());
         assert!(parse_bytes("99999999999T", "x").is_err());
+    }
+
+    #[test]
+    fn the_ssd_model_is_a_catalog_ssd_timed_from_its_data_sheet_and_sized_to_the_store() {
+        #[derive(clap::Parser)]
+        struct Flags {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        use clap::Parser;
+        let base = ["tierlab", "--ssd", "/nonexistent/s.img", "--hdd", "/nonexistent/h.img"];
+        let parse = |more: &[&str]| Flags::try_parse_from(base.iter().chain(more)).map(|f| f.serve.model_ssd);
+        assert_eq!(parse(&[]).ok(), Some(None));
+        assert_eq!(parse(&["--model-ssd"]).ok(), Some(Some(MODEL_SSD.to_string())));
+        assert_eq!(parse(&["--model-ssd=samsung-990pro-1tb"]).ok(), Some(Some("samsung-990pro-1tb".to_string())));
+        let store = std::path::Path::new("/nonexistent/s.img");
+        let m = ssd_model(MODEL_SSD, store, Some("8G")).unwrap_or_else(|e| panic!("{e:#}"));
+        assert_eq!((m.name(), m.capacity_bytes(), m.max_in_flight()), (MODEL_SSD, 8 << 30, 3));
+        let e = ssd_model("study-slc", store, Some("8G")).err().map(|e| format!("{e:#}")).unwrap_or_default();
+        assert!(e.contains("--model-ssd=study-slc") && e.contains("no [datasheet] section"), "{e}");
+        assert!(ssd_model(MODEL_SSD, store, None).is_err(), "the store's size is unknown");
     }
 }

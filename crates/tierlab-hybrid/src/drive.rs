@@ -2,7 +2,7 @@
 //! combines them — GreenDM tiering or caching, the linear baseline, or a single device.
 
 use crate::hdd::{build_hdd, HddChoice};
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context, Result};
 use tierlab_cache::Algorithm;
 use tierlab_policy::{CachingParams, CachingPolicy, Geometry, LinearPolicy, Policy, TieringParams, TieringPolicy, WritePolicy};
 use tierlab_sim::Device;
@@ -118,22 +118,33 @@ impl Default for HybridParams {
 /// trace starts (a fresh model would answer reads of never-written pages without touching
 /// flash). Counters start at zero after the fill.
 fn ssd_device(id: &str, timing: SsdTiming, need_bytes: u64) -> Result<Box<dyn Device>> {
-    let entry = tierlab_ssd::catalog::builtin(id)?;
-    if timing == SsdTiming::Datasheet && entry.datasheet.is_none() {
-        return Err(anyhow!("--ssd-timing datasheet: the catalog entry of SSD `{id}` (catalog/ssd/{id}.toml) has no [datasheet] section; give it one, or time the SSD from its internals"));
+    if timing == SsdTiming::Datasheet {
+        let ssd = datasheet_ssd(id, None).context("--ssd-timing datasheet")?;
+        let capacity = ssd.capacity_bytes();
+        if capacity < need_bytes {
+            return Err(anyhow!("SSD `{id}` holds {capacity} bytes but the hybrid drive needs {need_bytes} on it"));
+        }
+        return Ok(Box::new(ssd));
     }
-    let spec = entry.ssd;
+    let spec = tierlab_ssd::catalog::builtin(id)?.ssd;
     let capacity = spec.capacity_bytes();
     if capacity < need_bytes {
         return Err(anyhow!("SSD `{id}` holds {capacity} bytes but the hybrid drive needs {need_bytes} on it"));
-    }
-    if let (SsdTiming::Datasheet, Some(figures)) = (timing, entry.datasheet) {
-        return Ok(Box::new(DatasheetSsd::new(&spec.name, capacity, &figures, spec.energy.idle_w, spec.rated_endurance_bytes)?));
     }
     let mut ssd = Ssd::new(spec)?;
     let occupancy = need_bytes as f64 / capacity.max(1) as f64;
     ssd.precondition(&Precondition { occupancy, random_overwrites: 0.0, seed: 1 })?;
     Ok(Box::new(ssd))
+}
+
+/// The catalog SSD `id` timed from its data sheet (its entry's `[datasheet]`), with its
+/// own name, idle power and rated endurance; `capacity_bytes` overrides its capacity (a
+/// server models a store of its own size this way).
+pub fn datasheet_ssd(id: &str, capacity_bytes: Option<u64>) -> Result<DatasheetSsd> {
+    let entry = tierlab_ssd::catalog::builtin(id)?;
+    let figures = entry.datasheet.ok_or_else(|| anyhow!("the catalog entry of SSD `{id}` (catalog/ssd/{id}.toml) has no [datasheet] section; give it one, or time the SSD from its internals"))?;
+    let spec = entry.ssd;
+    Ok(DatasheetSsd::new(&spec.name, capacity_bytes.unwrap_or(spec.capacity_bytes()), &figures, spec.energy.idle_w, spec.rated_endurance_bytes)?)
 }
 
 fn round_down(bytes: u64, es: u64) -> u64 {

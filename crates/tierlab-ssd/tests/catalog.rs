@@ -124,3 +124,25 @@ fn data_sheet_figures_load_and_are_checked_and_cited_like_the_spec() {
     let text = intel_text().replace("write_iops = 23000\n", "write_iops = 23000\nqueue_depth = 32\n");
     assert!(location(parse_catalog(&text, "x.toml").unwrap_err()).2.contains("queue_depth"));
 }
+
+proptest::proptest! {
+    /// Damaged catalog files (characters overwritten, cut short) are errors or entries,
+    /// never panics; any error names the file.
+    #[test]
+    fn damaged_catalog_files_never_panic(
+        edits in proptest::collection::vec((0usize..4000, proptest::char::any()), 0..8),
+        cut in 0usize..5000,
+    ) {
+        let mut chars: Vec<char> = intel_text().chars().collect();
+        for (at, c) in edits {
+            if let Some(slot) = chars.get_mut(at) {
+                *slot = c;
+            }
+        }
+        chars.truncate(cut.max(1));
+        let text: String = chars.into_iter().collect();
+        if let Err(e) = parse_catalog(&text, "x.toml") {
+            proptest::prop_assert!(e.to_string().starts_with("x.toml"), "{e}");
+        }
+    }
+}
