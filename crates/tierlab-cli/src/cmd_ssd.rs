@@ -2,7 +2,9 @@
 
 use crate::args::TraceInput;
 use anyhow::{anyhow, Context, Result};
-use clap::Subcommand;
+use clap::{Args, Subcommand};
+use serde::Serialize;
+use tierlab_report::Table;
 use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
@@ -12,36 +14,101 @@ use tierlab_types::{IoRequest, KIB};
 
 #[derive(Subcommand)]
 pub enum SsdCommand {
-    /// Replay a trace on the same SSD under every FTL (page, block, BAST, FAST, DFTL) and
-    /// print one table: response time, page reads/writes for data, GC and mapping, erases,
-    /// merges, write amplification, wear and projected lifetime, energy.
-    CompareFtl {
-        trace: PathBuf,
-        #[command(flatten)]
-        input: TraceInput,
-        /// An SSD description (a `catalog/ssd/*.toml` file). Default: the study's SLC drive
-        /// sized so that the trace's footprint fills --occupancy of it.
-        #[arg(long, value_name = "FILE")]
-        spec: Option<PathBuf>,
-        /// Share of the drive's user capacity the trace's data fills (default drive only).
-        #[arg(long, default_value_t = 0.75)]
-        occupancy: f64,
-        /// One channel, one die (FlashSim's serial drive) for the default drive.
-        #[arg(long)]
-        serial: bool,
-        /// Replays of the trace before the measured one, to age the drive with its own locality.
-        #[arg(long, default_value_t = 1)]
-        warmup: u32,
-        /// Only these FTLs (repeatable): page, block, bast, fast, dftl.
-        #[arg(long = "ftl", value_name = "FTL")]
-        ftls: Vec<FtlKind>,
+    /// List the SSD catalog: capacity, FTL, rated endurance, and the data-sheet figures of
+    /// the drives that have them (those can be timed with `--ssd-timing datasheet`).
+    List {
         #[arg(long)]
         json: bool,
     },
+    /// Replay a trace on the same SSD under every FTL (page, block, BAST, FAST, DFTL) and
+    /// print one table: response time, page reads/writes for data, GC and mapping, erases,
+    /// merges, write amplification, wear and projected lifetime, energy.
+    CompareFtl(CompareFtlArgs),
+}
+
+#[derive(Args)]
+pub struct CompareFtlArgs {
+    trace: PathBuf,
+    #[command(flatten)]
+    input: TraceInput,
+    /// An SSD description (a `catalog/ssd/*.toml` file). Default: the study's SLC drive
+    /// sized so that the trace's footprint fills --occupancy of it.
+    #[arg(long, value_name = "FILE")]
+    spec: Option<PathBuf>,
+    /// Share of the drive's user capacity the trace's data fills (default drive only).
+    #[arg(long, default_value_t = 0.75)]
+    occupancy: f64,
+    /// One channel, one die (FlashSim's serial drive) for the default drive.
+    #[arg(long)]
+    serial: bool,
+    /// Replays of the trace before the measured one, to age the drive with its own locality.
+    #[arg(long, default_value_t = 1)]
+    warmup: u32,
+    /// Only these FTLs (repeatable): page, block, bast, fast, dftl.
+    #[arg(long = "ftl", value_name = "FTL")]
+    ftls: Vec<FtlKind>,
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run(cmd: SsdCommand) -> Result<()> {
-    let SsdCommand::CompareFtl { trace, input, spec, occupancy, serial, warmup, ftls, json } = cmd;
+    match cmd {
+        SsdCommand::List { json } => list(json),
+        SsdCommand::CompareFtl(a) => compare(a),
+    }
+}
+
+/// One catalog SSD, as `ssd list --json` gives it.
+#[derive(Serialize)]
+struct Listed {
+    id: &'static str,
+    description: String,
+    capacity_bytes: u64,
+    ftl: &'static str,
+    rated_endurance_bytes: Option<u64>,
+    datasheet: Option<tierlab_ssd_datasheet::DatasheetSpec>,
+}
+
+fn list(json: bool) -> Result<()> {
+    let mut listed = Vec::new();
+    for (id, _) in tierlab_ssd::catalog::BUILTIN {
+        let e = tierlab_ssd::catalog::builtin(id)?;
+        listed.push(Listed {
+            id,
+            description: e.description,
+            capacity_bytes: e.ssd.capacity_bytes(),
+            ftl: e.ssd.ftl.kind.name(),
+            rated_endurance_bytes: e.ssd.rated_endurance_bytes,
+            datasheet: e.datasheet,
+        });
+    }
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &listed)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    let mut t = Table::new(["id", "capacity (GB)", "FTL", "rated (TBW)", "QD1 r/w (us)", "seq r/w (MB/s)", "4K IOPS r/w (k)"]);
+    for l in &listed {
+        let pair = |r: u64, w: u64, unit: f64| format!("{}/{}", r as f64 / unit, w as f64 / unit);
+        let d = l.datasheet.as_ref();
+        let or_none = |f: &dyn Fn(&tierlab_ssd_datasheet::DatasheetSpec) -> String| d.map_or("-".to_string(), f);
+        t.row([
+            l.id.to_string(),
+            format!("{:.1}", l.capacity_bytes as f64 / 1e9),
+            l.ftl.to_string(),
+            l.rated_endurance_bytes.map_or("?".into(), |b| format!("{:.1}", b as f64 / 1e12)),
+            or_none(&|d| pair(d.read_latency_ns, d.write_latency_ns, 1e3)),
+            or_none(&|d| pair(d.read_bytes_per_s, d.write_bytes_per_s, 1e6)),
+            or_none(&|d| pair(d.read_iops, d.write_iops, 1e3)),
+        ]);
+    }
+    write!(out, "{}", t.render())?;
+    Ok(())
+}
+
+fn compare(a: CompareFtlArgs) -> Result<()> {
+    let CompareFtlArgs { trace, input, spec, occupancy, serial, warmup, ftls, json } = a;
     if !(occupancy > 0.0 && occupancy <= 1.0) {
         return Err(anyhow!("--occupancy: expected a share above 0 and at most 1, found {occupancy}"));
     }

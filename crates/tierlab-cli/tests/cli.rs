@@ -226,6 +226,11 @@ fn the_ssd_can_be_timed_from_its_data_sheet() {
     assert_eq!((ssd["name"].as_str(), ssd["kind"].as_str()), (Some("intel-320-300gb"), Some("ssd")));
     // Intel 320 data sheet: 39,500 IOPS x 75 us -> 3 command slots.
     assert_eq!(ssd["counters"]["parallel_units"], 3.0, "{ssd}");
+    let listed = json(&ok(&["ssd", "list", "--json"]));
+    let by_id = |id: &str| listed.as_array().and_then(|a| a.iter().find(|e| e["id"] == id)).cloned().unwrap_or_default();
+    assert_eq!(by_id("intel-320-300gb")["datasheet"]["read_iops"], 39500);
+    assert!(by_id("study-slc")["datasheet"].is_null() && by_id("study-slc")["ftl"] == "dftl");
+    assert!(ok(&["ssd", "list"]).contains("270/205"));
     let err = fails(&["simulate", "--hybrid", "tiering", "--ssd", "study-slc", "--ssd-timing", "datasheet"]);
     assert!(err.contains("no [datasheet] section"), "{err}");
 }
