@@ -91,16 +91,22 @@ fn list(json: bool) -> Result<()> {
     let mut t = Table::new(["id", "capacity (GB)", "FTL", "rated (TBW)", "QD1 r/w (us)", "seq r/w (MB/s)", "4K IOPS r/w (k)"]);
     for l in &listed {
         let pair = |r: u64, w: u64, unit: f64| format!("{}/{}", r as f64 / unit, w as f64 / unit);
-        let d = l.datasheet.as_ref();
-        let or_none = |f: &dyn Fn(&tierlab_ssd_datasheet::DatasheetSpec) -> String| d.map_or("-".to_string(), f);
+        let [latency, bandwidth, iops] = match &l.datasheet {
+            Some(d) => [
+                pair(d.read_latency_ns, d.write_latency_ns, 1e3),
+                pair(d.read_bytes_per_s, d.write_bytes_per_s, 1e6),
+                pair(d.read_iops, d.write_iops, 1e3),
+            ],
+            None => ["-".to_string(), "-".to_string(), "-".to_string()],
+        };
         t.row([
             l.id.to_string(),
             format!("{:.1}", l.capacity_bytes as f64 / 1e9),
             l.ftl.to_string(),
             l.rated_endurance_bytes.map_or("?".into(), |b| format!("{:.1}", b as f64 / 1e12)),
-            or_none(&|d| pair(d.read_latency_ns, d.write_latency_ns, 1e3)),
-            or_none(&|d| pair(d.read_bytes_per_s, d.write_bytes_per_s, 1e6)),
-            or_none(&|d| pair(d.read_iops, d.write_iops, 1e3)),
+            latency,
+            bandwidth,
+            iops,
         ]);
     }
     write!(out, "{}", t.render())?;

@@ -17,8 +17,7 @@ use serde::{Deserialize, Serialize};
 pub const EU_PER_LIFE: f64 = 1e6;
 /// The research's two read-effect ratios, reported side by side.
 pub const READ_EFFECT_RATIOS: [f64; 2] = [0.1, 0.01];
-/// Seconds in a (Julian) year of 365.25 days, used for every "years" figure here.
-pub const SECONDS_PER_YEAR: f64 = 365.25 * 86_400.0;
+pub use tierlab_types::SECONDS_PER_YEAR;
 
 /// What a run did to the devices' wear counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -118,19 +118,20 @@ impl Default for HybridParams {
 /// trace starts (a fresh model would answer reads of never-written pages without touching
 /// flash). Counters start at zero after the fill.
 fn ssd_device(id: &str, timing: SsdTiming, need_bytes: u64) -> Result<Box<dyn Device>> {
-    if timing == SsdTiming::Datasheet {
-        let ssd = datasheet_ssd(id, None).context("--ssd-timing datasheet")?;
-        let capacity = ssd.capacity_bytes();
+    let fits = |capacity: u64| {
         if capacity < need_bytes {
             return Err(anyhow!("SSD `{id}` holds {capacity} bytes but the hybrid drive needs {need_bytes} on it"));
         }
+        Ok(())
+    };
+    if timing == SsdTiming::Datasheet {
+        let ssd = datasheet_ssd(id, None).context("--ssd-timing datasheet")?;
+        fits(ssd.capacity_bytes())?;
         return Ok(Box::new(ssd));
     }
     let spec = tierlab_ssd::catalog::builtin(id)?.ssd;
     let capacity = spec.capacity_bytes();
-    if capacity < need_bytes {
-        return Err(anyhow!("SSD `{id}` holds {capacity} bytes but the hybrid drive needs {need_bytes} on it"));
-    }
+    fits(capacity)?;
     let mut ssd = Ssd::new(spec)?;
     let occupancy = need_bytes as f64 / capacity.max(1) as f64;
     ssd.precondition(&Precondition { occupancy, random_overwrites: 0.0, seed: 1 })?;

@@ -34,9 +34,8 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use thiserror::Error;
 use tierlab_sim::{Device, DeviceOp, DeviceReport, StateEnergy};
-use tierlab_types::{Op, NS_PER_S};
+use tierlab_types::{Op, NS_PER_S, SECONDS_PER_YEAR};
 
-const SECONDS_PER_YEAR: f64 = 365.25 * 24.0 * 3600.0;
 /// The request size data sheets quote latency and IOPS for.
 const SMALL_BYTES: u64 = 4096;
 

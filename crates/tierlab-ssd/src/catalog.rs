@@ -84,12 +84,13 @@ pub fn parse_catalog(text: &str, file: &str) -> Result<CatalogEntry, SsdError> {
         other => other,
     })?;
     if let Some(d) = &entry.datasheet {
-        d.validate(entry.ssd.energy.idle_w).map_err(|e| match e {
-            DatasheetError::Invalid { field, reason } if field != "idle_w" => SsdError::SpecFile {
-                location: loc(line_of_key(text, &format!("datasheet.{field}")), &format!("datasheet.{field}")),
-                reason: format!("invalid value: {reason}"),
-            },
-            other => SsdError::SpecFile { location: loc(line_of_key(text, "ssd.energy.idle_w"), "ssd.energy.idle_w"), reason: other.to_string() },
+        d.validate(entry.ssd.energy.idle_w).map_err(|e| {
+            let DatasheetError::Invalid { field, reason } = e else {
+                return SsdError::SpecFile { location: loc(0, "datasheet"), reason: e.to_string() };
+            };
+            // The idle power the data sheet is checked against is the spec's.
+            let path = if field == "idle_w" { "ssd.energy.idle_w".to_string() } else { format!("datasheet.{field}") };
+            SsdError::SpecFile { location: loc(line_of_key(text, &path), &path), reason: format!("invalid value: {reason}") }
         })?;
     }
     let as_value = |v: Result<toml::Value, toml::ser::Error>, section: &str| {

@@ -12,9 +12,7 @@ use crate::spec::{FtlKind, SsdSpec, WearLeveling};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use tierlab_sim::{Device, DeviceOp, DeviceReport, StateEnergy};
-use tierlab_types::{Op, NS_PER_S};
-
-const SECONDS_PER_YEAR: f64 = 365.25 * 24.0 * 3600.0;
+use tierlab_types::{Op, NS_PER_S, SECONDS_PER_YEAR};
 
 /// How to bring a fresh drive to a realistic state before measuring.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

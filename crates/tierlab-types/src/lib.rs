@@ -11,6 +11,8 @@ pub const SECTOR_BYTES: u64 = 512;
 pub const NS_PER_US: u64 = 1_000;
 pub const NS_PER_MS: u64 = 1_000_000;
 pub const NS_PER_S: u64 = 1_000_000_000;
+/// Seconds in a (Julian) year of 365.25 days, the year of every "years" figure.
+pub const SECONDS_PER_YEAR: f64 = 365.25 * 86_400.0;
 pub const KIB: u64 = 1024;
 pub const MIB: u64 = 1024 * 1024;
 pub const GIB: u64 = 1024 * 1024 * 1024;
