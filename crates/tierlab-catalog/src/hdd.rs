@@ -42,6 +42,10 @@ pub struct HddEntry {
     pub load_unload_cycles: Option<u64>,
     pub seek: SeekSpec,
     pub transfer: TransferSpec,
+    /// Where the source says how the drive is timed beyond its datasheet figures (one
+    /// transfer rate, no command overhead, ...); absent: the HDD model's synthesis rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<TimingSpec>,
     #[serde(default)]
     pub price: Option<Price>,
     /// Power profiles, one per source where sources disagree; the first is the default.
@@ -89,6 +93,55 @@ pub struct TransferSpec {
     /// Inner zone (slowest).
     #[serde(default)]
     pub sustained_min_mb_s: Option<f64>,
+}
+
+/// How tierlab's HDD model builds the drive from its figures, where a source says more
+/// than a datasheet does. Every key but `source` is optional, its default the model's
+/// synthesis rule (`tierlab_hdd::Datasheet`): 16 zones with the innermost at 55 % of the
+/// outer rate, 0.1 ms command overhead, zero-latency reads, the average seek taken at a
+/// third of the stroke.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimingSpec {
+    /// Source key of these choices.
+    pub source: String,
+    #[serde(default)]
+    pub inner_zone_rate: InnerZoneRate,
+    #[serde(default)]
+    pub average_seek: AverageSeek,
+    /// Firmware overhead of every command, ms.
+    #[serde(default)]
+    pub command_overhead_ms: Option<f64>,
+    /// Whether reads start with whichever of their sectors passes under the head first.
+    #[serde(default)]
+    pub zero_latency_read: Option<bool>,
+    /// How each choice follows from the source, where it is a reading rather than a figure.
+    #[serde(default)]
+    pub assumptions: Vec<String>,
+}
+
+/// The media rate of the innermost zone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InnerZoneRate {
+    /// 55 % of the outer zone's (`transfer.sustained_max_mb_s`).
+    #[default]
+    Synthesised,
+    /// `transfer.sustained_min_mb_s`, which must be given; equal to the maximum, the drive
+    /// has one rate across the surface.
+    SustainedMin,
+}
+
+/// What `seek.average_read_ms` means.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AverageSeek {
+    /// The seek time over a third of the full stroke.
+    #[default]
+    ThirdStroke,
+    /// The mean seek time of random requests: between two cylinders drawn uniformly at
+    /// random from those holding data.
+    RandomMean,
 }
 
 /// A purchase price at a point in time.
@@ -315,6 +368,25 @@ impl Validate for HddEntry {
                     "transfer.sustained_min_mb_s",
                     format!("expected at most sustained_max_mb_s ({max}), found {min}"),
                 ));
+            }
+        }
+        if let Some(t) = &self.timing {
+            self.check_source("timing.source", &t.source)?;
+            if t.inner_zone_rate == InnerZoneRate::SustainedMin
+                && (self.transfer.sustained_min_mb_s.is_none() || self.transfer.sustained_max_mb_s.is_none())
+            {
+                return Err(FieldError::new(
+                    "timing.inner_zone_rate",
+                    "`sustained_min` needs both transfer.sustained_min_mb_s and transfer.sustained_max_mb_s",
+                ));
+            }
+            if let Some(ms) = t.command_overhead_ms {
+                if !(ms.is_finite() && (0.0..=1_000.0).contains(&ms)) {
+                    return Err(FieldError::new(
+                        "timing.command_overhead_ms",
+                        format!("expected milliseconds between 0 and 1000, found {ms}"),
+                    ));
+                }
             }
         }
         if let Some(p) = &self.price {

@@ -7,7 +7,7 @@
 
 mod hdd;
 
-pub use hdd::{HddEntry, PowerProfile, Price, SeekSpec, TransferSpec};
+pub use hdd::{AverageSeek, HddEntry, InnerZoneRate, PowerProfile, Price, SeekSpec, TimingSpec, TransferSpec};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -15,7 +15,11 @@ use tierlab_config::ConfigError;
 
 /// The shipped entries, as (file name, text). A test checks this list against the
 /// directory, so a file added there and not here is caught.
-const BUILTIN_HDDS: [(&str, &str); 5] = [
+const BUILTIN_HDDS: [(&str, &str); 6] = [
+    (
+        "catalog/hdd/hibernator-two-speed-36z15.toml",
+        include_str!("../../../catalog/hdd/hibernator-two-speed-36z15.toml"),
+    ),
     (
         "catalog/hdd/hitachi-deskstar-t7k250.toml",
         include_str!("../../../catalog/hdd/hitachi-deskstar-t7k250.toml"),

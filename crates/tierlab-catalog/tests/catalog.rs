@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 use tierlab_catalog::{builtin, Catalog, CatalogError};
-use tierlab_power::{IdlePolicy, PowerModel};
+use tierlab_catalog::{AverageSeek, InnerZoneRate};
+use tierlab_power::{ChangeMode, IdlePolicy, PowerCommand, PowerModel, PowerSpec, RpmLevel, SpeedSpec};
 
 fn catalog_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../catalog")
@@ -18,6 +19,7 @@ fn builtin_catalog_parses() {
     assert_eq!(
         ids,
         [
+            "hibernator-two-speed-36z15",
             "hitachi-deskstar-t7k250",
             "ibm-ultrastar-36z15",
             "samsung-spinpoint-f1-ecogreen-hd103ui",
@@ -248,4 +250,189 @@ fn load_dir_reports_the_path_of_a_bad_file() {
 
     let e = Catalog::load_dir(Path::new("/nonexistent/tierlab-catalog")).unwrap_err();
     assert!(matches!(e, CatalogError::Io { .. }), "{e}");
+}
+
+// ---- Hibernator's two-speed disk ---------------------------------------------------
+
+const HIBERNATOR: &str = "hibernator-two-speed-36z15";
+
+fn hibernator_text() -> &'static str {
+    include_str!("../../../catalog/hdd/hibernator-two-speed-36z15.toml")
+}
+
+fn near(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 0.01
+}
+
+#[test]
+fn hibernator_disk_carries_table_2() {
+    let c = builtin();
+    let d = c.hdd(HIBERNATOR).unwrap();
+    assert_eq!((d.capacity_bytes, d.rpm, d.sector_bytes), (18_000_000_000, 15_000, 512));
+    assert_eq!(d.start_stop_cycles, Some(50_000));
+    assert_eq!((d.seek.average_read_ms, d.seek.average_write_ms), (Some(3.4), Some(3.4)));
+    assert_eq!((d.transfer.sustained_max_mb_s, d.transfer.sustained_min_mb_s), (Some(80.0), Some(80.0)));
+    let t = d.timing.as_ref().expect("a [timing] section");
+    assert_eq!((t.inner_zone_rate, t.average_seek), (InnerZoneRate::SustainedMin, AverageSeek::RandomMean));
+    assert_eq!((t.command_overhead_ms, t.zero_latency_read), (Some(0.0), Some(false)));
+
+    let spec = &d.default_power().unwrap().spec;
+    let speeds = spec.speeds.as_ref().unwrap();
+    assert_eq!(speeds.change_mode, ChangeMode::ThroughStandby);
+    assert_eq!((speeds.change.time_s, speeds.change.energy_j), (12.4, 152.0));
+    let levels = spec.speed_levels(d.rpm);
+    let table2 = [(3_000, 2.8, 6.1, 13.5), (15_000, 10.2, 13.5, 13.5)];
+    assert_eq!(levels.len(), 2);
+    for (l, (rpm, idle, active, seek)) in levels.iter().zip(table2) {
+        assert_eq!(l.rpm, rpm);
+        assert!(near(l.idle_w, idle) && near(l.active_w, active) && near(l.seek_w, seek), "{l:?}");
+    }
+    // Standby for TPM-style spin-down: 2.5 W, down 1.5 s / 13 J, up 10.9 s / 135 J.
+    let stopped = &spec.standby[0];
+    assert_eq!((stopped.name.as_str(), stopped.power_w), ("stopped", 2.5));
+    let (down, up) = (stopped.enter.unwrap(), stopped.leave.unwrap());
+    assert_eq!((down.time_s, down.energy_j, up.time_s, up.energy_j), (1.5, 13.0, 10.9, 135.0));
+}
+
+#[test]
+fn quadratic_law_regenerates_table_2_from_the_top_speed() {
+    let c = builtin();
+    let d = c.hdd(HIBERNATOR).unwrap();
+    let spec = &d.default_power().unwrap().spec;
+    let top = spec.speed_levels(d.rpm)[1];
+    let derived = PowerSpec {
+        active_w: top.active_w,
+        seek_w: top.seek_w,
+        idle_w: top.idle_w,
+        standby: spec.standby.clone(),
+        speeds: Some(SpeedSpec {
+            levels: vec![],
+            derive_rpms: vec![3_000, 15_000],
+            base_w: Some(spec.standby[0].power_w),
+            change: spec.speeds.as_ref().unwrap().change,
+            change_mode: ChangeMode::ThroughStandby,
+        }),
+    };
+    let low = derived.speed_levels(d.rpm)[0];
+    assert_eq!(low.rpm, 3_000);
+    assert!(near(low.idle_w, 2.808) && near(low.active_w, 6.108) && near(low.seek_w, 13.5), "{low:?}");
+    // ... which is Table 2's 3,000 rpm level as printed (one decimal).
+    let printed = spec.speed_levels(d.rpm)[0];
+    for (a, b) in [(low.idle_w, printed.idle_w), (low.active_w, printed.active_w), (low.seek_w, printed.seek_w)] {
+        assert!((a - b).abs() < 0.05, "{a} vs {b}");
+    }
+}
+
+#[test]
+fn hibernator_speed_change_costs_152_j_either_way() {
+    let c = builtin();
+    let d = c.hdd(HIBERNATOR).unwrap();
+    let spec = &d.default_power().unwrap().spec;
+    let mut m = PowerModel::new(spec, d.rpm, IdlePolicy::never(), 0).unwrap();
+    let slow = m.speed_index(3_000).unwrap();
+    assert_eq!(m.command(0, PowerCommand::SetSpeedLevel(slow)), Ok(12_400_000_000));
+    let after_down = m.energy_j();
+    assert!((after_down - 152.0).abs() < 1e-6, "{after_down}");
+    let fast = m.speed_index(15_000).unwrap();
+    assert_eq!(m.command(60 * S, PowerCommand::SetSpeedLevel(fast)), Ok(72_400_000_000));
+    let change = m.states().into_iter().find(|s| s.state == "speed_change").unwrap();
+    assert!((change.energy_j - 304.0).abs() < 1e-6);
+    assert_eq!((change.time_ns, change.transitions), (24_800_000_000, 2));
+    assert!(m.speed_index(7_200).unwrap_err().to_string().contains("7200 rpm"));
+}
+
+#[test]
+fn a_five_speed_disk_by_the_law_validates_and_follows_it() {
+    let levels_start = hibernator_text().find("levels = [").unwrap();
+    let levels_end = levels_start + hibernator_text()[levels_start..].find("]\n").unwrap() + 2;
+    let text = format!(
+        "{}derive_rpms = [3_000, 6_000, 9_000, 12_000, 15_000]\nbase_w = 2.5\n{}",
+        &hibernator_text()[..levels_start],
+        &hibernator_text()[levels_end..]
+    );
+    let cat = Catalog::from_texts([("x/hibernator-two-speed-36z15.toml", text.as_str())]).expect("validates");
+    let d = cat.hdd(HIBERNATOR).unwrap();
+    let spec = &d.default_power().unwrap().spec;
+    let levels = spec.speed_levels(d.rpm);
+    assert_eq!(levels.iter().map(|l| l.rpm).collect::<Vec<_>>(), [3_000, 6_000, 9_000, 12_000, 15_000]);
+    for l in &levels {
+        let r = f64::from(l.rpm) / 15_000.0;
+        let idle = 2.5 + (10.2 - 2.5) * r * r;
+        let want = RpmLevel { rpm: l.rpm, idle_w: idle, active_w: idle + (13.5 - 10.2), seek_w: 13.5 };
+        assert!((l.idle_w - want.idle_w).abs() < 1e-9 && (l.active_w - want.active_w).abs() < 1e-9 && l.seek_w == want.seek_w, "{l:?} vs {want:?}");
+    }
+    // Any change between any two of the five speeds costs the whole change.
+    let mut m = PowerModel::new(spec, d.rpm, IdlePolicy::never(), 0).unwrap();
+    m.command(0, PowerCommand::SetSpeedLevel(3)).unwrap();
+    m.command(20 * S, PowerCommand::SetSpeedLevel(2)).unwrap();
+    m.finish(40 * S);
+    assert!((m.energy_j() - 2.0 * 152.0 - 7.6 * levels[3].idle_w - 7.6 * levels[2].idle_w).abs() < 1e-6);
+}
+
+fn load_hibernator_err(text: &str) -> tierlab_config::ConfigError {
+    match Catalog::from_texts([("bad/hibernator-two-speed-36z15.toml", text)]) {
+        Err(CatalogError::Config(e)) => e,
+        other => panic!("expected a config error, got {other:?}"),
+    }
+}
+
+#[test]
+fn malformed_change_mode_names_file_line_and_key() {
+    let text = hibernator_text().replace("change_mode = \"through_standby\"", "change_mode = \"via_standby\"");
+    let e = load_hibernator_err(&text);
+    assert_eq!(e.location.file, "bad/hibernator-two-speed-36z15.toml");
+    assert_eq!(e.location.field, "power_profiles[0].spec.speeds.change_mode");
+    assert_eq!(e.location.line, line_of(&text, "via_standby"));
+    assert!(e.message.contains("unknown variant `via_standby`"), "{e}");
+}
+
+#[test]
+fn bad_timing_names_file_line_and_key() {
+    let text = hibernator_text().replace("inner_zone_rate = \"sustained_min\"", "inner_zone_rate = \"sustained_max\"");
+    let e = load_hibernator_err(&text);
+    assert_eq!(e.location.field, "timing.inner_zone_rate");
+    assert_eq!(e.location.line, line_of(&text, "sustained_max\""));
+
+    let text = hibernator_text().replace("command_overhead_ms = 0.0", "command_overhead_ms = -0.5");
+    let e = load_hibernator_err(&text);
+    assert_eq!(e.location.field, "timing.command_overhead_ms");
+    assert_eq!(e.location.line, line_of(&text, "command_overhead_ms = -0.5"));
+
+    let text = hibernator_text().replace("zero_latency_read = false", "zero_latency_read = \"no\"");
+    assert_eq!(load_hibernator_err(&text).location.field, "timing.zero_latency_read");
+
+    let text = hibernator_text().replace("zero_latency_read = false", "zero_latency = false");
+    assert_eq!(load_hibernator_err(&text).location.field, "timing.zero_latency");
+
+    // The inner zone's rate from a figure the entry lists as unknown.
+    let text = hibernator_text()
+        .replace("sustained_min_mb_s = 80.0\n", "")
+        .replace("unknown = [\n", "unknown = [\n    \"transfer.sustained_min_mb_s\",\n");
+    let e = load_hibernator_err(&text);
+    assert_eq!(e.location.field, "timing.inner_zone_rate");
+    assert!(e.message.contains("sustained_min_mb_s"), "{e}");
+
+    let text = hibernator_text().replacen("[timing]\nsource = \"hibernator\"", "[timing]\nsource = \"paper\"", 1);
+    let e = load_hibernator_err(&text);
+    assert_eq!(e.location.field, "timing.source");
+    assert!(e.message.contains("`paper` is not in [sources]"), "{e}");
+}
+
+#[test]
+fn explicit_levels_inconsistent_with_the_top_speed_are_located() {
+    let text = hibernator_text().replace("{ rpm = 15_000, idle_w = 10.2,", "{ rpm = 15_000, idle_w = 10.0,");
+    let e = load_hibernator_err(&text);
+    assert_eq!(e.location.field, "power_profiles[0].spec.speeds.levels[1].idle_w");
+    // A level list whose fastest speed is not the drive's rpm.
+    let text = hibernator_text().replace("{ rpm = 15_000, idle_w", "{ rpm = 12_000, idle_w");
+    let e = load_hibernator_err(&text);
+    assert_eq!(e.location.field, "power_profiles[0].spec.speeds");
+    assert!(e.message.contains("15000") && e.message.contains("12000"), "{e}");
+}
+
+#[test]
+fn other_entries_keep_the_synthesis_defaults() {
+    for e in builtin().hdds() {
+        assert_eq!(e.timing.is_some(), e.id == HIBERNATOR, "{}", e.id);
+    }
 }

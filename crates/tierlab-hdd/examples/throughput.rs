@@ -5,7 +5,7 @@
 //! `cargo run --release -p tierlab-hdd --example throughput`
 
 use std::time::Instant;
-use tierlab_hdd::{Datasheet, HddSpec, Mechanics};
+use tierlab_hdd::{Datasheet, DatasheetTiming, HddSpec, Mechanics};
 use tierlab_sim::DeviceOp;
 use tierlab_types::Op;
 
@@ -20,6 +20,7 @@ fn main() {
         sustained_transfer_mb_s: 200.0,
         cache_mib: 64.0,
         sector_bytes: 512,
+        timing: DatasheetTiming::default(),
     };
     let spec = match HddSpec::from_datasheet(&d) {
         Ok(s) => s,

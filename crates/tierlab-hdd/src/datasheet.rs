@@ -17,7 +17,22 @@
 //! - Firmware: 0.1 ms command overhead for every kind of request, no bus limit (the
 //!   interface outruns the media), write-back cache, zero-latency reads, read-ahead to
 //!   the end of a segment; the cache is split into 16 segments.
+//!
+//! [`DatasheetTiming`] replaces parts of the rule where a source says more (its default
+//! is the rule above):
+//! - `inner_transfer_mb_s`: the innermost zone's rate, instead of 55 % of the outer. Equal
+//!   to the outer rate, the drive has one rate: a single zone.
+//! - `command_overhead_ms`: instead of 0.1 ms.
+//! - `zero_latency_read = false`: reads wait for their first sector, so a request's
+//!   rotational delay averages half a revolution whatever its length.
+//! - `average_seek = RandomMean`: the average seek figure is the mean seek time between
+//!   two cylinders drawn uniformly at random from those holding data (the seek part of a
+//!   random request), instead of the seek time over a third of the stroke. The curve is
+//!   fitted to that mean and passes through the single-track and full-stroke figures;
+//!   the spec then records the curve's value at a third of the stroke as its `average_ms`,
+//!   which makes [`crate::SeekModel::Datasheet`] reproduce the same curve.
 
+use crate::seek::solve3;
 use crate::spec::{CacheSpec, HddSpec, LbnMapping, Overheads, ReadAheadMode, SeekModel, Sparing, SpecError, ZoneSpec};
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +49,47 @@ pub struct Datasheet {
     pub sustained_transfer_mb_s: f64,
     pub cache_mib: f64,
     pub sector_bytes: u32,
+    /// Where the synthesis departs from its default rule (see the module documentation).
+    #[serde(default)]
+    pub timing: DatasheetTiming,
+}
+
+/// What a source says beyond the datasheet figures, replacing parts of the synthesis rule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DatasheetTiming {
+    /// Innermost zone's media rate, 10^6 bytes per second (at most the sustained rate);
+    /// `None`: 55 % of the outer zone's.
+    pub inner_transfer_mb_s: Option<f64>,
+    /// Firmware overhead of every command, ms.
+    pub command_overhead_ms: f64,
+    /// Reads start with whichever of their sectors passes under the head first.
+    pub zero_latency_read: bool,
+    /// What the datasheet's average seek figure means.
+    pub average_seek: AverageSeek,
+}
+
+impl Default for DatasheetTiming {
+    fn default() -> Self {
+        DatasheetTiming {
+            inner_transfer_mb_s: None,
+            command_overhead_ms: COMMAND_OVERHEAD_MS,
+            zero_latency_read: true,
+            average_seek: AverageSeek::ThirdStroke,
+        }
+    }
+}
+
+/// The meaning of a datasheet's average seek time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AverageSeek {
+    /// The seek time over a third of the full stroke.
+    #[default]
+    ThirdStroke,
+    /// The mean seek time between two cylinders drawn uniformly at random from those
+    /// holding data.
+    RandomMean,
 }
 
 const ZONES: u64 = 16;
@@ -59,6 +115,18 @@ impl HddSpec {
         if !(d.cache_mib.is_finite() && d.cache_mib >= 0.0) {
             return Err(SpecError::new("cache_mib", "must be >= 0"));
         }
+        let t = &d.timing;
+        if let Some(inner) = t.inner_transfer_mb_s {
+            if !(inner.is_finite() && inner > 0.0 && inner <= d.sustained_transfer_mb_s) {
+                return Err(SpecError::new(
+                    "timing.inner_transfer_mb_s",
+                    format!("must be > 0 and at most sustained_transfer_mb_s ({}), got {inner}", d.sustained_transfer_mb_s),
+                ));
+            }
+        }
+        if !(t.command_overhead_ms.is_finite() && (0.0..=1_000.0).contains(&t.command_overhead_ms)) {
+            return Err(SpecError::new("timing.command_overhead_ms", format!("must be 0..=1000 ms, got {}", t.command_overhead_ms)));
+        }
         let blocks = d.capacity_bytes / u64::from(d.sector_bytes);
         if blocks == 0 {
             return Err(SpecError::new("capacity_bytes", "must hold at least one sector"));
@@ -68,19 +136,24 @@ impl HddSpec {
         if outer > 1.0e6 {
             return Err(SpecError::new("sustained_transfer_mb_s", "implies more than 10^6 sectors per track"));
         }
-        let inner = (outer * INNER_RATIO).round().max(1.0);
-        let spt: Vec<u64> = (0..ZONES)
+        let inner_ratio = t.inner_transfer_mb_s.map_or(INNER_RATIO, |r| r / d.sustained_transfer_mb_s);
+        let inner = (outer * inner_ratio).round().max(1.0);
+        // One rate, one zone; otherwise zones step linearly from the outer to the inner rate.
+        let zone_count = if inner == outer { 1 } else { ZONES };
+        let spt: Vec<u64> = (0..zone_count)
             .map(|k| (outer - (outer - inner) * k as f64 / (ZONES - 1) as f64).round() as u64)
             .collect();
         let surfaces = (2 * d.capacity_bytes.div_ceil(1_000_000_000_000)).clamp(2, 20);
         let per_cyl_avg: u64 = spt.iter().sum::<u64>() * surfaces;
         // Cylinders per zone: enough for the capacity.
-        let cyl_per_zone = (blocks * ZONES).div_ceil(per_cyl_avg).div_ceil(ZONES).max(1);
+        let cyl_per_zone = (blocks * zone_count).div_ceil(per_cyl_avg).div_ceil(zone_count).max(1);
         let single = d.seek_single_track_ms.unwrap_or(0.2 * d.seek_average_ms);
         let full = d.seek_full_stroke_ms.unwrap_or(2.0 * d.seek_average_ms);
         let sector_ms = |s: u64| rev_s * 1000.0 / s as f64;
-        let mut zones = Vec::with_capacity(ZONES as usize);
+        let mut zones = Vec::with_capacity(zone_count as usize);
         let mut left = blocks;
+        // Cylinders holding data (the rest of the last zone is spare).
+        let mut data_cylinders = 0u64;
         for (k, &s) in spt.iter().enumerate() {
             if left == 0 {
                 break;
@@ -89,6 +162,7 @@ impl HddSpec {
             let used = zone_blocks.min(left);
             left -= used;
             let first = k as u64 * cyl_per_zone;
+            data_cylinders = first + used.div_ceil(surfaces * s);
             zones.push(ZoneSpec {
                 first_cylinder: u32::try_from(first).map_err(|_| SpecError::new("capacity_bytes", "too many cylinders"))?,
                 last_cylinder: u32::try_from(first + cyl_per_zone - 1).map_err(|_| SpecError::new("capacity_bytes", "too many cylinders"))?,
@@ -103,10 +177,14 @@ impl HddSpec {
             });
         }
         let cylinders = zones.last().map_or(1, |z| z.last_cylinder + 1);
+        let average = match t.average_seek {
+            AverageSeek::ThirdStroke => d.seek_average_ms,
+            AverageSeek::RandomMean => third_stroke_for_random_mean(single, d.seek_average_ms, full, cylinders, data_cylinders),
+        };
         let segments = 16u32;
         let cache_blocks = (d.cache_mib * 1024.0 * 1024.0 / f64::from(d.sector_bytes)) as u64;
         let segment_blocks = (cache_blocks / u64::from(segments)).max(1);
-        let c = COMMAND_OVERHEAD_MS;
+        let c = t.command_overhead_ms;
         let spec = HddSpec {
             name: d.name.clone(),
             surfaces: surfaces as u32,
@@ -117,7 +195,7 @@ impl HddSpec {
             mapping: LbnMapping::Conventional,
             sparing: Sparing::SectorsPerZone,
             zones,
-            seek: SeekModel::Datasheet { single_track_ms: single, average_ms: d.seek_average_ms, full_stroke_ms: full },
+            seek: SeekModel::Datasheet { single_track_ms: single, average_ms: average, full_stroke_ms: full },
             head_switch_ms: HEAD_SWITCH_MS,
             write_settle_ms: 0.0,
             overheads: Overheads {
@@ -150,12 +228,46 @@ impl HddSpec {
                 read_hits_on_write_data: true,
                 read_watermark: 0.0,
                 watermark_by_request: true,
-                zero_latency_read: true,
+                zero_latency_read: t.zero_latency_read,
                 zero_latency_write: false,
                 stop_prefetch_in_sector: true,
             },
         };
         spec.validate()?;
         Ok(spec)
+    }
+}
+
+/// The seek time over a third of the stroke of the curve `a + b·sqrt(d) + c·d` that
+/// passes through (1, `single`) and (`cylinders` - 1, `full`) and whose mean over seeks
+/// between two of the first `data_cylinders` cylinders, drawn uniformly and independently,
+/// is `mean` (a zero-distance seek costs nothing). Given to `SeekModel::Datasheet` as its
+/// average, this reproduces that curve. Falls back to `mean` if the fit is degenerate.
+fn third_stroke_for_random_mean(single: f64, mean: f64, full: f64, cylinders: u32, data_cylinders: u64) -> f64 {
+    let n = data_cylinders.clamp(2, u64::from(cylinders.max(2)));
+    let nf = n as f64;
+    // P(distance = d) = 2 (n - d) / n² for 1 <= d < n.
+    let (mut p_sum, mut p_sqrt, mut p_lin) = (0.0, 0.0, 0.0);
+    for dist in 1..n {
+        let p = 2.0 * (nf - dist as f64) / (nf * nf);
+        let df = dist as f64;
+        p_sum += p;
+        p_sqrt += p * df.sqrt();
+        p_lin += p * df;
+    }
+    // The same distances as `fit_datasheet` uses for the full stroke and a third of it.
+    let full_d = f64::from(cylinders.max(4) - 1);
+    let third_d = (full_d / 3.0).max(2.0);
+    let row = |x: f64| [1.0, x.sqrt(), x];
+    match solve3([row(1.0), [p_sum, p_sqrt, p_lin], row(full_d)], [single, mean, full]) {
+        Some([a, b, c]) => {
+            let third = a + b * third_d.sqrt() + c * third_d;
+            if third.is_finite() && third > 0.0 {
+                third
+            } else {
+                mean
+            }
+        }
+        None => mean,
     }
 }

@@ -7,11 +7,13 @@
 //! `Mechanics` then times the request from that instant, and the power model is charged
 //! its seek time at seek power and the rest of its time to completion at active power.
 //! A write-back write's background media time after completion is charged as idle (it is
-//! milliseconds, against idle timeouts of seconds).
+//! milliseconds, against idle timeouts of seconds). A speed change of a multi-speed drive
+//! is charged by the power model, which holds every request until it ends; `Mechanics`
+//! then rotates and transfers at the new speed (seek times do not change).
 
 use crate::mechanics::Mechanics;
 use std::collections::BTreeMap;
-use tierlab_power::{PowerCommand, PowerModel, StateKind};
+use tierlab_power::{IdlePolicy, PowerCommand, PowerError, PowerModel, StateKind};
 use tierlab_sim::{Device, DeviceCommand, DeviceOp, DeviceReport, StateEnergy};
 
 pub struct HddDevice {
@@ -40,6 +42,35 @@ impl HddDevice {
     pub fn power(&self) -> Option<&PowerModel> {
         self.power.as_ref()
     }
+
+    /// Replace the idle-timeout (spin-down) policy at `now_ns`, for a scheduler that
+    /// changes it during a run: the power model charges the time up to `now_ns` under the
+    /// old policy, and the new timeout counts from `now_ns` (see
+    /// [`PowerModel::set_idle_policy`]). A drive without power figures accepts only
+    /// [`IdlePolicy::never`]: it has no standby level to spin down to.
+    pub fn set_idle_policy(&mut self, now_ns: u64, policy: IdlePolicy) -> Result<(), PowerError> {
+        match &mut self.power {
+            Some(p) => p.set_idle_policy(now_ns, policy),
+            None if policy.timeout_ns.is_none() => Ok(()),
+            None => Err(PowerError::NoSuchStandbyLevel { index: policy.standby_level, count: 0 }),
+        }
+    }
+
+    /// Change to speed level `index` (0 = slowest) at `now_ns`, or when the drive is next
+    /// free; returns when it can serve again. The power model charges the change (and
+    /// requests wait for it); rotation and media transfer then follow the new speed and
+    /// seeks do not. The error names a level the drive does not have (see
+    /// [`PowerModel::speed_index`] to find a level by rpm); nothing changes then.
+    pub fn set_speed_level(&mut self, now_ns: u64, index: usize) -> Result<u64, PowerError> {
+        let Some(power) = &mut self.power else {
+            return Err(PowerError::NoSuchSpeedLevel { index, count: 0 });
+        };
+        let ready_ns = power.command(now_ns, PowerCommand::SetSpeedLevel(index))?;
+        // The power model has only speeds it validated (1 rpm and up), which `set_rpm`
+        // accepts.
+        let _ = self.mech.set_rpm(f64::from(power.current_rpm()));
+        Ok(ready_ns.max(now_ns))
+    }
 }
 
 impl Device for HddDevice {
@@ -67,22 +98,38 @@ impl Device for HddDevice {
     fn command(&mut self, now_ns: u64, cmd: DeviceCommand) -> u64 {
         let pcmd = match cmd {
             DeviceCommand::FlushCache => return self.mech.flush(now_ns),
+            DeviceCommand::SetIdleTimeout(timeout_ns) => {
+                let Some(p) = &self.power else { return now_ns };
+                let policy = match (timeout_ns, p.deepest_standby()) {
+                    (None, _) => Some(IdlePolicy::never()),
+                    (Some(t), Some(level)) => Some(IdlePolicy::after(t, level)),
+                    (Some(_), None) => None,
+                };
+                if policy.is_none_or(|policy| self.set_idle_policy(now_ns, policy).is_err()) {
+                    self.refused_commands += 1;
+                }
+                return now_ns;
+            }
+            DeviceCommand::SetSpeedLevel(i) => {
+                return match self.set_speed_level(now_ns, i) {
+                    Ok(ready_ns) => ready_ns,
+                    Err(_) => {
+                        if self.power.is_some() {
+                            self.refused_commands += 1;
+                        }
+                        now_ns
+                    }
+                };
+            }
             DeviceCommand::Standby => match self.power.as_ref().and_then(|p| p.deepest_standby()) {
                 Some(level) => PowerCommand::Standby { level },
                 None => return now_ns,
             },
             DeviceCommand::Wake => PowerCommand::Wake,
-            DeviceCommand::SetSpeedLevel(i) => PowerCommand::SetSpeedLevel(i),
         };
         let Some(power) = &mut self.power else { return now_ns };
         match power.command(now_ns, pcmd) {
-            Ok(ready_ns) => {
-                if let DeviceCommand::SetSpeedLevel(_) = cmd {
-                    // Rotation and media rate follow the new speed; the model validated it.
-                    let _ = self.mech.set_rpm(f64::from(power.current_rpm()));
-                }
-                ready_ns.max(now_ns)
-            }
+            Ok(ready_ns) => ready_ns.max(now_ns),
             Err(_) => {
                 self.refused_commands += 1;
                 now_ns

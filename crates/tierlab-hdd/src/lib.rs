@@ -18,7 +18,7 @@ mod pass;
 mod seek;
 mod spec;
 
-pub use datasheet::Datasheet;
+pub use datasheet::{AverageSeek, Datasheet, DatasheetTiming};
 pub use device::HddDevice;
 pub use layout::{Layout, Pbn};
 pub use mechanics::{Access, Mechanics, MechanicsStats};

@@ -178,6 +178,7 @@ fn datasheet_drive_is_plausible() {
         sustained_transfer_mb_s: 200.0,
         cache_mib: 64.0,
         sector_bytes: 512,
+        timing: DatasheetTiming::default(),
     };
     let s = HddSpec::from_datasheet(&d).expect("valid");
     assert_eq!(s.block_count, 4_000_000_000_000 / 512);
@@ -193,6 +194,132 @@ fn datasheet_drive_is_plausible() {
     let mut bad = d.clone();
     bad.rpm = f64::NAN;
     assert_eq!(HddSpec::from_datasheet(&bad).unwrap_err().parameter, "rpm");
+}
+
+fn datasheet_18gb(timing: DatasheetTiming) -> Datasheet {
+    Datasheet {
+        name: "18GB 15k".into(),
+        capacity_bytes: 18_000_000_000,
+        rpm: 15_000.0,
+        seek_single_track_ms: None,
+        seek_average_ms: 3.4,
+        seek_full_stroke_ms: None,
+        sustained_transfer_mb_s: 80.0,
+        cache_mib: 0.0,
+        sector_bytes: 512,
+        timing,
+    }
+}
+
+fn outer_and_inner_mb_s(s: &HddSpec) -> (f64, f64) {
+    let rate = |z: &ZoneSpec| f64::from(z.blocks_per_track) * 512.0 * s.rpm / 60.0 / 1e6;
+    (rate(&s.zones[0]), rate(s.zones.last().unwrap()))
+}
+
+#[test]
+fn datasheet_timing_defaults_to_the_documented_rule() {
+    let d = datasheet_18gb(DatasheetTiming::default());
+    let s = HddSpec::from_datasheet(&d).expect("valid");
+    assert_eq!(s.zones.len(), 16);
+    let (outer, inner) = outer_and_inner_mb_s(&s);
+    assert_eq!(outer, 80.0);
+    assert!((inner / outer - 0.55).abs() < 0.002, "{inner} / {outer}");
+    assert_eq!(s.overheads.read_miss_after_read_ms, 0.1);
+    assert!(s.cache.zero_latency_read);
+    assert_eq!(s.seek, SeekModel::Datasheet { single_track_ms: 0.2 * 3.4, average_ms: 3.4, full_stroke_ms: 6.8 });
+    // A datasheet written before `timing` existed reads as the default.
+    let mut json = serde_json::to_value(&d).unwrap();
+    json.as_object_mut().unwrap().remove("timing");
+    let old: Datasheet = serde_json::from_value(json).unwrap();
+    assert_eq!(HddSpec::from_datasheet(&old).unwrap(), s);
+}
+
+#[test]
+fn one_published_rate_gives_one_zone_at_that_rate() {
+    let one = DatasheetTiming { inner_transfer_mb_s: Some(80.0), ..DatasheetTiming::default() };
+    let s = HddSpec::from_datasheet(&datasheet_18gb(one)).expect("valid");
+    assert_eq!(s.zones.len(), 1);
+    assert_eq!(s.zones[0].blocks_per_track, 625, "80 MB/s x 4 ms / 512 B");
+    assert_eq!(outer_and_inner_mb_s(&s), (80.0, 80.0));
+    // 18e9 B / 512 B = 35,156,250 blocks on 2 surfaces x 625 = exactly 28,125 cylinders.
+    assert_eq!((s.surfaces, s.cylinders, s.zones[0].spares), (2, 28_125, 0));
+    // A published inner rate below the outer one: zones step down to it.
+    let zoned = DatasheetTiming { inner_transfer_mb_s: Some(40.0), ..DatasheetTiming::default() };
+    let s = HddSpec::from_datasheet(&datasheet_18gb(zoned)).expect("valid");
+    assert_eq!(s.zones.len(), 16);
+    let (outer, inner) = outer_and_inner_mb_s(&s);
+    assert_eq!(outer, 80.0);
+    assert!((inner - 40.0).abs() < 0.1, "{inner}");
+}
+
+#[test]
+fn overhead_and_zero_latency_follow_the_timing() {
+    let t = DatasheetTiming { command_overhead_ms: 0.0, zero_latency_read: false, ..DatasheetTiming::default() };
+    let s = HddSpec::from_datasheet(&datasheet_18gb(t)).expect("valid");
+    let o = &s.overheads;
+    for ms in [o.read_hit_after_read_ms, o.read_miss_after_write_ms, o.write_hit_after_write_ms, o.write_miss_after_read_ms, o.per_request_ms] {
+        assert_eq!(ms, 0.0);
+    }
+    assert!(!s.cache.zero_latency_read);
+    // Without zero-latency reads a whole-track read waits for its first sector.
+    let mut m = Mechanics::new(s).expect("valid");
+    let a = m.access(1_000_000, &op(Op::Read, 0, 625));
+    assert_eq!(a.overhead_ns, 0);
+    assert_eq!((a.rotate_ns, a.transfer_ns), (3_000_000, 4_000_000), "wait 3/4 revolution, then read one");
+}
+
+/// Mean seek time between two of the first `n` cylinders drawn uniformly at random.
+fn random_mean_ms(curve: &SeekCurve, n: u32) -> f64 {
+    let nf = f64::from(n);
+    (1..n).map(|d| 2.0 * (nf - f64::from(d)) / (nf * nf) * curve.ns(d)).sum::<f64>() / 1e6
+}
+
+#[test]
+fn random_mean_seek_makes_random_seeks_average_the_datasheet_figure() {
+    let third = HddSpec::from_datasheet(&datasheet_18gb(DatasheetTiming { inner_transfer_mb_s: Some(80.0), ..DatasheetTiming::default() })).unwrap();
+    let t = DatasheetTiming { inner_transfer_mb_s: Some(80.0), average_seek: AverageSeek::RandomMean, ..DatasheetTiming::default() };
+    let mean = HddSpec::from_datasheet(&datasheet_18gb(t)).unwrap();
+    let n = mean.cylinders;
+    let (c3, cm) = (SeekCurve::new(&third.seek, n), SeekCurve::new(&mean.seek, n));
+    // The third-of-stroke reading averages less than the figure over random seeks
+    // (the curve is concave); the random-mean fit averages the figure itself.
+    let m3 = random_mean_ms(&c3, n);
+    assert!(m3 < 3.35, "{m3}");
+    let mm = random_mean_ms(&cm, n);
+    assert!((mm - 3.4).abs() < 1e-4, "{mm}");
+    // Both curves keep the single-track and full-stroke figures.
+    for c in [&c3, &cm] {
+        assert!((c.ns(1) - 0.68e6).abs() < 1.0);
+        assert!((c.ns(n - 1) - 6.8e6).abs() < 1.0);
+    }
+    // A zoned drive with spare cylinders at the end: the mean is over those with data.
+    let zoned = DatasheetTiming { average_seek: AverageSeek::RandomMean, ..DatasheetTiming::default() };
+    let s = HddSpec::from_datasheet(&datasheet_18gb(zoned)).unwrap();
+    let last = s.zones.last().unwrap();
+    let spare_cyls = last.spares / (u64::from(s.surfaces) * u64::from(last.blocks_per_track));
+    assert!(spare_cyls > 0);
+    let data = s.cylinders - spare_cyls as u32;
+    let mm = random_mean_ms(&SeekCurve::new(&s.seek, s.cylinders), data);
+    assert!((mm - 3.4).abs() < 1e-3, "{mm}");
+}
+
+#[test]
+fn impossible_timing_is_named() {
+    let bad = |t: DatasheetTiming| HddSpec::from_datasheet(&datasheet_18gb(t)).unwrap_err().parameter;
+    assert_eq!(bad(DatasheetTiming { inner_transfer_mb_s: Some(81.0), ..DatasheetTiming::default() }), "timing.inner_transfer_mb_s");
+    assert_eq!(bad(DatasheetTiming { inner_transfer_mb_s: Some(0.0), ..DatasheetTiming::default() }), "timing.inner_transfer_mb_s");
+    assert_eq!(bad(DatasheetTiming { command_overhead_ms: -0.1, ..DatasheetTiming::default() }), "timing.command_overhead_ms");
+    assert_eq!(bad(DatasheetTiming { command_overhead_ms: f64::NAN, ..DatasheetTiming::default() }), "timing.command_overhead_ms");
+}
+
+#[test]
+fn idle_policy_and_speed_of_a_drive_without_power_figures() {
+    let mut dev = HddDevice::new("disk0", Mechanics::new(small_spec()).expect("valid"));
+    assert_eq!(dev.set_idle_policy(0, tierlab_power::IdlePolicy::never()), Ok(()));
+    assert!(dev.set_idle_policy(0, tierlab_power::IdlePolicy::after(1, 0)).is_err());
+    assert!(dev.set_speed_level(0, 0).is_err());
+    assert_eq!(dev.command(5, DeviceCommand::SetSpeedLevel(0)), 5);
+    assert_eq!(dev.mechanics().rpm(), 6000.0);
 }
 
 #[test]

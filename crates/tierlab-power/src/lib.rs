@@ -14,7 +14,7 @@ mod spec;
 
 pub use model::{PowerCommand, PowerError, PowerModel, StateKind, StateTotal};
 pub use policy::{IdlePolicy, IdlePolicyConfig};
-pub use spec::{CycleKind, PowerSpec, RpmLevel, SpeedSpec, StandbyLevel, Transition};
+pub use spec::{ChangeMode, CycleKind, PowerSpec, RpmLevel, SpeedSpec, StandbyLevel, Transition};
 
 #[cfg(test)]
 mod tests;

@@ -15,11 +15,18 @@
 //!   then enters the new one.
 //! - A speed change while in standby costs nothing: the drive records the new level and
 //!   spins up to it when it next leaves standby (at the standby level's `leave` cost).
+//! - A speed change serves no I/O: a request arriving during it waits for its end. Its
+//!   cost follows the spec's [`crate::ChangeMode`]: pro rata of the rpm range crossed, or
+//!   (a static multi-speed drive, which changes speed through standby) the whole change
+//!   cost for every change, counted as a start/stop cycle.
+//! - [`PowerModel::set_idle_policy`] charges the time up to the call under the old
+//!   policy; the new timeout then counts from the call (or from the end of committed
+//!   work), as a drive's standby timer restarts when it is set.
 //! - `finish` never cuts committed work short: the run closes at the later of its
 //!   argument and the clock, and returns that time.
 
 use crate::policy::IdlePolicy;
-use crate::spec::{CycleKind, PowerSpec, RpmLevel};
+use crate::spec::{ChangeMode, CycleKind, PowerSpec, RpmLevel};
 use tierlab_config::{FieldError, Validate};
 
 const NS_PER_S_F64: f64 = 1e9;
@@ -44,6 +51,8 @@ pub enum PowerError {
     NoSuchStandbyLevel { index: usize, count: usize },
     #[error("no speed level {index}: the drive has {count}")]
     NoSuchSpeedLevel { index: usize, count: usize },
+    #[error("no speed level at {rpm} rpm: the drive has {}", available.iter().map(|r| format!("{r} rpm")).collect::<Vec<_>>().join(", "))]
+    NoSuchRpm { rpm: u32, available: Vec<u32> },
     #[error("standby level `{name}` cannot be used: the time and energy to enter or leave it are unknown")]
     UnknownTransition { name: String },
 }
@@ -118,6 +127,7 @@ pub struct PowerModel {
     standby: Vec<Level>,
     change_ns: u64,
     change_j: f64,
+    change_mode: ChangeMode,
     policy: IdlePolicy,
     start_ns: u64,
     /// Every ns in `[start_ns, clock_ns)` has been charged to one state.
@@ -133,6 +143,24 @@ pub struct PowerModel {
     speed_changes: u64,
     /// The usable standby level with the lowest power (what "standby now" enters).
     deepest_standby: Option<usize>,
+}
+
+/// Whether the drive can follow `policy`: its standby level exists and can be entered and
+/// left (only asked of a policy with a timeout).
+fn check_policy(standby: &[Level], policy: IdlePolicy) -> Result<(), PowerError> {
+    if policy.timeout_ns.is_none() {
+        return Ok(());
+    }
+    match standby.get(policy.standby_level) {
+        None => Err(PowerError::NoSuchStandbyLevel {
+            index: policy.standby_level,
+            count: standby.len(),
+        }),
+        Some(l) if l.enter.is_none() || l.leave.is_none() => Err(PowerError::UnknownTransition {
+            name: l.name.clone(),
+        }),
+        Some(_) => Ok(()),
+    }
 }
 
 fn s_to_ns(s: f64) -> u64 {
@@ -156,23 +184,7 @@ impl PowerModel {
                 .validate()
                 .map_err(|e| PowerError::InvalidSpec(e.within(&format!("speeds.levels[{i}]"))))?;
         }
-        if policy.timeout_ns.is_some() {
-            match spec.standby.get(policy.standby_level) {
-                None => {
-                    return Err(PowerError::NoSuchStandbyLevel {
-                        index: policy.standby_level,
-                        count: spec.standby.len(),
-                    })
-                }
-                Some(l) if !l.is_usable() => {
-                    return Err(PowerError::UnknownTransition {
-                        name: l.name.clone(),
-                    })
-                }
-                Some(_) => {}
-            }
-        }
-        let standby = spec
+        let standby: Vec<Level> = spec
             .standby
             .iter()
             .map(|l| Level {
@@ -183,16 +195,18 @@ impl PowerModel {
                 cycle: l.cycle,
             })
             .collect();
-        let (change_ns, change_j) = spec
-            .speeds
-            .as_ref()
-            .map_or((0, 0.0), |s| (s_to_ns(s.change.time_s), s.change.energy_j));
+        check_policy(&standby, policy)?;
+        let (change_ns, change_j, change_mode) = spec.speeds.as_ref().map_or(
+            (0, 0.0, ChangeMode::Proportional),
+            |s| (s_to_ns(s.change.time_s), s.change.energy_j, s.change_mode),
+        );
         Ok(PowerModel {
             speed: speeds.len().saturating_sub(1),
             speeds,
             standby,
             change_ns,
             change_j,
+            change_mode,
             policy,
             start_ns,
             clock_ns: start_ns,
@@ -263,11 +277,40 @@ impl PowerModel {
                     let (time_ns, energy_j) = self.change_cost(self.speed, index);
                     self.charge(StateKind::SpeedChange, 0, time_ns, energy_j, true);
                     self.speed_changes += 1;
+                    if self.change_mode == ChangeMode::ThroughStandby {
+                        self.start_stop_cycles += 1;
+                    }
                 }
                 self.speed = index;
             }
         }
         Ok(self.clock_ns)
+    }
+
+    /// Replace the idle-timeout policy at `now_ns`: the time up to `now_ns` is charged
+    /// under the old policy first (it may have spun the drive down), and the new timeout
+    /// counts from `now_ns`, or from the end of committed work if that is later. A drive
+    /// already in standby stays there. Refused, changing nothing, if the policy names a
+    /// standby level the drive does not have or cannot use.
+    pub fn set_idle_policy(&mut self, now_ns: u64, policy: IdlePolicy) -> Result<(), PowerError> {
+        check_policy(&self.standby, policy)?;
+        self.settle(now_ns);
+        self.policy = policy;
+        Ok(())
+    }
+
+    /// The idle-timeout policy in force.
+    pub fn idle_policy(&self) -> IdlePolicy {
+        self.policy
+    }
+
+    /// Index of the speed level at `rpm`, for [`PowerCommand::SetSpeedLevel`]; the error
+    /// names the speed asked for and lists the drive's.
+    pub fn speed_index(&self, rpm: u32) -> Result<usize, PowerError> {
+        self.speeds.iter().position(|l| l.rpm == rpm).ok_or_else(|| PowerError::NoSuchRpm {
+            rpm,
+            available: self.speeds.iter().map(|l| l.rpm).collect(),
+        })
     }
 
     /// Close the accounting at `end_ns` (or later, if committed work runs past it);
@@ -316,7 +359,8 @@ impl PowerModel {
         }
     }
 
-    /// Spin-downs into levels that stop the spindle.
+    /// Spin-downs into levels that stop the spindle, and speed changes of a drive that
+    /// changes speed through standby ([`ChangeMode::ThroughStandby`]).
     pub fn start_stop_cycles(&self) -> u64 {
         self.start_stop_cycles
     }
@@ -346,12 +390,12 @@ impl PowerModel {
         &self.speeds
     }
 
-    /// The standby level the drive is in or entering, as of `clock_ns()`.
     /// The usable standby level with the lowest power, if the drive has one.
     pub fn deepest_standby(&self) -> Option<usize> {
         self.deepest_standby
     }
 
+    /// The standby level the drive is in or entering, as of `clock_ns()`.
     pub fn standby_level(&self) -> Option<usize> {
         self.in_standby
     }
@@ -415,9 +459,13 @@ impl PowerModel {
         self.charge(StateKind::Leave, level, time_ns, energy_j, true);
     }
 
-    /// Time and energy to change between speed levels `from` and `to`: the full-range
-    /// cost scaled by the share of the rpm range crossed.
+    /// Time and energy to change between speed levels `from` and `to`: the whole change
+    /// cost through standby, else the full-range cost scaled by the share of the rpm
+    /// range crossed.
     fn change_cost(&self, from: usize, to: usize) -> (u64, f64) {
+        if self.change_mode == ChangeMode::ThroughStandby {
+            return (self.change_ns, self.change_j);
+        }
         let rpm = |i: usize| self.speeds.get(i).map_or(0.0, |s| s.rpm as f64);
         let (lo, hi) = (rpm(0), rpm(self.speeds.len().saturating_sub(1)));
         let share = if hi > lo {

@@ -91,9 +91,34 @@ pub struct SpeedSpec {
     /// share of idle power is `idle_w - base_w`. Required with `derive_rpms`.
     #[serde(default)]
     pub base_w: Option<f64>,
-    /// Cost of changing between the lowest and the highest speed; smaller changes cost
-    /// the same fraction of it as their share of the rpm range.
+    /// Cost of a speed change: see [`ChangeMode`] for how it applies to each change.
     pub change: Transition,
+    /// How `change` is charged (default: pro rata of the rpm range crossed). Left out when
+    /// written if it is the default, so specs written before it existed read back alike.
+    #[serde(default, skip_serializing_if = "ChangeMode::is_proportional")]
+    pub change_mode: ChangeMode,
+}
+
+/// How a multi-speed drive's speed changes are charged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeMode {
+    /// A dynamic (DRPM-style) drive changes speed while spinning: `change` is the cost
+    /// between the lowest and the highest speed, and a smaller change costs the same
+    /// fraction of it as its share of the rpm range.
+    #[default]
+    Proportional,
+    /// A static multi-speed drive (Sony-style, as in Hibernator) changes speed only by
+    /// stopping the spindle and starting it at the new speed: every change, between any
+    /// two speeds and in either direction, costs the whole of `change`, and counts as
+    /// one start/stop cycle.
+    ThroughStandby,
+}
+
+impl ChangeMode {
+    fn is_proportional(&self) -> bool {
+        *self == ChangeMode::Proportional
+    }
 }
 
 /// Powers at one rotation speed.
@@ -107,16 +132,22 @@ pub struct RpmLevel {
 }
 
 impl SpeedSpec {
-    /// The speed levels, slowest first. Derived levels follow the quadratic law used by
-    /// DRPM (Gurumurthi et al., ISCA 2003) and Hibernator (Zhu et al., SOSP 2005): the
-    /// spindle motor's power grows with the square of the rotation speed while the rest
-    /// of the drive's power does not depend on speed. With top speed `R`, speed `r`:
+    /// The speed levels, slowest first. Derived levels follow the quadratic law of DRPM
+    /// (Gurumurthi et al., ISCA 2003), as Hibernator (Zhu et al., SOSP 2005, section 4.1
+    /// and Table 2) applies it: the spindle motor's power grows with the square of the
+    /// rotation speed, the rest of the idle drive's power (`base_w`) does not depend on
+    /// speed, reading and writing add a fixed amount to idle power, and seek power is
+    /// the same at every speed. With top speed `R`, speed `r`:
     ///
     /// ```text
     /// idle_w(r)   = base_w + (idle_w - base_w) * (r / R)^2
-    /// active_w(r) = idle_w(r) + (active_w - idle_w)   // head/channel power: speed-independent
-    /// seek_w(r)   = idle_w(r) + (seek_w - idle_w)     // actuator power: speed-independent
+    /// active_w(r) = idle_w(r) + (active_w - idle_w)   // read/write channel: a fixed margin
+    /// seek_w(r)   = seek_w                            // seek power: speed-independent
     /// ```
+    ///
+    /// With the IBM Ultrastar 36Z15's figures (idle 10.2 W, active 13.5 W, seek 13.5 W at
+    /// 15,000 rpm) and `base_w` = 2.5 W (its standby power), 3,000 rpm gives idle 2.808 W,
+    /// active 6.108 W and seek 13.5 W: Hibernator's Table 2 (2.8 / 6.1 / 13.5 W).
     pub fn levels(&self, spec: &PowerSpec) -> Vec<RpmLevel> {
         let mut levels = if self.levels.is_empty() {
             let top = self.derive_rpms.iter().copied().max().unwrap_or(0).max(1) as f64;
@@ -130,7 +161,7 @@ impl SpeedSpec {
                         rpm,
                         idle_w,
                         active_w: idle_w + (spec.active_w - spec.idle_w),
-                        seek_w: idle_w + (spec.seek_w - spec.idle_w),
+                        seek_w: spec.seek_w,
                     }
                 })
                 .collect()
@@ -340,6 +371,22 @@ impl Validate for PowerSpec {
                 let worst = self.idle_w.min(self.active_w).min(self.seek_w);
                 if base_w > worst {
                     return Err(FieldError::new("speeds.base_w", format!("expected at most the idle, active and seek power ({worst} W), found {base_w}")));
+                }
+            }
+            // Explicit levels: the spec's own powers are the fastest level's, so the two
+            // must agree (a report or a derivation may use either).
+            if let Some((i, top)) = speeds.levels.iter().enumerate().max_by_key(|(_, l)| l.rpm) {
+                for (key, level_w, spec_w) in [
+                    ("idle_w", top.idle_w, self.idle_w),
+                    ("active_w", top.active_w, self.active_w),
+                    ("seek_w", top.seek_w, self.seek_w),
+                ] {
+                    if level_w != spec_w {
+                        return Err(FieldError::new(
+                            format!("speeds.levels[{i}].{key}"),
+                            format!("expected the fastest level's {key} to equal the spec's own ({spec_w} W), found {level_w}"),
+                        ));
+                    }
                 }
             }
         }

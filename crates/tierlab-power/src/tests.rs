@@ -168,10 +168,187 @@ fn quadratic_law_derives_low_speed_powers() {
             seek_w: 13.5
         }
     );
-    // idle(3000) = 2.5 + 7.7 * 0.2^2 = 2.808; active/seek keep the 3.3 W head share.
+    // idle(3000) = 2.5 + 7.7 * 0.2^2 = 2.808; active keeps the 3.3 W read/write margin;
+    // seek power does not depend on speed (Hibernator's Table 2: 2.8 / 6.1 / 13.5 W).
     assert!(close(levels[0].idle_w, 2.808));
     assert!(close(levels[0].active_w, 6.108));
-    assert!(close(levels[0].seek_w, 6.108));
+    assert!(close(levels[0].seek_w, 13.5));
+}
+
+#[test]
+fn five_speed_disk_follows_the_quadratic_law() {
+    let text = TWO_SPEED.replace("[3000, 15000]", "[15000, 3000, 12000, 6000, 9000]");
+    let s = spec(&text);
+    let levels = s.speed_levels(15_000);
+    let rpms: Vec<u32> = levels.iter().map(|l| l.rpm).collect();
+    assert_eq!(rpms, [3_000, 6_000, 9_000, 12_000, 15_000], "slowest first");
+    for l in &levels {
+        let r = f64::from(l.rpm) / 15_000.0;
+        let idle = 2.5 + (10.2 - 2.5) * r * r;
+        assert!(close(l.idle_w, idle), "{l:?}");
+        assert!(close(l.active_w, idle + 3.3), "{l:?}");
+        assert_eq!(l.seek_w, 13.5, "{l:?}");
+    }
+    // 9,000 rpm by hand: 2.5 + 7.7 * 0.36 = 5.272 W idle, 8.572 W active.
+    assert!(close(levels[2].idle_w, 5.272) && close(levels[2].active_w, 8.572));
+    // Spinning idle at each level draws its power, and slower is cheaper.
+    for (i, l) in levels.iter().enumerate() {
+        let mut m = PowerModel::new(&s, 15_000, IdlePolicy::never(), 0).unwrap();
+        m.command(0, PowerCommand::SetSpeedLevel(i)).unwrap();
+        let after_change = m.clock_ns();
+        m.finish(after_change + 10 * S);
+        assert!(close(energy_of(&m, &format!("idle_{}rpm", l.rpm)), 10.0 * l.idle_w));
+    }
+    assert!(levels.windows(2).all(|w| w[0].idle_w < w[1].idle_w));
+}
+
+/// Hibernator's Table 2 disk with explicit levels, changing speed through standby.
+const TABLE2: &str = r#"
+active_w = 13.5
+seek_w = 13.5
+idle_w = 10.2
+[[standby]]
+name = "stopped"
+power_w = 2.5
+cycle = "start_stop"
+enter = { time_s = 1.5, energy_j = 13.0 }
+leave = { time_s = 10.9, energy_j = 135.0 }
+[speeds]
+change_mode = "through_standby"
+change = { time_s = 12.4, energy_j = 152.0 }
+levels = [
+    { rpm = 3000, idle_w = 2.8, active_w = 6.1, seek_w = 13.5 },
+    { rpm = 15000, idle_w = 10.2, active_w = 13.5, seek_w = 13.5 },
+]
+"#;
+
+#[test]
+fn through_standby_every_change_costs_the_whole_change_in_either_direction() {
+    let s = spec(TABLE2);
+    assert_eq!(s.speeds.as_ref().unwrap().change_mode, ChangeMode::ThroughStandby);
+    let mut m = PowerModel::new(&s, 15_000, IdlePolicy::never(), 0).unwrap();
+    // Down at 0: busy until 12.4 s; a request at 1 s waits for the end.
+    assert_eq!(m.command(0, PowerCommand::SetSpeedLevel(0)), Ok(12_400 * MS));
+    assert_eq!(m.begin_io(S), 12_400 * MS);
+    assert!(close(energy_of(&m, "speed_change"), 152.0));
+    // Up at 100 s: the same cost.
+    assert_eq!(m.command(100 * S, PowerCommand::SetSpeedLevel(1)), Ok(112_400 * MS));
+    m.finish(200 * S);
+    assert_eq!(time_of(&m, "speed_change"), 2 * 12_400 * MS);
+    assert!((energy_of(&m, "speed_change") - 304.0).abs() < 1e-9);
+    let change = m.states().into_iter().find(|t| t.state == "speed_change").unwrap();
+    assert_eq!(change.transitions, 2);
+    assert_eq!(m.speed_changes(), 2);
+    // Each change stopped the spindle once.
+    assert_eq!(m.start_stop_cycles(), 2);
+    assert!(close(energy_of(&m, "idle_3000rpm"), 2.8 * 87.6));
+    assert!(close(energy_of(&m, "idle_15000rpm"), 10.2 * 87.6));
+    // A three-speed static disk: a one-step change costs the whole change too.
+    let three = TWO_SPEED
+        .replace("[3000, 15000]", "[3000, 9000, 15000]")
+        .replace("change = {", "change_mode = \"through_standby\"\nchange = {");
+    let mut m = PowerModel::new(&spec(&three), 15_000, IdlePolicy::never(), 0).unwrap();
+    assert_eq!(m.command(0, PowerCommand::SetSpeedLevel(1)), Ok(12_400 * MS));
+    assert_eq!(m.command(20 * S, PowerCommand::SetSpeedLevel(0)), Ok(32_400 * MS));
+    m.finish(40 * S);
+    assert!(close(energy_of(&m, "speed_change"), 304.0));
+}
+
+#[test]
+fn proportional_is_the_default_change_mode() {
+    let s = spec(TWO_SPEED);
+    assert_eq!(s.speeds.as_ref().unwrap().change_mode, ChangeMode::Proportional);
+    let mut m = PowerModel::new(&s, 15_000, IdlePolicy::never(), 0).unwrap();
+    m.command(0, PowerCommand::SetSpeedLevel(0)).unwrap();
+    assert_eq!(m.start_stop_cycles(), 0, "a dynamic drive keeps spinning");
+}
+
+#[test]
+fn speed_levels_the_drive_lacks_are_errors_naming_them() {
+    let mut m = PowerModel::new(&spec(TABLE2), 15_000, IdlePolicy::never(), 0).unwrap();
+    let e = m.command(S, PowerCommand::SetSpeedLevel(2)).unwrap_err();
+    assert_eq!(e, PowerError::NoSuchSpeedLevel { index: 2, count: 2 });
+    assert_eq!(e.to_string(), "no speed level 2: the drive has 2");
+    assert_eq!((m.current_rpm(), m.clock_ns(), m.speed_changes()), (15_000, 0, 0));
+    assert_eq!(m.speed_index(3_000), Ok(0));
+    assert_eq!(m.speed_index(15_000), Ok(1));
+    let e = m.speed_index(9_000).unwrap_err();
+    assert_eq!(
+        e,
+        PowerError::NoSuchRpm {
+            rpm: 9_000,
+            available: vec![3_000, 15_000]
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "no speed level at 9000 rpm: the drive has 3000 rpm, 15000 rpm"
+    );
+}
+
+#[test]
+fn malformed_change_mode_is_located() {
+    let text = TABLE2.replace("\"through_standby\"", "\"through-standby\"");
+    let e = tierlab_config::parse_toml_validated::<PowerSpec>(&text, "disk.toml").unwrap_err();
+    assert_eq!(e.location.file, "disk.toml");
+    assert_eq!(e.location.field, "speeds.change_mode");
+    let line = 1 + text.lines().position(|l| l.contains("through-standby")).unwrap() as u64;
+    assert_eq!(e.location.line, line);
+    assert!(e.message.contains("through_standby"), "{e}");
+}
+
+#[test]
+fn explicit_levels_must_agree_with_the_spec_at_the_top_speed() {
+    let bad = |text: &str| spec_err(text).key;
+    assert_eq!(
+        bad(&TABLE2.replace("rpm = 15000, idle_w = 10.2", "rpm = 15000, idle_w = 10.3")),
+        "speeds.levels[1].idle_w"
+    );
+    assert_eq!(
+        bad(&TABLE2.replace("active_w = 13.5, seek_w = 13.5 }", "active_w = 13.5, seek_w = 13.0 }")),
+        "speeds.levels[1].seek_w"
+    );
+}
+
+#[test]
+fn set_idle_policy_settles_under_the_old_policy_then_counts_from_now() {
+    let mut m = PowerModel::new(&spec(TABLE2), 15_000, IdlePolicy::never(), 0).unwrap();
+    m.busy(0, 0, 10 * MS);
+    // Never spun down up to 100 s; from 100 s on, a 10 s timeout: spin-down at 110 s.
+    assert_eq!(m.set_idle_policy(100 * S, IdlePolicy::after(10 * S, 0)), Ok(()));
+    assert_eq!(m.idle_policy(), IdlePolicy::after(10 * S, 0));
+    assert_eq!(m.clock_ns(), 100 * S);
+    assert_eq!(m.start_stop_cycles(), 0);
+    // A request at 200 s: idle to 110 s, 1.5 s down, stopped, 10.9 s up.
+    assert_eq!(m.begin_io(200 * S), 210_900 * MS);
+    assert_eq!(m.start_stop_cycles(), 1);
+    assert_eq!(time_of(&m, "idle_15000rpm"), 110 * S - 10 * MS);
+    assert_eq!(time_of(&m, "stopped"), 200 * S - 111_500 * MS);
+    // Back to never, at a time the old policy had already spun the drive down: the time
+    // before is charged under the old policy, and the drive stays down.
+    m.set_idle_policy(300 * S, IdlePolicy::never()).unwrap();
+    assert_eq!(m.standby_level(), Some(0));
+    assert_eq!(m.start_stop_cycles(), 2);
+    assert_eq!(m.clock_ns(), 300 * S);
+    // A policy the drive cannot follow is refused and changes nothing.
+    let before = m.clone();
+    assert_eq!(
+        m.set_idle_policy(400 * S, IdlePolicy::after(S, 3)),
+        Err(PowerError::NoSuchStandbyLevel { index: 3, count: 1 })
+    );
+    assert_eq!((m.clock_ns(), m.idle_policy()), (before.clock_ns(), before.idle_policy()));
+    let total: u64 = m.states().iter().map(|s| s.time_ns).sum();
+    assert_eq!(total, m.clock_ns());
+}
+
+#[test]
+fn set_idle_policy_while_busy_counts_the_timeout_from_the_end_of_the_work() {
+    let mut m = PowerModel::new(&spec(REPLICATION_36Z15), 15_000, IdlePolicy::never(), 0).unwrap();
+    assert_eq!(m.busy(0, 0, 5 * S), 5 * S);
+    m.set_idle_policy(S, IdlePolicy::after(10 * S, 0)).unwrap();
+    // Idle from 5 s (not from 1 s): a request at 15 s is within the timeout.
+    assert_eq!(m.begin_io(15 * S), 15 * S);
+    assert_eq!(m.start_stop_cycles(), 0);
 }
 
 #[test]
@@ -246,6 +423,10 @@ fn validation_names_the_offending_field() {
     assert_eq!(
         bad(&TWO_SPEED.replace("base_w = 2.5", "base_w = 11.0")),
         "speeds.base_w"
+    );
+    assert_eq!(
+        bad(&TABLE2.replace("{ rpm = 3000, idle_w = 2.8", "{ rpm = 0, idle_w = 2.8")),
+        "speeds.levels[0].rpm"
     );
     // Active below idle power: the 3,000 rpm level would draw 2.808 - 9.2 W.
     assert_eq!(

@@ -31,9 +31,13 @@ fn spec() -> impl Strategy<Value = PowerSpec> {
         Just(None),
         (
             proptest::sample::subsequence(vec![3_000u32, 6_000, 9_000, 12_000, 15_000], 2..=5),
-            transition()
+            transition(),
+            any::<bool>(),
         )
-            .prop_map(|(rpms, change)| Some((rpms, change))),
+            .prop_map(|(rpms, change, through_standby)| {
+                let mode = if through_standby { ChangeMode::ThroughStandby } else { ChangeMode::Proportional };
+                Some((rpms, change, mode))
+            }),
     ];
     // Active and seek power at least idle power, as on every drive (the derivation of
     // slower levels relies on it; a unit test covers the rest).
@@ -45,11 +49,12 @@ fn spec() -> impl Strategy<Value = PowerSpec> {
             seek_w,
             idle_w,
             standby,
-            speeds: speeds.map(|(derive_rpms, change)| SpeedSpec {
+            speeds: speeds.map(|(derive_rpms, change, change_mode)| SpeedSpec {
                 levels: vec![],
                 derive_rpms,
                 base_w: Some(active_w.min(seek_w).min(idle_w) / 2.0),
                 change,
+                change_mode,
             }),
         }
     })
@@ -62,6 +67,8 @@ enum Call {
     Standby(usize),
     Wake,
     Speed(usize),
+    /// A new idle policy: timeout (quarter seconds) and standby level.
+    Policy(Option<u64>, usize),
 }
 
 fn call() -> impl Strategy<Value = Call> {
@@ -71,6 +78,7 @@ fn call() -> impl Strategy<Value = Call> {
         1 => (0usize..4).prop_map(Call::Standby),
         1 => Just(Call::Wake),
         1 => (0usize..6).prop_map(Call::Speed),
+        1 => (proptest::option::of(0u64..200), 0usize..4).prop_map(|(t, l)| Call::Policy(t, l)),
     ]
 }
 
@@ -113,6 +121,12 @@ proptest! {
                 Call::Standby(l) => m.command(now, PowerCommand::Standby { level: l }).ok(),
                 Call::Wake => m.command(now, PowerCommand::Wake).ok(),
                 Call::Speed(i) => m.command(now, PowerCommand::SetSpeedLevel(i)).ok(),
+                Call::Policy(t, l) => {
+                    let p = policy(spec.standby.len(), t, l);
+                    prop_assert!(m.set_idle_policy(now, p).is_ok());
+                    prop_assert_eq!(m.idle_policy(), p);
+                    None
+                }
             };
             if let Some(ready) = ready {
                 prop_assert!(ready >= now);
@@ -152,10 +166,18 @@ proptest! {
                     leaves += s.transitions;
                 }
                 StateKind::SpeedChange => {
-                    let change = spec.speeds.as_ref().map(|sp| sp.change).unwrap();
+                    let speeds = spec.speeds.as_ref().unwrap();
+                    let change = speeds.change;
+                    let change_ns = (change.time_s * 1e9).round() as u64;
                     prop_assert_eq!(s.transitions, m.speed_changes());
                     prop_assert!(s.energy_j <= s.transitions as f64 * change.energy_j + 1e-9);
-                    prop_assert!(s.time_ns <= s.transitions * (change.time_s * 1e9).round() as u64 + s.transitions);
+                    prop_assert!(s.time_ns <= s.transitions * change_ns + s.transitions);
+                    if speeds.change_mode == ChangeMode::ThroughStandby {
+                        // Every change costs the whole change, and stops the spindle once.
+                        prop_assert_eq!(s.time_ns, s.transitions * change_ns);
+                        prop_assert!((s.energy_j - s.transitions as f64 * change.energy_j).abs() <= 1e-9 * s.energy_j.max(1.0));
+                        start_stop += s.transitions;
+                    }
                     expected += s.energy_j;
                 }
                 kind => {

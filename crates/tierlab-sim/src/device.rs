@@ -28,6 +28,8 @@ pub enum DeviceCommand {
     SetSpeedLevel(usize),
     /// Flush any volatile write cache.
     FlushCache,
+    /// Spin down by itself after this many ns idle from now on (`None`: never).
+    SetIdleTimeout(Option<u64>),
 }
 
 /// Time and energy spent in one power state over a run.
@@ -38,6 +40,28 @@ pub struct StateEnergy {
     pub energy_j: f64,
     /// A standby state: the device is spun down (or otherwise unable to serve at once).
     pub standby: bool,
+}
+
+impl DeviceReport {
+    /// What happened after `earlier` (a checkpoint of the same device): energy, state
+    /// times and counters less theirs.
+    pub fn since(&self, earlier: &DeviceReport) -> DeviceReport {
+        let mut r = self.clone();
+        r.energy_j -= earlier.energy_j;
+        for s in &mut r.states {
+            if let Some(e) = earlier.states.iter().find(|e| e.state == s.state) {
+                s.time_ns = s.time_ns.saturating_sub(e.time_ns);
+                s.energy_j -= e.energy_j;
+            }
+        }
+        r.states.retain(|s| s.time_ns > 0 || s.energy_j.abs() > 1e-12);
+        for (k, v) in &mut r.counters {
+            if let Some(e) = earlier.counters.get(k) {
+                *v -= e;
+            }
+        }
+        r
+    }
 }
 
 /// What a device reports at the end of a run.
@@ -89,6 +113,14 @@ pub trait Device {
     }
     fn finish(&mut self, end_ns: u64);
     fn report(&self) -> DeviceReport;
+    /// The report as of `now_ns`, mid-run, for a run that measures from a warm-up
+    /// instant on ([`crate::Simulation::measure_from`]): the engine subtracts it from the
+    /// final report. Devices that account lazily bring their accounting up to `now_ns`
+    /// first. The default reports what the device has accounted so far.
+    fn checkpoint(&mut self, now_ns: u64) -> DeviceReport {
+        let _ = now_ns;
+        self.report()
+    }
 }
 
 /// A device lent to the engine (`Box::new(&mut ssd)`), so that the caller keeps it and can
@@ -120,5 +152,8 @@ impl<D: Device + ?Sized> Device for &mut D {
     }
     fn report(&self) -> DeviceReport {
         (**self).report()
+    }
+    fn checkpoint(&mut self, now_ns: u64) -> DeviceReport {
+        (**self).checkpoint(now_ns)
     }
 }

@@ -169,11 +169,31 @@ pub struct Simulation<'d> {
     scheduler: SchedulerKind,
     /// Completions between calls of the progress callback.
     pub(crate) progress_every: u64,
+    drop_late_timers: bool,
+    measure_from_ns: Option<u64>,
 }
 
 impl<'d> Simulation<'d> {
     pub fn new(scheduler: SchedulerKind) -> Self {
-        Simulation { stations: Vec::new(), scheduler, progress_every: 1 << 16 }
+        Simulation { stations: Vec::new(), scheduler, progress_every: 1 << 16, drop_late_timers: false, measure_from_ns: None }
+    }
+
+    /// Report only what happens from `at_ns` on (a warm-up before it fills caches and
+    /// gives a policy its first statistics): at the first event at or after `at_ns`, host
+    /// and queue statistics restart and each device's report is checkpointed
+    /// ([`Device::checkpoint`]) and subtracted at the end. Work already committed at that
+    /// instant counts in the warm-up.
+    pub fn measure_from(mut self, at_ns: u64) -> Self {
+        self.measure_from_ns = Some(at_ns);
+        self
+    }
+
+    /// Once the last request has arrived and completed, drop the controller's timers
+    /// instead of running them (a controller that ticks periodically would otherwise
+    /// never let the run end). Device work already started still completes.
+    pub fn end_with_last_request(mut self) -> Self {
+        self.drop_late_timers = true;
+        self
     }
 
     /// Add a device; returns its index (the `device` number controllers use).
@@ -237,23 +257,32 @@ impl<'d> Simulation<'d> {
             first_arrival_ns: None,
             stats: HostStats::default(),
             fcfs: self.scheduler == SchedulerKind::Fcfs,
+            requests_before_measurement: 0,
+            measured_from_ns: None,
         };
         let mut source = requests.map(|r| r.map_err(|e| SimError::Source(Box::new(e))));
         let mut lookahead: Option<IoRequest> = None;
+        let mut source_done = false;
 
         // Prime the source.
         match replay {
             Replay::Open => {
-                if let Some(r) = source.next().transpose()? {
-                    run.push(r.time_ns, Event::Arrival);
-                    lookahead = Some(r);
+                match source.next().transpose()? {
+                    Some(r) => {
+                        run.push(r.time_ns, Event::Arrival);
+                        lookahead = Some(r);
+                    }
+                    None => source_done = true,
                 }
             }
             Replay::Closed { depth } => {
                 for _ in 0..depth {
                     match source.next().transpose()? {
                         Some(r) => run.arrive(controller, r)?,
-                        None => break,
+                        None => {
+                            source_done = true;
+                            break;
+                        }
                     }
                 }
             }
@@ -262,17 +291,25 @@ impl<'d> Simulation<'d> {
         // The next multiple of `progress_every` completions to report at (kept as a
         // threshold so the loop compares instead of dividing on every event).
         let mut next_progress = self.progress_every;
+        let mut checkpoints: Option<Vec<DeviceReport>> = None;
         while let Some(Reverse((t, _, ev))) = run.events.pop() {
             debug_assert!(t >= run.now_ns, "time ran backwards");
+            let before_ns = run.now_ns;
             run.now_ns = t;
+            if checkpoints.is_none() && self.measure_from_ns.is_some_and(|m| t >= m) {
+                checkpoints = Some(run.restart_measurement());
+            }
             let completed_before = run.requests_done;
             match ev {
                 Event::Arrival => {
                     if let Some(r) = lookahead.take() {
                         run.arrive(controller, r)?;
-                        if let Some(next) = source.next().transpose()? {
-                            run.push(next.time_ns.max(run.now_ns), Event::Arrival);
-                            lookahead = Some(next);
+                        match source.next().transpose()? {
+                            Some(next) => {
+                                run.push(next.time_ns.max(run.now_ns), Event::Arrival);
+                                lookahead = Some(next);
+                            }
+                            None => source_done = true,
                         }
                     }
                 }
@@ -282,8 +319,13 @@ impl<'d> Simulation<'d> {
                     run.dispatch(device as usize);
                 }
                 Event::Timer { token } => {
-                    controller.on_timer(run.now_ns, token, &mut run.io);
-                    run.apply();
+                    let finished = source_done && run.requests_done == run.requests_in;
+                    if self.drop_late_timers && finished {
+                        run.now_ns = before_ns; // a dropped timer does not extend the run
+                    } else {
+                        controller.on_timer(run.now_ns, token, &mut run.io);
+                        run.apply();
+                    }
                 }
             }
             // Any event may complete host requests (a device, a timer); closed-loop replay
@@ -293,7 +335,10 @@ impl<'d> Simulation<'d> {
                 for _ in 0..newly {
                     match source.next().transpose()? {
                         Some(r) => run.arrive(controller, r)?,
-                        None => break,
+                        None => {
+                            source_done = true;
+                            break;
+                        }
                     }
                 }
             }
@@ -307,11 +352,13 @@ impl<'d> Simulation<'d> {
         let end_ns = run.now_ns;
         let start_ns = run.first_arrival_ns.unwrap_or(0);
         let stats = std::mem::take(&mut run.stats);
-        let requests_done = run.requests_done;
+        let requests_done = run.requests_done - run.requests_before_measurement;
+        let measured_from_ns = run.measured_from_ns;
         drop(run);
-        self.report(replay, controller, stats, requests_done, start_ns, end_ns)
+        self.report(replay, controller, stats, requests_done, start_ns, end_ns, measured_from_ns, checkpoints)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn report(
         mut self,
         replay: Replay,
@@ -320,7 +367,10 @@ impl<'d> Simulation<'d> {
         requests: u64,
         start_ns: u64,
         end_ns: u64,
+        measured_from_ns: Option<u64>,
+        checkpoints: Option<Vec<DeviceReport>>,
     ) -> Result<SimReport, SimError> {
+        let start_ns = measured_from_ns.unwrap_or(start_ns);
         let span_ns = end_ns.saturating_sub(start_ns);
         let span_s = span_ns as f64 / 1e9;
         let mut devices = Vec::with_capacity(self.stations.len());
@@ -328,15 +378,18 @@ impl<'d> Simulation<'d> {
         for st in &mut self.stations {
             st.note_queue_change(end_ns);
             st.device.finish(end_ns);
-            let device = st.device.report();
+            let mut device = st.device.report();
+            if let Some(c) = checkpoints.as_ref().and_then(|c| c.get(devices.len())) {
+                device = device.since(c);
+            }
             energy_j += device.energy_j;
             devices.push(DeviceRun {
                 device,
                 ops: st.ops_done,
                 read_bytes: st.read_bytes,
                 write_bytes: st.write_bytes,
-                utilisation: ratio(st.busy_ns as f64, end_ns as f64),
-                mean_queue_length: ratio(st.queue_area as f64, end_ns as f64),
+                utilisation: ratio(st.busy_ns as f64, span_ns as f64),
+                mean_queue_length: ratio(st.queue_area as f64, span_ns as f64),
                 max_queue_length: st.max_queue,
                 queue_time: st.wait.summary(),
                 service_time: st.service.summary(),
@@ -358,8 +411,9 @@ impl<'d> Simulation<'d> {
             read_response_time: stats.read.summary(),
             write_response_time: stats.write.summary(),
             energy_j,
-            // Energy is accounted from time 0 (devices are powered from the start).
-            average_power_w: ratio(energy_j, end_ns as f64 / 1e9),
+            // Energy is accounted from time 0 (devices are powered from the start), or
+            // from the measurement's start.
+            average_power_w: ratio(energy_j, (end_ns - measured_from_ns.unwrap_or(0)) as f64 / 1e9),
             devices,
             controller: controller.report(),
         })
@@ -398,9 +452,38 @@ struct Run<'a, 'd> {
     first_arrival_ns: Option<u64>,
     stats: HostStats,
     fcfs: bool,
+    requests_before_measurement: u64,
+    measured_from_ns: Option<u64>,
 }
 
 impl Run<'_, '_> {
+    /// Start measuring now: host and station statistics restart; each device's report
+    /// so far is returned to be subtracted at the end.
+    fn restart_measurement(&mut self) -> Vec<DeviceReport> {
+        let now = self.now_ns;
+        self.stats = HostStats::default();
+        self.requests_before_measurement = self.requests_done;
+        self.measured_from_ns = Some(now);
+        self.stations
+            .iter_mut()
+            .map(|st| {
+                st.note_queue_change(now);
+                if st.in_flight > 0 {
+                    st.busy_since_ns = now;
+                }
+                st.busy_ns = 0;
+                st.queue_area = 0;
+                st.max_queue = st.queue.len();
+                st.ops_done = 0;
+                st.read_bytes = 0;
+                st.write_bytes = 0;
+                st.wait = LatencyHistogram::new();
+                st.service = LatencyHistogram::new();
+                st.device.checkpoint(now)
+            })
+            .collect()
+    }
+
     fn push(&mut self, at_ns: u64, ev: Event) {
         self.event_seq += 1;
         self.events.push(Reverse((at_ns, self.event_seq, ev)));

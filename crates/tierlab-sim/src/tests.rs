@@ -242,3 +242,60 @@ fn progress_is_told_at_each_multiple_of_its_step_and_at_the_end() {
     sim.run(reqs.into_iter(), Replay::Open, &mut Direct::default(), &mut |n| told.push(n)).unwrap();
     assert_eq!(told, vec![10, 20, 30, 35]);
 }
+
+/// Direct, plus a timer every `period_ns` for ever (a controller that ticks periodically).
+struct Ticking {
+    inner: Direct,
+    period_ns: u64,
+    ticks: u64,
+}
+
+impl Controller for Ticking {
+    fn attach(&mut self, devices: &[DeviceInfo]) -> Result<(), SimError> {
+        self.inner.attach(devices)
+    }
+    fn on_request(&mut self, now_ns: u64, host: HostId, index: u64, req: &IoRequest, io: &mut Io) -> Result<(), SimError> {
+        if index == 0 {
+            io.timer(now_ns + self.period_ns, 7);
+        }
+        self.inner.on_request(now_ns, host, index, req, io)
+    }
+    fn on_device_done(&mut self, now_ns: u64, device: usize, token: u64, io: &mut Io) {
+        self.inner.on_device_done(now_ns, device, token, io)
+    }
+    fn on_timer(&mut self, now_ns: u64, _token: u64, io: &mut Io) {
+        self.ticks += 1;
+        io.timer(now_ns + self.period_ns, 7);
+    }
+}
+
+#[test]
+fn a_periodic_controller_ends_with_the_last_request() {
+    let reqs: Vec<_> = (0..10).map(|i| req(i * 10_000_000, i * 4096)).collect();
+    let mut c = Ticking { inner: Direct::default(), period_ns: 1_000_000, ticks: 0 };
+    let mut sim = Simulation::new(SchedulerKind::Fcfs).end_with_last_request();
+    sim.add_device(Box::new(FixedDevice::new(500_000, 1)));
+    let r = sim.run(reqs.into_iter(), Replay::Open, &mut c, &mut |_| {}).unwrap();
+    assert_eq!(r.requests, 10);
+    // Ticks every 1 ms from 1 ms up to the last completion at 90.5 ms, then none.
+    assert_eq!(c.ticks, 90);
+    assert!((r.span_s - 0.0905).abs() < 1e-12);
+}
+
+#[test]
+fn measurement_from_a_warm_up_instant_counts_only_what_follows() {
+    // 100 requests 1 ms apart, 0.5 ms each; measure from 50 ms on.
+    let reqs: Vec<_> = (0..100).map(|i| req(i * 1_000_000, i * 4096)).collect();
+    let mut sim = Simulation::new(SchedulerKind::Fcfs).measure_from(50_000_000);
+    sim.add_device(Box::new(FixedDevice::new(500_000, 1)));
+    let r = sim.run(reqs.into_iter(), Replay::Open, &mut Direct::default(), &mut |_| {}).unwrap();
+    assert_eq!(r.requests, 50);
+    assert_eq!(r.response_time.count, 50);
+    assert_eq!(r.devices[0].ops, 50);
+    // 49.5 ms from 50 ms to the last completion at 99.5 ms; busy half of it.
+    assert!((r.span_s - 0.0495).abs() < 1e-12, "{}", r.span_s);
+    assert!((r.devices[0].utilisation - 50.0 * 0.5 / 49.5).abs() < 1e-9);
+    // The device's counters are differences: 100 served in all, 50 at the checkpoint.
+    assert_eq!(r.devices[0].device.counters["served"], 50.0);
+    assert_eq!(r.devices[0].device.energy_j, 0.0);
+}

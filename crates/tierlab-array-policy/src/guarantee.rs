@@ -1,0 +1,175 @@
+//! The performance guarantee (Hibernator §3.3): the controller measures the array's mean
+//! response time; while it exceeds R_limit the wrapped scheme is switched off and every
+//! disk runs at full speed; once it is back under R_limit the scheme's own plan is
+//! restored. It wraps any scheme (the "+" variants).
+//!
+//! The mean is over the whole run so far (`window_requests = 0`, the default: the
+//! service-level agreement is an average, as in the paper and its source), or over the
+//! last `window_requests` host requests. While the guarantee holds, the wrapped scheme
+//! keeps deciding; its speed and spin-down commands are remembered, not carried out, and
+//! the latest of them are carried out on release. Data moves pass through.
+
+use crate::scheme::{ArraySetup, ArrayView, Command, DiskStatus, Placement, Scheme, SchemeReport};
+use std::collections::VecDeque;
+
+/// A scheme with the performance guarantee.
+pub struct Guarantee<S> {
+    inner: S,
+    r_limit_ns: f64,
+    window_requests: usize,
+    window: VecDeque<u64>,
+    sum_ns: u128,
+    count: u64,
+    forced: bool,
+    forced_since_ns: u64,
+    forced_total_ns: u64,
+    activations: u64,
+    top: usize,
+    desired_level: Vec<usize>,
+    desired_timeout: Vec<Option<u64>>,
+    scratch: Vec<Command>,
+}
+
+impl<S: Scheme> Guarantee<S> {
+    /// `r_limit_s` is the goal; `window_requests` 0 means the mean over the whole run.
+    pub fn new(inner: S, r_limit_s: f64, window_requests: usize) -> Guarantee<S> {
+        Guarantee {
+            inner,
+            r_limit_ns: r_limit_s * 1e9,
+            window_requests,
+            window: VecDeque::new(),
+            sum_ns: 0,
+            count: 0,
+            forced: false,
+            forced_since_ns: 0,
+            forced_total_ns: 0,
+            activations: 0,
+            top: 0,
+            desired_level: Vec::new(),
+            desired_timeout: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    pub fn inner(&self) -> &S {
+        &self.inner
+    }
+
+    /// Whether full speed is being held now.
+    pub fn is_forced(&self) -> bool {
+        self.forced
+    }
+
+    /// Pass the wrapped scheme's commands on, or remember them while forced.
+    fn filter(&mut self, out: &mut Vec<Command>) {
+        for cmd in self.scratch.drain(..) {
+            match cmd {
+                Command::SetSpeed { disk, level } => {
+                    if let Some(d) = self.desired_level.get_mut(disk) {
+                        *d = level;
+                    }
+                    if !self.forced {
+                        out.push(cmd);
+                    }
+                }
+                Command::IdleTimeout { disk, timeout_ns } => {
+                    if let Some(d) = self.desired_timeout.get_mut(disk) {
+                        *d = timeout_ns;
+                    }
+                    if !self.forced {
+                        out.push(cmd);
+                    }
+                }
+                Command::Standby { .. } | Command::Wake { .. } => {
+                    if !self.forced {
+                        out.push(cmd);
+                    }
+                }
+                Command::Reorganise => out.push(cmd),
+            }
+        }
+    }
+
+    fn mean_ns(&self) -> f64 {
+        if self.window_requests == 0 {
+            self.sum_ns as f64 / self.count.max(1) as f64
+        } else {
+            self.sum_ns as f64 / self.window.len().max(1) as f64
+        }
+    }
+}
+
+impl<S: Scheme> Scheme for Guarantee<S> {
+    fn name(&self) -> String {
+        format!("{}+", self.inner.name())
+    }
+    fn start(&mut self, setup: &ArraySetup, out: &mut Vec<Command>) {
+        self.top = setup.top_level();
+        self.desired_level = vec![self.top; setup.disks];
+        self.desired_timeout = vec![None; setup.disks];
+        let mut scratch = std::mem::take(&mut self.scratch);
+        self.inner.start(setup, &mut scratch);
+        self.scratch = scratch;
+        self.filter(out);
+    }
+    fn next_tick_ns(&self) -> Option<u64> {
+        self.inner.next_tick_ns()
+    }
+    fn tick(&mut self, view: &ArrayView, out: &mut Vec<Command>) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        self.inner.tick(view, &mut scratch);
+        self.scratch = scratch;
+        self.filter(out);
+    }
+    fn on_response(&mut self, now_ns: u64, response_ns: u64, status: &[DiskStatus], out: &mut Vec<Command>) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        self.inner.on_response(now_ns, response_ns, status, &mut scratch);
+        self.scratch = scratch;
+        self.filter(out);
+        self.sum_ns += u128::from(response_ns);
+        self.count += 1;
+        if self.window_requests > 0 {
+            self.window.push_back(response_ns);
+            if self.window.len() > self.window_requests {
+                if let Some(old) = self.window.pop_front() {
+                    self.sum_ns -= u128::from(old);
+                }
+            }
+        }
+        let mean = self.mean_ns();
+        if !self.forced && mean > self.r_limit_ns {
+            self.forced = true;
+            self.forced_since_ns = now_ns;
+            self.activations += 1;
+            for disk in 0..self.desired_level.len() {
+                out.push(Command::IdleTimeout { disk, timeout_ns: None });
+                if status.get(disk).is_none_or(|s| s.level != self.top || s.standby) {
+                    out.push(Command::SetSpeed { disk, level: self.top });
+                }
+            }
+        } else if self.forced && mean < self.r_limit_ns {
+            self.forced = false;
+            self.forced_total_ns += now_ns - self.forced_since_ns;
+            for disk in 0..self.desired_level.len() {
+                if self.desired_level[disk] != self.top {
+                    out.push(Command::SetSpeed { disk, level: self.desired_level[disk] });
+                }
+                if self.desired_timeout[disk].is_some() {
+                    out.push(Command::IdleTimeout { disk, timeout_ns: self.desired_timeout[disk] });
+                }
+            }
+        }
+    }
+    fn planned_levels(&self) -> Option<Vec<usize>> {
+        self.inner.planned_levels()
+    }
+    fn placement(&mut self) -> Option<&mut dyn Placement> {
+        self.inner.placement()
+    }
+    fn report(&self) -> SchemeReport {
+        let mut r = self.inner.report();
+        r.guarantee_activations = self.activations;
+        r.guarantee_s = self.forced_total_ns as f64 / 1e9;
+        r
+    }
+}

@@ -1,0 +1,14 @@
+//! The simulator's executor for disk arrays, and array runs as a library.
+//!
+//! [`ArrayController`] carries out an energy scheme (`tierlab-array-policy`) on simulated
+//! disks: it maps requests through the NVRAM cache and the layout (`tierlab-array`'s RAID
+//! geometry, or the scheme's relocation-block placement) to disk operations, executes the
+//! scheme's commands and background moves, and measures per disk what the scheme decides
+//! from. [`run_array`] builds an array of catalog disks and replays a workload on it;
+//! [`compare`] runs schemes × loads and states each scheme's saving against RAID-5.
+
+mod controller;
+mod run;
+
+pub use controller::{ArrayController, ExecutorStats};
+pub use run::{oltp_workload, run_array, ArrayConfig, ArrayRun, DiskModel, DiskRun, StateTotal, DEFAULT_ARRAY_DISK};

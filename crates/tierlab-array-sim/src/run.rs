@@ -1,0 +1,344 @@
+//! One array run: build the disks and the scheme, map the workload onto the array,
+//! replay it, and summarise per disk and for the whole array.
+
+use crate::controller::{ArrayController, ExecutorStats};
+use anyhow::{anyhow, bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use tierlab_array::{Geometry, Nvram, NvramConfig, RaidLevel};
+use tierlab_array_policy::{ArraySetup, SchemeConfig, SchemeReport, SpeedInfo, StandbyInfo, Transition};
+use tierlab_hybrid::{AddressMap, HddChoice, Workload};
+use tierlab_report::LatencySummary;
+use tierlab_sim::{Controller, Device, Replay, SchedulerKind, SimError, SimReport, Simulation};
+use tierlab_types::{IoRequest, GIB, KIB, NS_PER_S};
+
+/// The disk the Hibernator study simulates (its Table 2), the default array disk.
+pub const DEFAULT_ARRAY_DISK: &str = "hibernator-two-speed-36z15";
+
+/// An array and how to run it (everything but the workload and the scheme).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ArrayConfig {
+    pub level: RaidLevel,
+    pub disks: usize,
+    pub stripe_unit_bytes: u64,
+    /// Catalog drive id (every disk is one of these).
+    pub disk: String,
+    /// Its power profile (default: the entry's first).
+    pub power_profile: Option<String>,
+    /// NVRAM write cache in front of the disks, bytes (0: none).
+    pub nvram_bytes: u64,
+    /// Destages in flight at once.
+    pub max_destages: usize,
+    /// Pack the blocks a trace touches densely instead of laying its volumes end to end.
+    pub compact: bool,
+    /// Fold requests beyond the array's end back into it.
+    pub wrap: bool,
+    /// `None`: open loop (trace times); `Some(depth)`: closed loop at that depth.
+    pub closed_depth: Option<u32>,
+    /// Measure from this many seconds of virtual time on (the warm-up before fills the
+    /// NVRAM and gives the schemes their first epoch of statistics).
+    pub warmup_s: Option<f64>,
+    pub scheduler: String,
+}
+
+impl Default for ArrayConfig {
+    /// Hibernator's array: 24 disks of its Table 2 in RAID-5 (64 KiB stripe unit) behind
+    /// 2 GiB of NVRAM, open-loop, FCFS.
+    fn default() -> Self {
+        ArrayConfig {
+            level: RaidLevel::Raid5,
+            disks: 24,
+            stripe_unit_bytes: 64 * KIB,
+            disk: DEFAULT_ARRAY_DISK.into(),
+            power_profile: None,
+            nvram_bytes: 2 * GIB,
+            max_destages: 8,
+            compact: false,
+            wrap: false,
+            closed_depth: None,
+            warmup_s: None,
+            scheduler: "fcfs".into(),
+        }
+    }
+}
+
+/// What the disks of an array are, as a scheme needs to know it.
+#[derive(Clone, Debug)]
+pub struct DiskModel {
+    pub choice: HddChoice,
+    pub capacity_bytes: u64,
+    pub speeds: Vec<SpeedInfo>,
+    pub speed_change: Transition,
+    pub standby: Option<StandbyInfo>,
+    pub average_seek_s: f64,
+}
+
+impl DiskModel {
+    /// The catalog drive `id` with its power profile.
+    pub fn from_catalog(id: &str, profile: Option<&str>) -> Result<DiskModel> {
+        let cat = tierlab_hybrid::catalog(None)?;
+        let entry = cat.hdd(id)?;
+        let spec = match profile {
+            Some(p) => &entry.power_profile(p).ok_or_else(|| anyhow!("drive `{id}` has no power profile `{p}`"))?.spec,
+            None => &entry.default_power().ok_or_else(|| anyhow!("drive `{id}` has no power figures; an array needs them to account energy"))?.spec,
+        };
+        let sheet = tierlab_hybrid::datasheet(entry)?;
+        let levels = spec.speed_levels(entry.rpm);
+        let top_rpm = levels.iter().map(|l| l.rpm).max().unwrap_or(entry.rpm).max(1);
+        let top_rate = sheet.sustained_transfer_mb_s * 1e6;
+        let speeds = levels
+            .iter()
+            .map(|l| SpeedInfo { rpm: l.rpm, active_w: l.active_w, seek_w: l.seek_w, idle_w: l.idle_w, media_bytes_per_s: top_rate * f64::from(l.rpm) / f64::from(top_rpm) })
+            .collect();
+        let speed_change = spec.speeds.as_ref().map_or(Transition { time_s: 0.0, energy_j: 0.0 }, |s| Transition { time_s: s.change.time_s, energy_j: s.change.energy_j });
+        let standby = spec.deepest_standby().and_then(|i| {
+            let l = &spec.standby[i];
+            let (e, v) = (l.enter?, l.leave?);
+            Some(StandbyInfo { power_w: l.power_w, enter: Transition { time_s: e.time_s, energy_j: e.energy_j }, leave: Transition { time_s: v.time_s, energy_j: v.energy_j } })
+        });
+        let choice = HddChoice { device: id.into(), power_profile: profile.map(str::to_string), ..HddChoice::default() };
+        let capacity_bytes = tierlab_hybrid::build_hdd(&choice)?.capacity_bytes();
+        Ok(DiskModel { choice, capacity_bytes, speeds, speed_change, standby, average_seek_s: sheet.seek_average_ms / 1e3 })
+    }
+}
+
+/// Time and energy in one power state, summed over the disks.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StateTotal {
+    pub state: String,
+    pub time_s: f64,
+    pub energy_j: f64,
+}
+
+/// One disk's share of a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DiskRun {
+    pub name: String,
+    pub ops: u64,
+    pub utilisation: f64,
+    pub energy_j: f64,
+    pub speed_changes: u64,
+    pub start_stop_cycles: u64,
+    pub states: Vec<StateTotal>,
+}
+
+/// The outcome of one array run.
+#[derive(Clone, Debug, Serialize)]
+pub struct ArrayRun {
+    pub scheme: String,
+    pub workload: String,
+    pub disks: usize,
+    pub requests: u64,
+    pub span_s: f64,
+    pub throughput_iops: f64,
+    /// Host-level response time (NVRAM hits included).
+    pub response_time: LatencySummary,
+    pub r_limit_ms: f64,
+    /// Mean response time within the goal.
+    pub goal_met: bool,
+    pub energy_j: f64,
+    pub average_power_w: f64,
+    pub energy_by_state: Vec<StateTotal>,
+    pub speed_changes_per_disk_day: f64,
+    pub start_stops_per_disk_day: f64,
+    pub max_speed_changes_per_disk_day: f64,
+    pub scheme_report: SchemeReport,
+    pub executor: ExecutorStats,
+    pub per_disk: Vec<DiskRun>,
+}
+
+/// Replay `workload` on the array `cfg` under `scheme`; `progress` hears completions.
+pub fn run_array(cfg: &ArrayConfig, scheme: &SchemeConfig, workload: &Workload, progress: &mut dyn FnMut(u64)) -> Result<ArrayRun> {
+    scheme.check().map_err(|(k, e)| anyhow!("scheme setting `{k}`: expected {e}"))?;
+    let model = DiskModel::from_catalog(&cfg.disk, cfg.power_profile.as_deref())?;
+    if scheme.kind.needs_speeds() && model.speeds.len() < 2 {
+        bail!("scheme `{}` changes disk speeds, but `{}` has one speed; use a multi-speed disk such as `{DEFAULT_ARRAY_DISK}`", scheme.label(), cfg.disk);
+    }
+    let geometry = Geometry::new(cfg.level, cfg.disks, cfg.stripe_unit_bytes, model.capacity_bytes)?;
+    let scheduler: SchedulerKind = cfg.scheduler.parse().map_err(|e: String| anyhow!("scheduler: {e}"))?;
+    let replay = match cfg.closed_depth {
+        Some(depth) => Replay::Closed { depth },
+        None => Replay::Open,
+    };
+    let setup = ArraySetup {
+        disks: cfg.disks,
+        disk_capacity_bytes: geometry.disk_bytes,
+        speeds: model.speeds.clone(),
+        speed_change: model.speed_change,
+        standby: model.standby,
+        average_seek_s: model.average_seek_s,
+        r_limit_s: scheme.r_limit_ms / 1e3,
+    };
+    let nvram = (cfg.nvram_bytes > 0).then(|| Nvram::new(NvramConfig::new(cfg.nvram_bytes, geometry.stripe_data_bytes().min(geometry.stripe_unit_bytes * 16))));
+    let extra = scheme.extra_disks();
+    let mut controller = ArrayController::new(geometry, scheme.build(), nvram, cfg.max_destages, cfg.wrap).with_extra_disks(extra);
+    controller.start(model.speeds.len() - 1, &setup);
+    let capacity_bytes = controller.capacity_bytes();
+
+    let mut sim = Simulation::new(scheduler).end_with_last_request();
+    if let Some(w) = cfg.warmup_s {
+        sim = sim.measure_from(s_to_ns(w));
+    }
+    for i in 0..cfg.disks + extra {
+        let inner = tierlab_hybrid::build_hdd(&model.choice)?;
+        sim.add_device(Box::new(Named { inner, name: format!("disk{i:03}") }));
+    }
+    let (name, report) = replay_workload(sim, workload, capacity_bytes, cfg, replay, &mut controller, progress)?;
+    Ok(summarise(&controller, report, name, scheme, cfg.disks))
+}
+
+/// A device under another name (disk000, disk001, …).
+struct Named {
+    inner: Box<dyn Device + Send>,
+    name: String,
+}
+
+impl Device for Named {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn capacity_bytes(&self) -> u64 {
+        self.inner.capacity_bytes()
+    }
+    fn max_in_flight(&self) -> usize {
+        self.inner.max_in_flight()
+    }
+    fn service(&mut self, now_ns: u64, op: &tierlab_sim::DeviceOp) -> u64 {
+        self.inner.service(now_ns, op)
+    }
+    fn command(&mut self, now_ns: u64, cmd: tierlab_sim::DeviceCommand) -> u64 {
+        self.inner.command(now_ns, cmd)
+    }
+    fn position_key(&self, offset_bytes: u64) -> u64 {
+        self.inner.position_key(offset_bytes)
+    }
+    fn current_position_key(&self) -> u64 {
+        self.inner.current_position_key()
+    }
+    fn finish(&mut self, end_ns: u64) {
+        self.inner.finish(end_ns)
+    }
+    fn report(&self) -> tierlab_sim::DeviceReport {
+        let mut r = self.inner.report();
+        r.name = self.name.clone();
+        r
+    }
+    fn checkpoint(&mut self, now_ns: u64) -> tierlab_sim::DeviceReport {
+        // A disk's power model accounts idle time lazily; bringing it up to `now_ns` is
+        // what `finish` does, and accounting continues from there.
+        self.inner.finish(now_ns);
+        self.report()
+    }
+}
+
+fn replay_workload(sim: Simulation, workload: &Workload, capacity_bytes: u64, cfg: &ArrayConfig, replay: Replay, c: &mut dyn Controller, progress: &mut dyn FnMut(u64)) -> Result<(String, SimReport)> {
+    match workload {
+        Workload::Trace { path, options } => {
+            let open = || tierlab_trace::open(path, options).with_context(|| format!("cannot read trace {}", path.display()));
+            let map = AddressMap::learn(cfg.compact, cfg.stripe_unit_bytes, open()?)?;
+            if map.capacity_bytes() > capacity_bytes && !cfg.wrap {
+                bail!(
+                    "the trace spans {} bytes, more than the array's {capacity_bytes}: use compact mapping, more or larger disks, or wrap",
+                    map.capacity_bytes()
+                );
+            }
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let requests = open()?.map(move |r| r.map(|q: IoRequest| map.map(q)));
+            Ok((name, sim.run(requests, replay, c, progress).map_err(sim_error)?))
+        }
+        Workload::Synthetic(spec) => {
+            if spec.span_bytes > capacity_bytes && !cfg.wrap {
+                bail!("the workload spans {} bytes, more than the array's {capacity_bytes}", spec.span_bytes);
+            }
+            Ok((spec.name.clone(), sim.run(spec.generate()?, replay, c, progress).map_err(sim_error)?))
+        }
+    }
+}
+
+fn sim_error(e: SimError) -> anyhow::Error {
+    anyhow!(e)
+}
+
+fn summarise(c: &ArrayController, report: SimReport, workload: String, scheme: &SchemeConfig, disks: usize) -> ArrayRun {
+    let mut states: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    let mut per_disk = Vec::with_capacity(report.devices.len());
+    let (mut speed_changes, mut start_stops, mut max_changes) = (0u64, 0u64, 0u64);
+    for d in &report.devices {
+        let count = |k: &str| d.device.counters.get(k).copied().unwrap_or(0.0) as u64;
+        let mut ds = Vec::new();
+        for s in &d.device.states {
+            let e = states.entry(s.state.clone()).or_default();
+            e.0 += s.time_ns as f64 / 1e9;
+            e.1 += s.energy_j;
+            ds.push(StateTotal { state: s.state.clone(), time_s: s.time_ns as f64 / 1e9, energy_j: s.energy_j });
+        }
+        speed_changes += count("speed_changes");
+        start_stops += count("start_stop_cycles");
+        max_changes = max_changes.max(count("speed_changes"));
+        per_disk.push(DiskRun {
+            name: d.device.name.clone(),
+            ops: d.ops,
+            utilisation: d.utilisation,
+            energy_j: d.device.energy_j,
+            speed_changes: count("speed_changes"),
+            start_stop_cycles: count("start_stop_cycles"),
+            states: ds,
+        });
+    }
+    let days = (report.span_s / 86_400.0).max(1e-12);
+    let n = disks.max(1) as f64;
+    let r_limit_ms = scheme.r_limit_ms;
+    ArrayRun {
+        scheme: scheme.label(),
+        workload,
+        disks,
+        requests: report.requests,
+        span_s: report.span_s,
+        throughput_iops: report.throughput_iops,
+        goal_met: report.response_time.mean_ms <= r_limit_ms,
+        response_time: report.response_time,
+        r_limit_ms,
+        energy_j: report.energy_j,
+        average_power_w: report.average_power_w,
+        energy_by_state: states.into_iter().map(|(state, (time_s, energy_j))| StateTotal { state, time_s, energy_j }).collect(),
+        speed_changes_per_disk_day: speed_changes as f64 / n / days,
+        start_stops_per_disk_day: start_stops as f64 / n / days,
+        max_speed_changes_per_disk_day: max_changes as f64 / days,
+        scheme_report: c.scheme().report(),
+        executor: c.stats(),
+        per_disk,
+    }
+}
+
+/// The synthetic OLTP-like array workload: Poisson arrivals at `iops` for `duration_s`,
+/// 8 KiB requests aligned to 8 KiB, two reads for every write, and skew: 90 % of the
+/// accesses go to 10 % of the `span_bytes` (the hot part scattered over the whole span
+/// by Zipf-free hashing is not wanted here: the hot 10 % is one region, which the RAID
+/// layout stripes over every disk).
+///
+/// Why these values: the Hibernator study's OLTP trace (IBM DB2 under a TPC-C-like load)
+/// is not public; its random 8 KiB service time (5.5 ms at 15,000 rpm) is what the
+/// paper's 8.4 ms slow-speed delay implies (`hibernator-notes.md` §1.1.5), TPC-C's I/O is
+/// read-mostly (about two reads per write, an estimate), and an OLTP database's accesses
+/// are skewed (the 90/10 split is an estimate, the same as `tierlab`'s default workload).
+pub fn oltp_workload(span_bytes: u64, iops: f64, duration_s: f64, seed: u64) -> tierlab_workload::WorkloadSpec {
+    use tierlab_workload::{AddressDist, Arrival, SizeDist, WorkloadSpec};
+    WorkloadSpec {
+        name: format!("oltp-{iops}iops"),
+        seed,
+        requests: (iops * duration_s).round().max(1.0) as u64,
+        span_bytes,
+        align_bytes: 8 * KIB,
+        read_fraction: 2.0 / 3.0,
+        address: AddressDist::HotCold { hot_access_fraction: 0.9, hot_space_fraction: 0.1 },
+        size: SizeDist::Fixed { bytes: 8 * KIB },
+        arrival: Arrival::Poisson { iops },
+        volume: 0,
+    }
+}
+
+/// Nanoseconds in `s` seconds.
+pub fn s_to_ns(s: f64) -> u64 {
+    (s * NS_PER_S as f64).round() as u64
+}

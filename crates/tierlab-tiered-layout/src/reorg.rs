@@ -1,0 +1,827 @@
+use std::collections::BTreeSet;
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{LayoutError, Result};
+use crate::layout::{
+    is_rb, new_plan_id, pack, unpack, ActiveReorg, Layout, Location, SlotContent, FORMER_PARITY,
+    FREE, PARITY,
+};
+use crate::tiers::validate_tier_sizes;
+
+/// The join shuffle run in every tier that gains disks (§3.2.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Shuffle {
+    /// RS (Hibernator's): every block on a joining disk exchanges with a uniformly random
+    /// position of the post-join stripe, data or parity, among the positions not already
+    /// settled by an earlier joining disk of that stripe (its own position included: no
+    /// move).
+    Randomized,
+    /// PS: the k-th joining disk (ascending disk order) exchanges its block in stripe `s`
+    /// with the block of the base disk at index `(s + k) mod W_old` (base disks ascending).
+    Permutational,
+    /// SS: the stripe's blocks are sorted (parity first, then data hottest first, then
+    /// free slots) and the sorted sequence is rotated by `s` positions over the tier's
+    /// disks (ascending), i.e. one more position than the previous stripe.
+    Sorted,
+}
+
+/// A disk changing tier in a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiskMove {
+    pub disk: u32,
+    pub from_tier: u32,
+    pub to_tier: u32,
+}
+
+/// One RB copy of a reorganisation step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockMove {
+    pub rb: u64,
+    pub from: Location,
+    pub to: Location,
+}
+
+/// A parity slot to recompute and write: tier `tier`'s stripe at the step's slot, with
+/// its parity on `disk`. The stripe's members are the plan's target disks of `tier`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParityWrite {
+    pub tier: u32,
+    pub disk: u32,
+}
+
+/// Counts for one step (one stripe index across all tiers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepStats {
+    /// RB copies the executor performs (after coalescing).
+    pub rb_moves: u32,
+    /// Parity slots recomputed and written.
+    pub parity_writes: u32,
+    /// RBs that pre-migration concentration alone would move.
+    pub concentration_moves: u32,
+    /// Data and parity positions whose block the join shuffle changed, summed over tiers.
+    pub shuffle_moves: u32,
+    /// RBs that left the slot chosen for the parity of a tier built from scratch.
+    pub parity_displacements: u32,
+    /// RBs moved to another tier because a tier built from scratch had no free slot for
+    /// its parity.
+    pub evictions: u32,
+}
+
+/// Running totals over the steps a plan has produced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanTotals {
+    pub stripes: u64,
+    pub rb_moves: u64,
+    pub parity_writes: u64,
+    pub concentration_moves: u64,
+    pub shuffle_moves: u64,
+    pub parity_displacements: u64,
+    pub evictions: u64,
+    pub max_rb_moves_in_stripe: u32,
+}
+
+impl PlanTotals {
+    fn add(&mut self, s: &StepStats) {
+        self.stripes += 1;
+        self.rb_moves += u64::from(s.rb_moves);
+        self.parity_writes += u64::from(s.parity_writes);
+        self.concentration_moves += u64::from(s.concentration_moves);
+        self.shuffle_moves += u64::from(s.shuffle_moves);
+        self.parity_displacements += u64::from(s.parity_displacements);
+        self.evictions += u64::from(s.evictions);
+        self.max_rb_moves_in_stripe = self.max_rb_moves_in_stripe.max(s.rb_moves);
+    }
+}
+
+/// The work for one stripe index: copy every [`BlockMove`] (read all sources before
+/// writing any destination: moves may form cycles; at most one RB per disk), then write
+/// every [`ParityWrite`], then call [`Layout::apply_step`].
+#[derive(Clone, Debug)]
+pub struct ReorgStep {
+    plan_id: u64,
+    slot: u32,
+    moves: Vec<BlockMove>,
+    parity_writes: Vec<ParityWrite>,
+    intermediate: Vec<u32>,
+    fin: Vec<u32>,
+    stats: StepStats,
+}
+
+impl ReorgStep {
+    pub fn plan_id(&self) -> u64 {
+        self.plan_id
+    }
+    /// The stripe index (slot on every disk) this step reorganises.
+    pub fn slot(&self) -> u32 {
+        self.slot
+    }
+    pub fn moves(&self) -> &[BlockMove] {
+        &self.moves
+    }
+    pub fn parity_writes(&self) -> &[ParityWrite] {
+        &self.parity_writes
+    }
+    pub fn stats(&self) -> StepStats {
+        self.stats
+    }
+    /// What `disk`'s slot would hold after pre-migration concentration alone (before the
+    /// join shuffle and coalescing): for inspection. `None` for an out-of-range disk.
+    pub fn intermediate(&self, disk: u32) -> Option<SlotContent> {
+        self.intermediate
+            .get(disk as usize)
+            .map(|&c| SlotContent::from_code(c))
+    }
+    /// What `disk`'s slot holds once the step is applied. `None` for an out-of-range disk.
+    pub fn after(&self, disk: u32) -> Option<SlotContent> {
+        self.fin
+            .get(disk as usize)
+            .map(|&c| SlotContent::from_code(c))
+    }
+}
+
+/// A large-scale reorganisation from the current tiers to a target tier-size vector,
+/// produced lazily one stripe index at a time by [`ReorgPlan::next_step`].
+#[derive(Debug)]
+pub struct ReorgPlan {
+    id: u64,
+    kind: Shuffle,
+    seed: u64,
+    slots: u32,
+    next_slot: u32,
+    new_tier_of: Vec<u32>,
+    old_tiers: Vec<Vec<u32>>,
+    new_tiers: Vec<Vec<u32>>,
+    /// Per target tier: the disks whose blocks are "old" in the join shuffle.
+    base: Vec<Vec<u32>>,
+    /// Per target tier without staying disks: the old tier its base disks come from.
+    base_source: Vec<Option<u32>>,
+    /// Per target tier: its disk set equals no old tier's (every stripe needs new parity).
+    changed: Vec<bool>,
+    disk_moves: Vec<DiskMove>,
+    totals: PlanTotals,
+}
+
+impl ReorgPlan {
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+    pub fn shuffle(&self) -> Shuffle {
+        self.kind
+    }
+    /// Disks that change tier, ascending.
+    pub fn disk_moves(&self) -> &[DiskMove] {
+        &self.disk_moves
+    }
+    /// The tier-size vector after the plan.
+    pub fn target_sizes(&self) -> Vec<u32> {
+        self.new_tiers.iter().map(|t| t.len() as u32).collect()
+    }
+    /// The disks of `tier` after the plan, ascending.
+    pub fn target_tier_disks(&self, tier: u32) -> Result<&[u32]> {
+        self.new_tiers
+            .get(tier as usize)
+            .map(|v| v.as_slice())
+            .ok_or(LayoutError::TierOutOfRange {
+                tier,
+                tiers: self.new_tiers.len() as u32,
+            })
+    }
+    /// Steps the plan produces in all (0 when no disk changes tier).
+    pub fn steps_total(&self) -> u32 {
+        self.slots
+    }
+    /// Steps produced so far.
+    pub fn steps_produced(&self) -> u32 {
+        self.next_slot
+    }
+    /// Totals over the steps produced so far.
+    pub fn totals(&self) -> PlanTotals {
+        self.totals
+    }
+
+    /// Produces the step for the next stripe index, or `None` when all are produced.
+    /// Steps may be produced ahead of [`Layout::apply_step`] (each reads only its own
+    /// stripe index); they must be applied in the order produced.
+    pub fn next_step(&mut self, layout: &Layout) -> Result<Option<ReorgStep>> {
+        if self.next_slot >= self.slots {
+            return Ok(None);
+        }
+        match &layout.reorg {
+            Some(r) if r.id == self.id => {
+                if r.next_slot > self.next_slot {
+                    return Err(LayoutError::StepOutOfOrder {
+                        got: self.next_slot,
+                        expected: r.next_slot,
+                    });
+                }
+            }
+            Some(r) => {
+                return Err(LayoutError::PlanMismatch {
+                    got: self.id,
+                    expected: r.id,
+                })
+            }
+            None => return Err(LayoutError::NoReorgInProgress),
+        }
+        let step = self.compute(layout, self.next_slot as usize)?;
+        self.next_slot += 1;
+        self.totals.add(&step.stats);
+        Ok(Some(step))
+    }
+
+    fn compute(&self, layout: &Layout, s: usize) -> Result<ReorgStep> {
+        let n = layout.n;
+        let orig: Vec<u32> = layout.inv[s * n..(s + 1) * n].to_vec();
+        let mut conc = orig.clone();
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        rng.set_stream(s as u64);
+        let temp = |c: u32| -> f32 {
+            if is_rb(c) {
+                layout.temp[c as usize]
+            } else {
+                0.0
+            }
+        };
+        let corrupt =
+            |what: &str| LayoutError::Corrupt(format!("reorganisation of stripe {s}: {what}"));
+        let mut scratch = vec![0u8; n];
+        let mut stats = StepStats::default();
+
+        // 1. Pre-migration temperature concentration, per old tier that loses disks.
+        for (a, members) in self.old_tiers.iter().enumerate() {
+            let a32 = a as u32;
+            if members.iter().all(|&d| self.new_tier_of[d as usize] == a32) {
+                continue;
+            }
+            let mut pds = members.iter().filter(|&&d| orig[d as usize] == PARITY);
+            let (Some(&pd), None) = (pds.next(), pds.next()) else {
+                return Err(corrupt("an old tier stripe lacks exactly one parity"));
+            };
+            let stayers: Vec<u32> = members
+                .iter()
+                .copied()
+                .filter(|&d| self.new_tier_of[d as usize] == a32)
+                .collect();
+            let mut pool: Vec<(u32, u32)> = members
+                .iter()
+                .filter(|&&d| d != pd)
+                .map(|&d| (orig[d as usize], d))
+                .collect();
+            if stayers.is_empty() {
+                pool.push((FORMER_PARITY, pd));
+            }
+            let mut taken = vec![false; pool.len()];
+            let mut dests: Vec<u32> = members
+                .iter()
+                .map(|&d| self.new_tier_of[d as usize])
+                .filter(|&b| b != a32)
+                .collect();
+            dests.sort_unstable();
+            dests.dedup();
+            // Hotter destinations (hottest first), then colder ones (coldest first).
+            let (hotter, mut colder): (Vec<u32>, Vec<u32>) = dests.iter().partition(|&&b| b < a32);
+            colder.reverse();
+            let mut bins: Vec<Bin> = Vec::new();
+            for b in hotter.into_iter().chain(colder) {
+                let disks: Vec<u32> = members
+                    .iter()
+                    .copied()
+                    .filter(|&d| self.new_tier_of[d as usize] == b)
+                    .collect();
+                let on = |o: u32| disks.binary_search(&o).is_ok();
+                let hotward = b < a32;
+                let k = disks.len();
+                let quota = if self.base_source[b as usize] == Some(a32) {
+                    k - 1
+                } else {
+                    k
+                };
+                let mut data: Vec<usize> = (0..pool.len())
+                    .filter(|&i| !taken[i] && is_rb(pool[i].0))
+                    .collect();
+                data.sort_by(|&x, &y| {
+                    let ((cx, ox), (cy, oy)) = (pool[x], pool[y]);
+                    let t = temp(cx).total_cmp(&temp(cy));
+                    let t = if hotward { t.reverse() } else { t };
+                    t.then((!on(ox)).cmp(&!on(oy))).then(ox.cmp(&oy))
+                });
+                let mut frees: Vec<usize> = (0..pool.len())
+                    .filter(|&i| !taken[i] && !is_rb(pool[i].0))
+                    .collect();
+                frees.sort_by_key(|&i| (!on(pool[i].1), pool[i].0 != FORMER_PARITY, pool[i].1));
+                let mut chosen: Vec<usize> = data.iter().take(quota).copied().collect();
+                let (mut di, mut fi) = (chosen.len(), 0);
+                while chosen.len() < k {
+                    if fi < frees.len() {
+                        chosen.push(frees[fi]);
+                        fi += 1;
+                    } else if di < data.len() {
+                        chosen.push(data[di]);
+                        di += 1;
+                    } else {
+                        return Err(corrupt("a leaving group found too few slots"));
+                    }
+                }
+                for &i in &chosen {
+                    taken[i] = true;
+                }
+                bins.push((disks, chosen.iter().map(|&i| pool[i]).collect()));
+            }
+            if stayers.is_empty() {
+                if taken.iter().any(|&t| !t) {
+                    return Err(corrupt("a dissolved tier left blocks behind"));
+                }
+            } else {
+                let mut items: Vec<(u32, u32)> = (0..pool.len())
+                    .filter(|&i| !taken[i])
+                    .map(|i| pool[i])
+                    .collect();
+                items.push((PARITY, pd));
+                bins.push((stayers, items));
+            }
+            for (disks, items) in &bins {
+                place(&mut conc, &mut scratch, disks, items, &mut rng)
+                    .map_err(|()| corrupt("a bin's item count differs from its disk count"))?;
+            }
+        }
+        let intermediate: Vec<u32> = conc
+            .iter()
+            .map(|&c| if c == FORMER_PARITY { FREE } else { c })
+            .collect();
+        stats.concentration_moves = (0..n)
+            .filter(|&d| is_rb(conc[d]) && conc[d] != orig[d])
+            .count() as u32;
+
+        // 2. Parity for target tiers built without staying disks.
+        let mut overflow = Vec::new();
+        for (b, members) in self.new_tiers.iter().enumerate() {
+            if members.is_empty() || self.base_source[b].is_none() {
+                continue;
+            }
+            if let Some(&p) = members.iter().find(|&&d| conc[d as usize] == FORMER_PARITY) {
+                conc[p as usize] = PARITY;
+                continue;
+            }
+            // A uniformly random disk takes the parity; its RB, if any, takes a free slot.
+            let x = members[rng.gen_range(0..members.len())] as usize;
+            if conc[x] == FREE {
+                conc[x] = PARITY;
+                continue;
+            }
+            let frees: Vec<u32> = members
+                .iter()
+                .copied()
+                .filter(|&d| conc[d as usize] == FREE)
+                .collect();
+            if frees.is_empty() {
+                overflow.push(b);
+            } else {
+                let f = frees[rng.gen_range(0..frees.len())] as usize;
+                conc[f] = conc[x];
+                conc[x] = PARITY;
+                stats.parity_displacements += 1;
+            }
+        }
+        for c in conc.iter_mut() {
+            if *c == FORMER_PARITY {
+                *c = FREE;
+            }
+        }
+        for b in overflow {
+            let has_free = |e: usize| self.new_tiers[e].iter().any(|&d| conc[d as usize] == FREE);
+            let Some(e) = (0..self.new_tiers.len())
+                .filter(|&e| e != b && has_free(e))
+                .min_by_key(|&e| (e.abs_diff(b), std::cmp::Reverse(e)))
+            else {
+                return Err(corrupt("no tier has a free slot for an evicted block"));
+            };
+            let rbs = self.new_tiers[b]
+                .iter()
+                .copied()
+                .filter(|&d| is_rb(conc[d as usize]));
+            let by_temp = |x: &u32, y: &u32| {
+                let (cx, cy) = (conc[*x as usize], conc[*y as usize]);
+                temp(cx).total_cmp(&temp(cy)).then(cy.cmp(&cx))
+            };
+            // To a colder tier goes the coldest block, to a hotter one the hottest.
+            let victim = if e > b {
+                rbs.min_by(by_temp)
+            } else {
+                rbs.max_by(by_temp)
+            };
+            let Some(victim) = victim else {
+                return Err(corrupt("a tier without free slots holds no block"));
+            };
+            let frees: Vec<u32> = self.new_tiers[e]
+                .iter()
+                .copied()
+                .filter(|&d| conc[d as usize] == FREE)
+                .collect();
+            let target = frees[rng.gen_range(0..frees.len())];
+            conc[target as usize] = conc[victim as usize];
+            conc[victim as usize] = PARITY;
+            stats.evictions += 1;
+        }
+
+        // 3. Join shuffle in every target tier with joining disks.
+        for (b, members) in self.new_tiers.iter().enumerate() {
+            let base = &self.base[b];
+            if members.len() == base.len() || base.is_empty() {
+                continue;
+            }
+            let w = members.len();
+            let pre: Vec<u32> = members.iter().map(|&d| conc[d as usize]).collect();
+            let is_base: Vec<bool> = members
+                .iter()
+                .map(|d| base.binary_search(d).is_ok())
+                .collect();
+            let joiners: Vec<usize> = (0..w).filter(|&i| !is_base[i]).collect();
+            let mut cur = pre.clone();
+            match self.kind {
+                Shuffle::Randomized => {
+                    let mut settled = vec![false; w];
+                    for &j in &joiners {
+                        let open: Vec<usize> = (0..w).filter(|&i| !settled[i]).collect();
+                        let r = open[rng.gen_range(0..open.len())];
+                        cur.swap(j, r);
+                        settled[j] = true;
+                    }
+                }
+                Shuffle::Permutational => {
+                    let bases: Vec<usize> = (0..w).filter(|&i| is_base[i]).collect();
+                    for (k, &j) in joiners.iter().enumerate() {
+                        cur.swap(j, bases[(s + k) % bases.len()]);
+                    }
+                }
+                Shuffle::Sorted => {
+                    let rank = |c: u32| match c {
+                        PARITY => 0u8,
+                        FREE => 2,
+                        _ => 1,
+                    };
+                    let mut order: Vec<usize> = (0..w).collect();
+                    order.sort_by(|&x, &y| {
+                        rank(pre[x])
+                            .cmp(&rank(pre[y]))
+                            .then(temp(pre[y]).total_cmp(&temp(pre[x])))
+                            .then(x.cmp(&y))
+                    });
+                    for (i, &o) in order.iter().enumerate() {
+                        cur[(i + s) % w] = pre[o];
+                    }
+                }
+            }
+            for i in 0..w {
+                if cur[i] != pre[i] && cur[i] != FREE {
+                    stats.shuffle_moves += 1;
+                }
+                conc[members[i] as usize] = cur[i];
+            }
+        }
+
+        // 4. Checks, coalesced moves and parity writes.
+        let fin = conc;
+        let mut before: Vec<u32> = orig.iter().copied().filter(|&c| is_rb(c)).collect();
+        let mut after: Vec<u32> = fin.iter().copied().filter(|&c| is_rb(c)).collect();
+        before.sort_unstable();
+        after.sort_unstable();
+        if before != after {
+            return Err(corrupt("blocks were lost or duplicated"));
+        }
+        let mut moves = Vec::new();
+        for (d, &c) in fin.iter().enumerate() {
+            if is_rb(c) && orig[d] != c {
+                let (od, os) = unpack(layout.fwd[c as usize]);
+                if os != s {
+                    return Err(corrupt("the RB map disagrees with the slot contents"));
+                }
+                moves.push(BlockMove {
+                    rb: u64::from(c),
+                    from: Location {
+                        disk: od as u32,
+                        slot: s as u32,
+                    },
+                    to: Location {
+                        disk: d as u32,
+                        slot: s as u32,
+                    },
+                });
+            }
+        }
+        let mut parity_writes = Vec::new();
+        for (b, members) in self.new_tiers.iter().enumerate() {
+            if members.is_empty() {
+                continue;
+            }
+            let mut ps = members.iter().filter(|&&d| fin[d as usize] == PARITY);
+            let (Some(&p), None) = (ps.next(), ps.next()) else {
+                return Err(corrupt("a target tier stripe lacks exactly one parity"));
+            };
+            let touched = members.iter().any(|&d| fin[d as usize] != orig[d as usize]);
+            if self.changed[b] || touched {
+                parity_writes.push(ParityWrite {
+                    tier: b as u32,
+                    disk: p,
+                });
+            }
+        }
+        stats.rb_moves = moves.len() as u32;
+        stats.parity_writes = parity_writes.len() as u32;
+        Ok(ReorgStep {
+            plan_id: self.id,
+            slot: s as u32,
+            moves,
+            parity_writes,
+            intermediate,
+            fin,
+            stats,
+        })
+    }
+}
+
+/// Target disks of one group and the (slot code, origin disk) items it receives.
+type Bin = (Vec<u32>, Vec<(u32, u32)>);
+
+/// Puts `items` (code, origin disk) onto `disks`: items already on one of the disks stay,
+/// the others fill the remaining disks in random order. A parity item that arrives from
+/// outside goes to a uniformly random disk of the bin; if that disk's item was staying,
+/// the item joins the arrivals instead. `scratch` is all 0 on entry and exit.
+fn place(
+    conc: &mut [u32],
+    scratch: &mut [u8],
+    disks: &[u32],
+    items: &[(u32, u32)],
+    rng: &mut ChaCha8Rng,
+) -> std::result::Result<(), ()> {
+    const IN_BIN: u8 = 1;
+    const KEPT: u8 = 2;
+    for &d in disks {
+        scratch[d as usize] = IN_BIN;
+    }
+    let mut incoming = Vec::new();
+    let mut parity_arrives = false;
+    for &(c, o) in items {
+        if scratch[o as usize] == IN_BIN {
+            conc[o as usize] = c;
+            scratch[o as usize] = KEPT;
+        } else if c == PARITY {
+            parity_arrives = true;
+        } else {
+            incoming.push(c);
+        }
+    }
+    if parity_arrives && !disks.is_empty() {
+        let x = disks[rng.gen_range(0..disks.len())] as usize;
+        if scratch[x] == KEPT {
+            incoming.push(conc[x]);
+        }
+        conc[x] = PARITY;
+        scratch[x] = KEPT;
+    }
+    let mut vacant: Vec<u32> = disks
+        .iter()
+        .copied()
+        .filter(|&d| scratch[d as usize] == IN_BIN)
+        .collect();
+    for &d in disks {
+        scratch[d as usize] = 0;
+    }
+    if vacant.len() != incoming.len() {
+        return Err(());
+    }
+    vacant.shuffle(rng);
+    for (d, c) in vacant.into_iter().zip(incoming) {
+        conc[d as usize] = c;
+    }
+    Ok(())
+}
+
+impl Layout {
+    /// Plans the reorganisation to the tier-size vector `target` (fastest tier first;
+    /// zeros allowed; see [`validate_tier_sizes`]) with the join shuffle `kind` and RNG
+    /// `seed`, and marks it as running. Disk choice: per tier `min(old, new)` disks stay;
+    /// surplus disks are matched to deficit tiers in tier order (the i-th surplus disk
+    /// goes to the i-th deficit place, which minimises the summed tier distance); of a
+    /// tier's leaving disks those bound for hotter tiers are its hottest disks (summed RB
+    /// temperature) and those bound for colder tiers its coldest. When no disk changes
+    /// tier the plan has no steps and nothing is marked as running.
+    pub fn plan_reorg(&mut self, target: &[u32], kind: Shuffle, seed: u64) -> Result<ReorgPlan> {
+        if let Some(r) = &self.reorg {
+            return Err(LayoutError::ReorgInProgress {
+                applied: r.next_slot,
+                slots: self.cfg.slots_per_disk,
+            });
+        }
+        if self.in_flight.is_some() {
+            return Err(LayoutError::MigrationInFlight);
+        }
+        let t_new = validate_tier_sizes(target, self.cfg.n_disks)?;
+        let data_slots = self.cfg.n_disks - t_new;
+        if self.stripe_rbs > data_slots {
+            return Err(LayoutError::StripeCapacity {
+                sizes: target.to_vec(),
+                n_disks: self.cfg.n_disks,
+                data_slots,
+                stripe_rbs: self.stripe_rbs,
+            });
+        }
+        let n = self.n;
+        let len = target.len().max(self.tiers.len());
+        self.tiers.resize(len, Vec::new());
+        self.by_temp.resize_with(len, BTreeSet::new);
+        let old_sizes: Vec<usize> = self.tiers.iter().map(Vec::len).collect();
+        let new_sizes: Vec<usize> = (0..len)
+            .map(|t| target.get(t).map_or(0, |&x| x as usize))
+            .collect();
+        let mut surplus = Vec::new();
+        let mut deficit = Vec::new();
+        for t in 0..len {
+            surplus.extend(std::iter::repeat_n(
+                t,
+                old_sizes[t].saturating_sub(new_sizes[t]),
+            ));
+            deficit.extend(std::iter::repeat_n(
+                t,
+                new_sizes[t].saturating_sub(old_sizes[t]),
+            ));
+        }
+        let mut dests: Vec<Vec<usize>> = vec![Vec::new(); len];
+        for (&a, &b) in surplus.iter().zip(&deficit) {
+            dests[a].push(b);
+        }
+        let dtemp = self.disk_temperatures();
+        let mut new_tier_of = self.tier_of.clone();
+        for (a, ds) in dests.iter().enumerate() {
+            if ds.is_empty() {
+                continue;
+            }
+            let mut disks = self.tiers[a].clone();
+            disks.sort_by(|&x, &y| {
+                dtemp[y as usize]
+                    .total_cmp(&dtemp[x as usize])
+                    .then(x.cmp(&y))
+            });
+            let hotter: Vec<usize> = ds.iter().copied().filter(|&b| b < a).collect();
+            let mut colder: Vec<usize> = ds.iter().copied().filter(|&b| b > a).collect();
+            colder.sort_unstable_by(|x, y| y.cmp(x));
+            for (i, &b) in hotter.iter().enumerate() {
+                new_tier_of[disks[i] as usize] = b as u32;
+            }
+            for (i, &b) in colder.iter().enumerate() {
+                new_tier_of[disks[disks.len() - 1 - i] as usize] = b as u32;
+            }
+        }
+        let mut new_tiers: Vec<Vec<u32>> = vec![Vec::new(); len];
+        for (d, &t) in new_tier_of.iter().enumerate() {
+            new_tiers[t as usize].push(d as u32);
+        }
+        let disk_moves: Vec<DiskMove> = (0..n)
+            .filter(|&d| new_tier_of[d] != self.tier_of[d])
+            .map(|d| DiskMove {
+                disk: d as u32,
+                from_tier: self.tier_of[d],
+                to_tier: new_tier_of[d],
+            })
+            .collect();
+        let id = new_plan_id();
+        let mut base = vec![Vec::new(); len];
+        let mut base_source = vec![None; len];
+        let mut changed = vec![false; len];
+        for (b, members) in new_tiers.iter().enumerate() {
+            if members.is_empty() {
+                continue;
+            }
+            changed[b] = !self.tiers.iter().any(|o| o == members);
+            let stayers: Vec<u32> = members
+                .iter()
+                .copied()
+                .filter(|&d| self.tier_of[d as usize] == b as u32)
+                .collect();
+            if !stayers.is_empty() {
+                base[b] = stayers;
+                continue;
+            }
+            let mut count = vec![0usize; len];
+            for &d in members {
+                count[self.tier_of[d as usize] as usize] += 1;
+            }
+            let src = (0..len)
+                .max_by_key(|&a| (count[a], std::cmp::Reverse(a)))
+                .unwrap_or(0);
+            base[b] = members
+                .iter()
+                .copied()
+                .filter(|&d| self.tier_of[d as usize] == src as u32)
+                .collect();
+            base_source[b] = Some(src as u32);
+        }
+        let slots = if disk_moves.is_empty() {
+            0
+        } else {
+            self.reorg = Some(ActiveReorg {
+                id,
+                new_tier_of: new_tier_of.clone(),
+                new_tiers: new_tiers.clone(),
+                next_slot: 0,
+            });
+            self.cfg.slots_per_disk
+        };
+        Ok(ReorgPlan {
+            id,
+            kind,
+            seed,
+            slots,
+            next_slot: 0,
+            new_tier_of,
+            old_tiers: self.tiers.clone(),
+            new_tiers,
+            base,
+            base_source,
+            changed,
+            disk_moves,
+            totals: PlanTotals::default(),
+        })
+    }
+
+    /// Whether a reorganisation is running, and how many stripes it has applied.
+    pub fn reorg_progress(&self) -> Option<(u32, u32)> {
+        self.reorg
+            .as_ref()
+            .map(|r| (r.next_slot, self.cfg.slots_per_disk))
+    }
+
+    /// Records that `step` is durable: updates both maps. Steps must come from the
+    /// running plan, in order. After the last step the target tiers become the layout's
+    /// tiers and the per-tier temperature order is rebuilt (O(N log N), instead of moving
+    /// every RB of every migrated disk between ordered sets step by step).
+    pub fn apply_step(&mut self, step: &ReorgStep) -> Result<()> {
+        let Some(r) = self.reorg.take() else {
+            return Err(LayoutError::NoReorgInProgress);
+        };
+        let res = self.apply_inner(&r, step);
+        let mut r = r;
+        if res.is_ok() {
+            r.next_slot += 1;
+            if r.next_slot >= self.cfg.slots_per_disk {
+                self.tier_of = r.new_tier_of;
+                self.tiers = r.new_tiers;
+                self.rebuild_temperature_order();
+                return Ok(());
+            }
+        }
+        self.reorg = Some(r);
+        res
+    }
+
+    fn apply_inner(&mut self, r: &ActiveReorg, step: &ReorgStep) -> Result<()> {
+        if step.plan_id != r.id {
+            return Err(LayoutError::PlanMismatch {
+                got: step.plan_id,
+                expected: r.id,
+            });
+        }
+        if step.slot != r.next_slot {
+            return Err(LayoutError::StepOutOfOrder {
+                got: step.slot,
+                expected: r.next_slot,
+            });
+        }
+        let n = self.n;
+        let s = step.slot as usize;
+        if step.fin.len() != n {
+            return Err(LayoutError::Corrupt(
+                "step width differs from the array".into(),
+            ));
+        }
+        let row = &self.inv[s * n..(s + 1) * n];
+        let mut before: Vec<u32> = row.iter().copied().filter(|&c| is_rb(c)).collect();
+        let mut after: Vec<u32> = step.fin.iter().copied().filter(|&c| is_rb(c)).collect();
+        before.sort_unstable();
+        after.sort_unstable();
+        if before != after {
+            return Err(LayoutError::Corrupt(format!(
+                "stripe {s} changed since its step was planned"
+            )));
+        }
+        for (d, &c) in step.fin.iter().enumerate() {
+            if is_rb(c) {
+                self.fwd[c as usize] = pack(d, s);
+            }
+        }
+        self.inv[s * n..(s + 1) * n].copy_from_slice(&step.fin);
+        Ok(())
+    }
+
+    /// Plans and applies a whole reorganisation at once; returns its totals.
+    pub fn run_reorg(&mut self, target: &[u32], kind: Shuffle, seed: u64) -> Result<PlanTotals> {
+        let mut plan = self.plan_reorg(target, kind, seed)?;
+        while let Some(step) = plan.next_step(self)? {
+            self.apply_step(&step)?;
+        }
+        Ok(plan.totals())
+    }
+}
