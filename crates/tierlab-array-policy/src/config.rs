@@ -79,6 +79,8 @@ pub struct SchemeConfig {
     pub r_limit_ms: f64,
     /// Requests the guarantee averages over (0: the whole run).
     pub guarantee_window_requests: usize,
+    /// Requests the guarantee's mean must cover before it acts.
+    pub guarantee_min_requests: u64,
     /// CR's epoch, s.
     pub epoch_s: f64,
     /// TPM's idle timeout, s (default: the break-even time).
@@ -96,6 +98,7 @@ impl Default for SchemeConfig {
             guarantee: false,
             r_limit_ms: 10.0,
             guarantee_window_requests: 0,
+            guarantee_min_requests: crate::guarantee::DEFAULT_MIN_REQUESTS,
             epoch_s: 3600.0,
             tpm_timeout_s: None,
             drpm: DrpmParams::default(),
@@ -168,7 +171,7 @@ impl SchemeConfig {
             SchemeKind::Hibernator => Box::new(Hibernator::new(self.hibernator, self.epoch_s)),
         };
         if self.guarantee {
-            Box::new(Guarantee::new(base, self.r_limit_ms / 1e3, self.guarantee_window_requests))
+            Box::new(Guarantee::new(base, self.r_limit_ms / 1e3, self.guarantee_window_requests).with_min_requests(self.guarantee_min_requests))
         } else {
             base
         }

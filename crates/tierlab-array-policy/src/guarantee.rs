@@ -5,12 +5,20 @@
 //!
 //! The mean is over the whole run so far (`window_requests = 0`, the default: the
 //! service-level agreement is an average, as in the paper and its source), or over the
-//! last `window_requests` host requests. While the guarantee holds, the wrapped scheme
+//! last `window_requests` host requests. The guarantee judges a mean only once it covers
+//! `min_requests` requests (default 5,000): one speed change stalls a disk's requests for
+//! seconds, which would otherwise swing a young average past any goal and make the
+//! guarantee cause the very transitions it reacts to. While the guarantee holds, the wrapped scheme
 //! keeps deciding; its speed and spin-down commands are remembered, not carried out, and
-//! the latest of them are carried out on release. Data moves pass through.
+//! the latest of them are carried out on release. Data moves pass through. When a run
+//! measures from a warm-up instant on, the average restarts there: the warm-up's
+//! response times are not part of the agreement being kept.
 
 use crate::scheme::{ArraySetup, ArrayView, Command, DiskStatus, Placement, Scheme, SchemeReport};
 use std::collections::VecDeque;
+
+/// Requests a mean must cover before the guarantee acts on it.
+pub const DEFAULT_MIN_REQUESTS: u64 = 5_000;
 
 /// A scheme with the performance guarantee.
 pub struct Guarantee<S> {
@@ -28,6 +36,8 @@ pub struct Guarantee<S> {
     desired_level: Vec<usize>,
     desired_timeout: Vec<Option<u64>>,
     scratch: Vec<Command>,
+    restart_at_ns: Option<u64>,
+    min_requests: u64,
 }
 
 impl<S: Scheme> Guarantee<S> {
@@ -48,7 +58,15 @@ impl<S: Scheme> Guarantee<S> {
             desired_level: Vec::new(),
             desired_timeout: Vec::new(),
             scratch: Vec::new(),
+            restart_at_ns: None,
+            min_requests: DEFAULT_MIN_REQUESTS,
         }
+    }
+
+    /// Judge the mean only once it covers this many requests.
+    pub fn with_min_requests(mut self, n: u64) -> Self {
+        self.min_requests = n;
+        self
     }
 
     pub fn inner(&self) -> &S {
@@ -105,6 +123,7 @@ impl<S: Scheme> Scheme for Guarantee<S> {
     }
     fn start(&mut self, setup: &ArraySetup, out: &mut Vec<Command>) {
         self.top = setup.top_level();
+        self.restart_at_ns = setup.measure_from_ns;
         self.desired_level = vec![self.top; setup.disks];
         self.desired_timeout = vec![None; setup.disks];
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -126,6 +145,12 @@ impl<S: Scheme> Scheme for Guarantee<S> {
         self.inner.on_response(now_ns, response_ns, status, &mut scratch);
         self.scratch = scratch;
         self.filter(out);
+        if self.restart_at_ns.is_some_and(|t| now_ns >= t) {
+            self.restart_at_ns = None;
+            self.sum_ns = 0;
+            self.count = 0;
+            self.window.clear();
+        }
         self.sum_ns += u128::from(response_ns);
         self.count += 1;
         if self.window_requests > 0 {
@@ -135,6 +160,10 @@ impl<S: Scheme> Scheme for Guarantee<S> {
                     self.sum_ns -= u128::from(old);
                 }
             }
+        }
+        let seen = if self.window_requests == 0 { self.count } else { self.window.len() as u64 };
+        if seen < self.min_requests {
+            return;
         }
         let mean = self.mean_ns();
         if !self.forced && mean > self.r_limit_ns {

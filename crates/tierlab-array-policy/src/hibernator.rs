@@ -50,12 +50,18 @@ pub struct HibernatorParams {
     pub swap_hysteresis: f64,
     /// Include the reorganisation phase in CR's forecast.
     pub model_reorganisation: bool,
+    /// Stripes a reorganisation copies at once: their blocks on one disk are adjacent,
+    /// so each disk reads and writes them in larger sequential operations (the paper's
+    /// batching through the controller cache). The batch also bounds how long a
+    /// foreground request can wait behind one: 4 stripes of 256 KiB = 1 MiB, 66 ms at
+    /// 3,000 rpm's 16 MB/s.
+    pub reorg_batch_stripes: u32,
     pub seed: u64,
 }
 
 impl Default for HibernatorParams {
     fn default() -> Self {
-        HibernatorParams { rb_bytes: 256 * 1024, temperature_k: 10, temperature_xi: 0.8, shuffle: ShuffleKind::Randomized, swap_hysteresis: 0.1, model_reorganisation: true, seed: 1 }
+        HibernatorParams { rb_bytes: 256 * 1024, temperature_k: 10, temperature_xi: 0.8, shuffle: ShuffleKind::Randomized, swap_hysteresis: 0.1, model_reorganisation: true, reorg_batch_stripes: 4, seed: 1 }
     }
 }
 
@@ -79,7 +85,8 @@ impl ShuffleKind {
 }
 
 enum InFlight {
-    Step(Box<ReorgStep>),
+    /// Consecutive stripes of a reorganisation, applied in order when done.
+    Steps(Vec<ReorgStep>),
     Swap(Migration),
 }
 
@@ -270,32 +277,34 @@ impl Hibernator {
         }
     }
 
-    /// The disk operations of one reorganisation step: copy every block (all reads, then
-    /// all writes), then recompute each rewritten parity from its stripe's data.
-    fn step_move(&self, id: u64, step: &ReorgStep) -> Move {
+    /// The disk operations of consecutive reorganisation steps: copy every block (all
+    /// reads, then all writes) and update each rewritten parity (read, write: the paper's
+    /// six I/Os for a two-block exchange); operations of one disk on adjacent slots are
+    /// merged.
+    fn steps_move(&self, id: u64, steps: &[ReorgStep]) -> Move {
         let rb = self.p.rb_bytes;
-        let mut ops = Vec::new();
-        let mut read_disks = Vec::new();
-        for m in step.moves() {
-            ops.push(MoveOp { at: self.location(m.from.disk, m.from.slot), len_bytes: rb, write: false });
-            read_disks.push(m.from.disk);
-        }
-        for m in step.moves() {
-            ops.push(MoveOp { at: self.location(m.to.disk, m.to.slot), len_bytes: rb, write: true });
-        }
-        if let Some(plan) = &self.plan {
+        let mut reads = Vec::new();
+        let mut writes = Vec::new();
+        for step in steps {
+            let mut read_disks = Vec::new();
+            for m in step.moves() {
+                reads.push(self.location(m.from.disk, m.from.slot));
+                read_disks.push(m.from.disk);
+                writes.push(self.location(m.to.disk, m.to.slot));
+            }
+            // Parity is updated incrementally (old parity XOR the blocks that left and
+            // joined the stripe, which are read anyway): read it, write it back.
             for pw in step.parity_writes() {
-                if let Ok(disks) = plan.target_tier_disks(pw.tier) {
-                    for &d in disks {
-                        if d != pw.disk && !read_disks.contains(&d) {
-                            read_disks.push(d);
-                            ops.push(MoveOp { at: self.location(d, step.slot()), len_bytes: rb, write: false });
-                        }
-                    }
+                let at = self.location(pw.disk, step.slot());
+                if !read_disks.contains(&pw.disk) {
+                    read_disks.push(pw.disk);
+                    reads.push(at);
                 }
-                ops.push(MoveOp { at: self.location(pw.disk, step.slot()), len_bytes: rb, write: true });
+                writes.push(at);
             }
         }
+        let mut ops = merge_adjacent(reads, rb, false);
+        ops.extend(merge_adjacent(writes, rb, true));
         Move { id, ops }
     }
 
@@ -426,20 +435,26 @@ impl Placement for Hibernator {
         let id = self.next_id;
         if let Some(plan) = self.plan.as_mut() {
             let layout = self.layout.as_ref()?;
-            match plan.next_step(layout) {
-                Ok(Some(step)) => {
-                    self.next_id += 1;
+            let mut steps = Vec::new();
+            while steps.len() < self.p.reorg_batch_stripes.max(1) as usize {
+                match plan.next_step(layout) {
+                    Ok(Some(step)) => steps.push(step),
+                    Ok(None) | Err(_) => break,
+                }
+            }
+            if steps.is_empty() {
+                self.plan = None;
+                self.stats.reorganisation_s += now_ns.saturating_sub(self.plan_started_ns) as f64 / 1e9;
+            } else {
+                self.next_id += 1;
+                for step in &steps {
                     self.stats.stripes_reorganised += 1;
                     self.stats.rb_copies += u64::from(step.stats().rb_moves);
                     self.stats.parity_writes += u64::from(step.stats().parity_writes);
-                    let mv = self.step_move(id, &step);
-                    self.in_flight = Some((id, InFlight::Step(Box::new(step))));
-                    return Some(mv);
                 }
-                Ok(None) | Err(_) => {
-                    self.plan = None;
-                    self.stats.reorganisation_s += now_ns.saturating_sub(self.plan_started_ns) as f64 / 1e9;
-                }
+                let mv = self.steps_move(id, &steps);
+                self.in_flight = Some((id, InFlight::Steps(steps)));
+                return Some(mv);
             }
         }
         let layout = self.layout.as_mut()?;
@@ -459,14 +474,14 @@ impl Placement for Hibernator {
         }
         let Some(layout) = self.layout.as_mut() else { return };
         match what {
-            InFlight::Step(step) => {
-                if layout.apply_step(&step).is_err() && self.notes.len() < 8 {
-                    self.notes.push("a reorganisation step could not be applied; the plan was dropped".into());
-                }
-                if layout.reorg_progress().is_none() {
-                    if self.plan.take().is_some() {
-                        self.stats.reorganisation_s += now_ns.saturating_sub(self.plan_started_ns) as f64 / 1e9;
+            InFlight::Steps(steps) => {
+                for step in &steps {
+                    if layout.apply_step(step).is_err() && self.notes.len() < 8 {
+                        self.notes.push("a reorganisation step could not be applied; the plan was dropped".into());
                     }
+                }
+                if layout.reorg_progress().is_none() && self.plan.take().is_some() {
+                    self.stats.reorganisation_s += now_ns.saturating_sub(self.plan_started_ns) as f64 / 1e9;
                 }
             }
             InFlight::Swap(m) => {
@@ -478,4 +493,18 @@ impl Placement for Hibernator {
     fn report(&self) -> serde_json::Value {
         serde_json::to_value(&self.stats).unwrap_or(serde_json::Value::Null)
     }
+}
+
+/// One operation per run of adjacent `rb`-sized places on a disk.
+fn merge_adjacent(mut places: Vec<Location>, rb: u64, write: bool) -> Vec<MoveOp> {
+    places.sort_by_key(|l| (l.disk, l.offset_bytes));
+    places.dedup();
+    let mut ops: Vec<MoveOp> = Vec::new();
+    for at in places {
+        match ops.last_mut() {
+            Some(last) if last.at.disk == at.disk && last.at.offset_bytes + last.len_bytes == at.offset_bytes => last.len_bytes += rb,
+            _ => ops.push(MoveOp { at, len_bytes: rb, write }),
+        }
+    }
+    ops
 }

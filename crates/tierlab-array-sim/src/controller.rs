@@ -14,6 +14,8 @@ use tierlab_types::{IoRequest, Op};
 
 const TICK_TOKEN: u64 = 0;
 const DESTAGE_TOKEN: u64 = 1;
+/// Service longer than this included a spin-up or speed change.
+const DELAYED_SERVICE_NS: u64 = 1_000_000_000;
 /// Background moves in flight at once.
 const MAX_MOVES: usize = 4;
 
@@ -119,7 +121,6 @@ pub struct ArrayController {
     last_done_ns: Vec<u64>,
     last_activity_ns: Vec<u64>,
     idle_timeout_ns: Vec<Option<u64>>,
-    disturbed: Vec<bool>,
     throttled: VecDeque<(HostId, u64, u64, u64)>,
     /// Per disk: background operations waiting for the disk to have nothing else to do.
     background: Vec<VecDeque<(u32, DiskIo)>>,
@@ -154,7 +155,6 @@ impl ArrayController {
             last_done_ns: vec![0; n],
             last_activity_ns: vec![0; n],
             idle_timeout_ns: vec![None; n],
-            disturbed: vec![false; n],
             throttled: VecDeque::new(),
             background: vec![VecDeque::new(); n],
             background_busy: vec![false; n],
@@ -177,7 +177,6 @@ impl ArrayController {
         self.last_done_ns.resize(n, 0);
         self.last_activity_ns.resize(n, 0);
         self.idle_timeout_ns.resize(n, None);
-        self.disturbed.resize(n, false);
         self.background.resize(n, VecDeque::new());
         self.background_busy.resize(n, false);
         self
@@ -224,14 +223,12 @@ impl ArrayController {
                     }
                     st.level = level;
                     st.standby = false;
-                    self.disturbed[disk] = true;
                     self.stats.speed_commands += 1;
                     io.command(disk, DeviceCommand::SetSpeedLevel(level));
                 }
                 Command::Standby { disk } => {
                     let Some(st) = self.status.get_mut(disk) else { continue };
                     st.standby = true;
-                    self.disturbed[disk] = true;
                     self.stats.standby_commands += 1;
                     io.command(disk, DeviceCommand::Standby);
                 }
@@ -265,11 +262,6 @@ impl ArrayController {
 
     fn submit(&mut self, now_ns: u64, job: u32, d: DiskIo, background: bool, io: &mut Io) {
         let disk = d.disk as usize;
-        if let Some(t) = self.idle_timeout_ns[disk] {
-            if self.status[disk].queued == 0 && now_ns.saturating_sub(self.last_activity_ns[disk]) > t {
-                self.disturbed[disk] = true; // it spun down meanwhile: this op waits for the spin-up
-            }
-        }
         self.status[disk].queued += 1;
         let token = u64::from(self.ops.insert(OpRec { job, submitted_ns: now_ns, bytes: d.len_bytes, background })) + 2;
         io.submit(disk, DeviceOp { op: d.op, offset_bytes: d.offset_bytes, len_bytes: d.len_bytes, fua: false }, token);
@@ -461,7 +453,7 @@ impl ArrayController {
     /// Start the scheme's background moves (at most `MAX_MOVES` at once); their
     /// operations wait in the per-disk background queues.
     fn start_moves(&mut self, now_ns: u64, io: &mut Io) {
-        if !self.placed {
+        if !self.placed || io.requests_finished() {
             return;
         }
         while self.moves_in_flight < MAX_MOVES {
@@ -551,7 +543,7 @@ impl Controller for ArrayController {
             }
             Op::Write => {
                 self.stats.host_writes += 1;
-                match &mut self.nvram {
+                match self.nvram.as_mut().filter(|n| n.can_hold(len_bytes)) {
                     Some(n) => {
                         if self.throttled.is_empty() && n.write(now_ns, offset_bytes, len_bytes) {
                             self.complete_host(now_ns, host, now_ns, io);
@@ -561,6 +553,11 @@ impl Controller for ArrayController {
                         self.destage(now_ns, io);
                     }
                     None => {
+                        // No NVRAM, or a write larger than half of it: straight to the
+                        // disks, and any cached copy of its blocks is dropped.
+                        if let Some(n) = &mut self.nvram {
+                            n.invalidate(offset_bytes, len_bytes);
+                        }
                         self.record_access(now_ns, Op::Write, offset_bytes, len_bytes);
                         let (mut reads, mut writes) = (Vec::new(), Vec::new());
                         self.plan_io(Op::Write, offset_bytes, len_bytes, &mut reads, &mut writes).map_err(|e| SimError::Config(format!("request {index}: {e}")))?;
@@ -579,8 +576,13 @@ impl Controller for ArrayController {
         let start = rec.submitted_ns.max(self.last_done_ns[disk]);
         let service_s = (now_ns - start) as f64 / 1e9;
         let response_s = (now_ns - rec.submitted_ns) as f64 / 1e9;
-        let delayed = std::mem::take(&mut self.disturbed[disk]);
-        for c in [&mut self.since_tick[disk], &mut self.totals[disk]] {
+        // An operation that waited for a spin-up or a speed change (seconds) does not
+        // describe the disk at speed: no disk operation takes a second otherwise.
+        let delayed = now_ns - start > DELAYED_SERVICE_NS;
+        // A scheme forecasts from the foreground work: background moves are its own,
+        // and temporary.
+        let counters: &mut [&mut DiskCounters] = if rec.background { &mut [&mut self.totals[disk]] } else { &mut [&mut self.since_tick[disk], &mut self.totals[disk]] };
+        for c in counters.iter_mut() {
             c.ops += 1;
             c.bytes += rec.bytes;
             c.response_s += response_s;

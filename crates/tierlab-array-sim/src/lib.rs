@@ -7,8 +7,10 @@
 //! from. [`run_array`] builds an array of catalog disks and replays a workload on it;
 //! [`compare`] runs schemes × loads and states each scheme's saving against RAID-5.
 
+mod compare;
 mod controller;
 mod run;
 
+pub use compare::{compare, CompareRow, Load};
 pub use controller::{ArrayController, ExecutorStats};
-pub use run::{oltp_workload, run_array, ArrayConfig, ArrayRun, DiskModel, DiskRun, StateTotal, DEFAULT_ARRAY_DISK};
+pub use run::{common_span_bytes, oltp_workload, oltp_workload_with, run_array, OltpSkew, ArrayConfig, ArrayRun, DiskModel, DiskRun, StateTotal, DEFAULT_ARRAY_DISK};

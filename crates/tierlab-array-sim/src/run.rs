@@ -169,6 +169,7 @@ pub fn run_array(cfg: &ArrayConfig, scheme: &SchemeConfig, workload: &Workload, 
         standby: model.standby,
         average_seek_s: model.average_seek_s,
         r_limit_s: scheme.r_limit_ms / 1e3,
+        measure_from_ns: cfg.warmup_s.map(s_to_ns),
     };
     let nvram = (cfg.nvram_bytes > 0).then(|| Nvram::new(NvramConfig::new(cfg.nvram_bytes, geometry.stripe_data_bytes().min(geometry.stripe_unit_bytes * 16))));
     let extra = scheme.extra_disks();
@@ -311,11 +312,20 @@ fn summarise(c: &ArrayController, report: SimReport, workload: String, scheme: &
     }
 }
 
+/// The address span a workload may cover so that every scheme's layout holds it on
+/// `cfg`'s array: two disks' worth less than the disks hold (RAID-5 gives one to parity;
+/// Hibernator keeps room for one parity per tier, two tiers on a two-speed disk), each
+/// disk counted in whole MiB (relocation blocks are 256 KiB).
+pub fn common_span_bytes(cfg: &ArrayConfig) -> Result<u64> {
+    let disk = DiskModel::from_catalog(&cfg.disk, cfg.power_profile.as_deref())?;
+    let per_disk = disk.capacity_bytes / tierlab_types::MIB * tierlab_types::MIB;
+    Ok(cfg.disks.saturating_sub(disk.speeds.len().max(2)) as u64 * per_disk)
+}
+
 /// The synthetic OLTP-like array workload: Poisson arrivals at `iops` for `duration_s`,
 /// 8 KiB requests aligned to 8 KiB, two reads for every write, and skew: 90 % of the
-/// accesses go to 10 % of the `span_bytes` (the hot part scattered over the whole span
-/// by Zipf-free hashing is not wanted here: the hot 10 % is one region, which the RAID
-/// layout stripes over every disk).
+/// accesses go to the first 10 % of `span_bytes` (one region, which the RAID layout
+/// stripes over every disk).
 ///
 /// Why these values: the Hibernator study's OLTP trace (IBM DB2 under a TPC-C-like load)
 /// is not public; its random 8 KiB service time (5.5 ms at 15,000 rpm) is what the
@@ -323,6 +333,22 @@ fn summarise(c: &ArrayController, report: SimReport, workload: String, scheme: &
 /// read-mostly (about two reads per write, an estimate), and an OLTP database's accesses
 /// are skewed (the 90/10 split is an estimate, the same as `tierlab`'s default workload).
 pub fn oltp_workload(span_bytes: u64, iops: f64, duration_s: f64, seed: u64) -> tierlab_workload::WorkloadSpec {
+    oltp_workload_with(span_bytes, iops, duration_s, seed, OltpSkew::HotCold)
+}
+
+/// How the OLTP-like workload's accesses are skewed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OltpSkew {
+    /// 90 % of accesses to the first 10 % of the span, uniform within each part.
+    HotCold,
+    /// Zipf (θ = 1) over 8 KiB pages in address order: popular pages sit together, as a
+    /// database's hot tables and indexes do.
+    Zipf,
+}
+
+/// [`oltp_workload`] with a choice of skew.
+pub fn oltp_workload_with(span_bytes: u64, iops: f64, duration_s: f64, seed: u64, skew: OltpSkew) -> tierlab_workload::WorkloadSpec {
     use tierlab_workload::{AddressDist, Arrival, SizeDist, WorkloadSpec};
     WorkloadSpec {
         name: format!("oltp-{iops}iops"),
@@ -331,7 +357,10 @@ pub fn oltp_workload(span_bytes: u64, iops: f64, duration_s: f64, seed: u64) -> 
         span_bytes,
         align_bytes: 8 * KIB,
         read_fraction: 2.0 / 3.0,
-        address: AddressDist::HotCold { hot_access_fraction: 0.9, hot_space_fraction: 0.1 },
+        address: match skew {
+            OltpSkew::HotCold => AddressDist::HotCold { hot_access_fraction: 0.9, hot_space_fraction: 0.1 },
+            OltpSkew::Zipf => AddressDist::Zipf { theta: 1.0, scramble: false },
+        },
         size: SizeDist::Fixed { bytes: 8 * KIB },
         arrival: Arrival::Poisson { iops },
         volume: 0,

@@ -125,13 +125,13 @@ impl Geometry {
         if disks < level.min_disks() {
             return Err(ArrayError::TooFewDisks { level, disks, min: level.min_disks() });
         }
-        if level == RaidLevel::Raid10 && disks % 2 != 0 {
+        if level == RaidLevel::Raid10 && !disks.is_multiple_of(2) {
             return Err(ArrayError::OddMirror { disks });
         }
         if disks > u32::MAX as usize / 2 {
             return Err(ArrayError::Invalid { field: "disks", expected: "at most 2^31 disks".into(), found: disks.to_string() });
         }
-        if stripe_unit_bytes == 0 || stripe_unit_bytes % SECTOR_BYTES != 0 {
+        if stripe_unit_bytes == 0 || !stripe_unit_bytes.is_multiple_of(SECTOR_BYTES) {
             return Err(ArrayError::Invalid {
                 field: "stripe_unit_bytes",
                 expected: format!("a positive whole number of {SECTOR_BYTES}-byte sectors"),

@@ -140,6 +140,27 @@ impl Nvram {
         offset_bytes / b..(offset_bytes + len_bytes).div_ceil(b)
     }
 
+    /// Whether a write of `len_bytes` may go through the cache: at most half of it, so
+    /// that one write can never wait for room that cannot be made.
+    pub fn can_hold(&self, len_bytes: u64) -> bool {
+        len_bytes.div_ceil(self.cfg.block_bytes) < self.capacity_blocks / 2
+    }
+
+    /// Drop the cached copies of `[offset, offset + len)` that are clean (a write that
+    /// bypasses the cache makes them stale); dirty ones stay and are destaged later.
+    pub fn invalidate(&mut self, offset_bytes: u64, len_bytes: u64) {
+        for b in self.blocks(offset_bytes, len_bytes) {
+            if let Some(&i) = self.map.get(&b) {
+                let s = self.slots[i as usize];
+                if !s.dirty && !s.destaging {
+                    self.unlink(i);
+                    self.map.remove(&b);
+                    self.free.push(i);
+                }
+            }
+        }
+    }
+
     /// A read: `true` (a hit, counted) when every block is cached.
     pub fn read(&mut self, offset_bytes: u64, len_bytes: u64) -> bool {
         let range = self.blocks(offset_bytes, len_bytes);

@@ -62,3 +62,21 @@ impl TraceInput {
     }
 }
 
+
+/// `512`, `4K`, `64KiB`, `1M`, `2G`: bytes.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let n: u64 = num.parse().map_err(|_| format!("expected a size such as 65536, 64K or 2G, found `{s}`"))?;
+    let mult: u64 = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        "T" | "TB" | "TIB" => 1 << 40,
+        u => return Err(format!("unknown unit `{u}` in `{s}` (expected K, M, G or T)")),
+    };
+    n.checked_mul(mult).ok_or_else(|| format!("`{s}` is too large"))
+}
+

@@ -162,19 +162,7 @@ pub struct FsckArgs {
 
 /// `512`, `4K`, `256KiB`, `1M`, `4G`: bytes.
 fn parse_bytes(s: &str, flag: &str) -> Result<u64> {
-    let t = s.trim();
-    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(digits);
-    let n: u64 = num.parse().map_err(|_| anyhow!("--{flag}: expected a size such as 4096, 256K or 1G, found `{s}`"))?;
-    let mult = match unit.trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 1,
-        "K" | "KB" | "KIB" => 1 << 10,
-        "M" | "MB" | "MIB" => 1 << 20,
-        "G" | "GB" | "GIB" => 1 << 30,
-        "T" | "TB" | "TIB" => 1 << 40,
-        u => return Err(anyhow!("--{flag}: unknown unit `{u}` in `{s}` (expected K, M, G or T)")),
-    };
-    n.checked_mul(mult).ok_or_else(|| anyhow!("--{flag}: `{s}` is too large"))
+    crate::args::parse_bytes(s).map_err(|e| anyhow!("--{flag}: {e}"))
 }
 
 impl DriveSettings {

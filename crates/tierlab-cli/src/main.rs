@@ -1,6 +1,8 @@
 //! `tierlab`: evaluate storage built from unlike devices — performance, energy, wear, cost.
 
 mod args;
+mod cmd_array;
+mod html_array;
 mod devices;
 mod html;
 mod hybrid;
@@ -39,6 +41,10 @@ enum Command {
     /// tiering and caching over sweeps of SSD share, PT and ES) and report performance,
     /// energy, endurance and cost over α runs, as a table, JSON, CSV or HTML.
     Compare(Box<cmd_compare::CompareArgs>),
+    /// Disk arrays under energy-management schemes (RAID-5, TPM, DRPM, CR, PDC, MAID,
+    /// Hibernator): simulate one, or compare schemes across loads or response-time goals.
+    #[command(subcommand)]
+    Array(cmd_array::ArrayCommand),
     /// Replay a trace or synthetic workload against a device and report latency, throughput,
     /// energy and wear. With no arguments: the bundled default workload on the default HDD.
     Simulate(cmd_simulate::SimulateArgs),
@@ -73,6 +79,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Compare(a) => cmd_compare::run(*a),
+        Command::Array(c) => cmd_array::run(c),
         Command::Simulate(a) => cmd_simulate::run(a),
         Command::Ssd(c) => cmd_ssd::run(c),
         Command::Trace(c) => cmd_trace::run(c),

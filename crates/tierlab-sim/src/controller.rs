@@ -22,9 +22,15 @@ pub enum Action {
 #[derive(Default)]
 pub struct Io {
     pub(crate) actions: Vec<Action>,
+    pub(crate) finished: bool,
 }
 
 impl Io {
+    /// Every request has arrived and completed: a controller should start no new
+    /// background work (the run ends once what is in service completes).
+    pub fn requests_finished(&self) -> bool {
+        self.finished
+    }
     /// Queue `op` on `device`; `token` comes back in `on_device_done`.
     pub fn submit(&mut self, device: usize, op: DeviceOp, token: u64) {
         self.actions.push(Action::Submit { device, op, token });

@@ -276,13 +276,10 @@ impl<'d> Simulation<'d> {
                 }
             }
             Replay::Closed { depth } => {
-                for _ in 0..depth {
+                while !source_done && run.requests_in - run.requests_done < u64::from(depth) {
                     match source.next().transpose()? {
                         Some(r) => run.arrive(controller, r)?,
-                        None => {
-                            source_done = true;
-                            break;
-                        }
+                        None => source_done = true,
                     }
                 }
             }
@@ -300,6 +297,7 @@ impl<'d> Simulation<'d> {
                 checkpoints = Some(run.restart_measurement());
             }
             let completed_before = run.requests_done;
+            run.io.finished = source_done && run.requests_done == run.requests_in;
             match ev {
                 Event::Arrival => {
                     if let Some(r) = lookahead.take() {
@@ -330,15 +328,14 @@ impl<'d> Simulation<'d> {
             }
             // Any event may complete host requests (a device, a timer); closed-loop replay
             // issues one new request for each.
-            let newly = run.requests_done - completed_before;
-            if let Replay::Closed { .. } = replay {
-                for _ in 0..newly {
+            // Closed loop: top the outstanding requests back up to the depth (a
+            // controller may complete a request within its arrival, e.g. from a cache).
+            if let Replay::Closed { depth } = replay {
+                let _ = completed_before;
+                while !source_done && run.requests_in - run.requests_done < u64::from(depth) {
                     match source.next().transpose()? {
                         Some(r) => run.arrive(controller, r)?,
-                        None => {
-                            source_done = true;
-                            break;
-                        }
+                        None => source_done = true,
                     }
                 }
             }

@@ -162,7 +162,9 @@ pub enum PlanError {
     },
 
     /// [`plan_tiers`](crate::plan_tiers): a forecast for a non-empty tier is out of range.
-    #[error("predictor, tier {tier} for sizes {sizes:?}: `{field}` is {value}; expected {expected}")]
+    #[error(
+        "predictor, tier {tier} for sizes {sizes:?}: `{field}` is {value}; expected {expected}"
+    )]
     InvalidTierForecast {
         /// The candidate tier sizes passed to the predictor.
         sizes: Vec<usize>,

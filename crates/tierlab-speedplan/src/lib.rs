@@ -58,6 +58,37 @@
 //! and 2 speeds, 325 for 3), asks a caller-supplied predictor for each tier's per-disk
 //! load under that layout, and evaluates it with the same equations.
 //!
+//! # Example
+//!
+//! ```
+//! use tierlab_speedplan::{plan_speeds, DiskForecast, EpochParams, SpeedOption};
+//!
+//! // A two-speed disk (3,000 / 15,000 rpm); service moments of its workload per speed.
+//! let options = |slow_mean_s: f64, fast_mean_s: f64| {
+//!     vec![
+//!         SpeedOption { level: 0, rpm: 3_000, active_w: 6.1, idle_w: 2.8,
+//!                       service_mean_s: slow_mean_s, service_var_s2: 40e-6 },
+//!         SpeedOption { level: 1, rpm: 15_000, active_w: 13.5, idle_w: 10.2,
+//!                       service_mean_s: fast_mean_s, service_var_s2: 4e-6 },
+//!     ]
+//! };
+//! // A busy disk and two quiet ones, all spinning fast now.
+//! let disks = vec![
+//!     DiskForecast { arrival_rate_per_s: 50.0, current_level: 1, options: options(0.0139, 0.0055) },
+//!     DiskForecast { arrival_rate_per_s: 1.0, current_level: 1, options: options(0.0139, 0.0055) },
+//!     DiskForecast { arrival_rate_per_s: 1.0, current_level: 1, options: options(0.0139, 0.0055) },
+//! ];
+//! let p = EpochParams { epoch_s: 3600.0, transition_s: 12.4, transition_energy_j: 152.0,
+//!                       r_limit_s: 0.010 };
+//! let plan = plan_speeds(&disks, &p)?;
+//! assert!(plan.feasible);
+//! // Slowing a quiet disk costs its requests ~37 ms each for this epoch, which the busy
+//! // disk's 6.7 ms average absorbs; slowing the busy one would not fit.
+//! assert_eq!(plan.levels, vec![1, 0, 0]);
+//! assert!(plan.mean_response_s <= 0.010);
+//! # Ok::<(), tierlab_speedplan::PlanError>(())
+//! ```
+//!
 //! Nothing here panics on bad input (NaN, infinities, empty or mismatched vectors):
 //! the planners return [`PlanError`]; the pure functions return ∞/NaN as documented.
 
@@ -68,10 +99,9 @@ mod tiers;
 
 pub use error::PlanError;
 pub use model::{
-    epoch_energy_j, epoch_response_s, epoch_response_with_reorg_s, evaluate_level,
-    mg1_response_s, reorg_phase_s, reorg_response_s, transition_power_w,
-    transition_response_s, utilisation, DiskForecast, EpochParams, LevelCost, SpeedOption,
-    MAX_LEVELS,
+    epoch_energy_j, epoch_response_s, epoch_response_with_reorg_s, evaluate_level, mg1_response_s,
+    reorg_phase_s, reorg_response_s, transition_power_w, transition_response_s, utilisation,
+    DiskForecast, EpochParams, LevelCost, SpeedOption, MAX_LEVELS,
 };
 pub use solver::{
     plan_speeds, plan_speeds_with, Plan, SolveMethod, SolverConfig, SolverStats,

@@ -344,7 +344,11 @@ pub(crate) fn saturated_energy_j(
     let t_i = if changes { p.transition_s } else { 0.0 };
     let rho = utilisation(arrival_rate_per_s, option.service_mean_s);
     let max_rho = (p.epoch_s - t_i) / p.epoch_s;
-    let rho = if rho.is_nan() { max_rho } else { rho.min(max_rho) };
+    let rho = if rho.is_nan() {
+        max_rho
+    } else {
+        rho.min(max_rho)
+    };
     epoch_energy_j(
         p.epoch_s,
         rho,

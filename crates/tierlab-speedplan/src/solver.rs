@@ -2,24 +2,39 @@
 //!
 //! Each disk picks one speed; speed j of disk i costs E_ij joules and adds
 //! W_ij = α_i R_ij to the response budget B = R_limit Σ α. That is a multiple-choice
-//! knapsack. It is solved in two exact phases over *groups* of disks that have bitwise
-//! identical per-speed costs (and the same current speed), so that a group of g disks
-//! contributes its compositions "k_j of them at speed j" rather than s^g products:
+//! knapsack. It is solved exactly over *groups* of disks that have bitwise identical
+//! per-speed costs (and the same current speed), so that a group of g disks contributes
+//! its compositions "k_j of them at speed j" rather than s^g products. Each group's
+//! compositions are first reduced to their own (energy, W) Pareto set. A family of
+//! identical disks with more than [`SolverConfig::max_group_compositions`] compositions
+//! is split into chunks of consecutive disks; phase 2 then only considers *canonical*
+//! assignments (speeds non-increasing along the family's disk indices), which lose
+//! nothing: permuting identical disks changes neither energy nor response, and the
+//! canonical order is the tie-break's favourite.
 //!
-//! 1. **Minimum energy E\***: dynamic programming over groups keeping the Pareto frontier
-//!    of (energy, W) with exact dominance pruning, plus bound pruning (a state whose
-//!    cheapest completion already exceeds B, or whose energy lower bound exceeds a
-//!    feasible greedy solution, is dropped). If the frontier ever exceeds
-//!    [`SolverConfig::max_frontier`], a depth-first branch and bound over the same
-//!    groups computes E\* instead.
+//! 1. **Minimum energy E\***.
+//!    * An incumbent: a Lagrangian heuristic (each group minimising e + λ w, with λ
+//!      bisected until the choice fits the budget) improved by local search, then a
+//!      depth-first branch and bound limited to [`BB_PROBE_NODES`] nodes.
+//!    * Dynamic programming from the last group back, keeping for every suffix of the
+//!      groups the Pareto frontier of (energy, W). A point is dropped only if another
+//!      dominates it, if even the least-W prefix cannot fit the budget with it, or if a
+//!      lower bound on the best prefix (Lagrangian, valid for any λ ≥ 0:
+//!      min {E : W ≤ b} ≥ Σ min (e + λ w) − λ b) plus the point exceeds the incumbent.
+//!      E\* is the cheapest point of the full frontier within budget.
+//!    * If a frontier ever exceeds [`SolverConfig::max_frontier`], unlimited branch and
+//!      bound computes E\* instead.
 //! 2. **Tie-break**: among assignments with W ≤ B and E ≤ E\* (1 + 1e-9), the one with
 //!    the fewest speed changes, then the largest sum of levels, then the
-//!    lexicographically fastest level vector (disk 0 first). Again a DP over groups, now
-//!    keeping states not dominated in (energy, W, key); the energy ceiling leaves very
-//!    few. Over the cap, an exhaustive depth-first enumeration under the same ceilings
-//!    takes over.
+//!    lexicographically fastest level vector (disk 0 first). A forward DP over groups
+//!    keeps states not dominated in (energy, W, key); a state survives only if the
+//!    suffix frontier of phase 1 says it can still be completed within both ceilings
+//!    (an exact test), so very few do. Over the cap, a depth-first search under the same
+//!    ceilings (with Lagrangian completion bounds when the frontiers are missing) takes
+//!    over.
 //!
-//! Neither phase discretises anything: states carry the exact floating-point sums.
+//! Nothing is discretised: states carry exact floating-point sums, and comparisons
+//! against limits allow only a 1e-12 relative slack for summation-order rounding.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -37,16 +52,26 @@ pub const FEASIBILITY_RELATIVE: f64 = 1e-12;
 /// Extra relative slack used only when *pruning* on bounds, so that rounding never
 /// discards a state that could still complete within the exact limits.
 const PRUNE_SLACK: f64 = 1e-12;
+/// (energy, W) points; as a Pareto frontier: energy ascending, W strictly descending.
+type Frontier = Vec<(f64, f64)>;
+
+/// Nodes the preliminary branch and bound may visit before handing over to the DP.
+pub(crate) const BB_PROBE_NODES: u64 = 100_000;
 
 /// Tuning of [`plan_speeds_with`]. Neither field changes the answer, only the work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SolverConfig {
-    /// Largest frontier the dynamic programme may hold; beyond it the solver switches to
-    /// depth-first branch and bound (still exact). Default 2^18.
+    /// Largest frontier (or tie-break state set) the dynamic programmes may hold; beyond
+    /// it the solver switches to depth-first branch and bound, which is still exact but
+    /// has no polynomial bound on its work. Default 2^18; 0 forces branch and bound.
     pub max_frontier: usize,
     /// Merge disks whose per-speed costs are identical into one decision (compositions).
     /// Default `true`; `false` treats every disk separately (for cross-checking).
     pub group_identical: bool,
+    /// Largest number of compositions one merged decision may have; a bigger set of
+    /// identical disks is split into consecutive chunks (solved jointly, with the chunks
+    /// kept in canonical order). Default 2^21 (for 3 speeds: about 2,000 disks a chunk).
+    pub max_group_compositions: usize,
 }
 
 impl Default for SolverConfig {
@@ -54,6 +79,7 @@ impl Default for SolverConfig {
         Self {
             max_frontier: 1 << 18,
             group_identical: true,
+            max_group_compositions: 1 << 21,
         }
     }
 }
@@ -145,7 +171,12 @@ pub fn plan_speeds_with(
     let budget = p.r_limit_s * total_rate;
     let btol = budget + budget * FEASIBILITY_RELATIVE;
 
-    let groups = build_groups(disks, &costs, config.group_identical);
+    let groups = build_groups(
+        disks,
+        &costs,
+        config.group_identical,
+        config.max_group_compositions,
+    );
     let mut stats = SolverStats {
         method: SolveMethod::Trivial,
         groups: groups.len(),
@@ -212,8 +243,11 @@ pub fn plan_speeds_with(
         lag: &lag,
         btol,
     };
-    // Suffix frontiers give phase 2 exact completion bounds; without them (cap hit) it
-    // falls back to the per-group minima.
+    // A short branch-and-bound run tightens the incumbent (and often proves it optimal),
+    // which keeps the frontiers below small.
+    let (ub, proven) = min_energy_bb(&lists, &bounds, ub, Some(BB_PROBE_NODES));
+    // Suffix frontiers give E* and phase 2 exact completion bounds; without them (cap
+    // hit) phase 2 uses Lagrangian bounds.
     let suffix = suffix_frontiers(&lists, &bounds, ub, config.max_frontier);
     let e_star = match &suffix {
         Some((front, peak)) => {
@@ -226,11 +260,14 @@ pub fn plan_speeds_with(
         None => {
             used_bb = true;
             stats.peak_frontier = config.max_frontier;
-            min_energy_bb(&lists, &bounds, ub)
+            if proven {
+                ub
+            } else {
+                min_energy_bb(&lists, &bounds, ub, None).0
+            }
         }
     };
     let ceiling = e_star + e_star.abs() * TIE_RELATIVE;
-    eprintln!("DBG phase1 done e*={e_star} ub={ub} lambda={lambda}");
 
     // Phase 2: best tie-break key under the energy ceiling.
     let phase2 = Phase2 {
@@ -280,8 +317,12 @@ fn assemble(
     for ((d, c), &level) in disks.iter().zip(costs).zip(&levels) {
         let mut cost = c[level];
         if !cost.feasible {
-            cost.energy_j =
-                saturated_energy_j(d.arrival_rate_per_s, &d.options[level], level != d.current_level, p);
+            cost.energy_j = saturated_energy_j(
+                d.arrival_rate_per_s,
+                &d.options[level],
+                level != d.current_level,
+                p,
+            );
         }
         energy += cost.energy_j;
         weighted += weighted_response(d.arrival_rate_per_s, cost.epoch_response_s);
@@ -309,17 +350,25 @@ struct Opt {
     change: bool,
 }
 
-/// Disks with identical costs at every speed and the same current speed.
+/// Disks with identical costs at every speed and the same current speed (a whole
+/// *family* of such disks, or one chunk of a large family).
 #[derive(Debug)]
 struct Group {
     /// Member disks, ascending.
     disks: Vec<usize>,
     /// Feasible speeds, ascending level.
     opts: Vec<Opt>,
+    /// Family id; the chunks of one family are consecutive and in disk order.
+    family: usize,
 }
 
-fn build_groups(disks: &[DiskForecast], costs: &[Vec<LevelCost>], merge: bool) -> Vec<Group> {
-    let mut groups: Vec<Group> = Vec::new();
+fn build_groups(
+    disks: &[DiskForecast],
+    costs: &[Vec<LevelCost>],
+    merge: bool,
+    max_compositions: usize,
+) -> Vec<Group> {
+    let mut families: Vec<(Vec<usize>, Vec<Opt>)> = Vec::new();
     let mut index: HashMap<Vec<u64>, usize> = HashMap::new();
     for (i, (d, c)) in disks.iter().zip(costs).enumerate() {
         let opts: Vec<Opt> = c
@@ -339,18 +388,45 @@ fn build_groups(disks: &[DiskForecast], costs: &[Vec<LevelCost>], merge: bool) -
             for o in &opts {
                 key.extend([u64::from(o.level), o.e.to_bits(), o.w.to_bits()]);
             }
-            if let Some(&g) = index.get(&key) {
-                groups[g].disks.push(i);
+            if let Some(&f) = index.get(&key) {
+                families[f].0.push(i);
                 continue;
             }
-            index.insert(key, groups.len());
+            index.insert(key, families.len());
         }
-        groups.push(Group {
-            disks: vec![i],
-            opts,
-        });
+        families.push((vec![i], opts));
+    }
+    let mut groups = Vec::with_capacity(families.len());
+    for (family, (members, opts)) in families.into_iter().enumerate() {
+        let chunk = chunk_size(members.len(), opts.len(), max_compositions);
+        for part in members.chunks(chunk) {
+            groups.push(Group {
+                disks: part.to_vec(),
+                opts: opts.clone(),
+                family,
+            });
+        }
     }
     groups
+}
+
+/// Largest chunk (at least 1, at most `size`) whose number of compositions over
+/// `levels` speeds is within `max_compositions`.
+fn chunk_size(size: usize, levels: usize, max_compositions: usize) -> usize {
+    let fits = |g: usize| crate::composition_count(g, levels, max_compositions).is_some();
+    if size <= 1 || fits(size) {
+        return size.max(1);
+    }
+    let (mut lo, mut hi) = (1usize, size); // fits(lo) is taken as true, fits(hi) false
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// `a <= b` up to the pruning slack (relative to the limit `b`; an infinite `a` never
@@ -443,17 +519,27 @@ fn fold_pick(lists: &[Vec<(f64, f64)>], pick: &[usize]) -> (f64, f64) {
         .fold((0.0, 0.0), |(e, w), (l, &k)| (e + l[k].0, w + l[k].1))
 }
 
-/// Energy of a feasible assignment found greedily (each group, in order, takes its
-/// cheapest composition that the remaining budget allows), or `None` if rounding made
-/// the greedy result infeasible.
+/// Energy of a feasible assignment found by local search from `pick` (repeatedly, each
+/// group takes its cheapest composition that the remaining budget allows, until nothing
+/// changes), or `None` if the result is not feasible (rounding, or an infeasible start).
 fn greedy_upper_bound(lists: &[Vec<(f64, f64)>], mut pick: Vec<usize>, btol: f64) -> Option<f64> {
-    let (_, w0) = fold_pick(lists, &pick);
-    let mut slack = btol - w0;
-    for (gi, l) in lists.iter().enumerate() {
-        let cur = l[pick[gi]].1;
-        if let Some(k) = l.iter().position(|c| c.1 - cur <= slack) {
-            slack -= l[k].1 - cur;
-            pick[gi] = k;
+    for _ in 0..64 {
+        let (_, w0) = fold_pick(lists, &pick);
+        let mut slack = btol - w0;
+        let mut changed = false;
+        for (gi, l) in lists.iter().enumerate() {
+            let cur = l[pick[gi]].1;
+            // Sorted by energy, so the first composition that fits is the cheapest.
+            if let Some(k) = l.iter().position(|c| c.1 - cur <= slack) {
+                if k != pick[gi] {
+                    slack -= l[k].1 - cur;
+                    pick[gi] = k;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
         }
     }
     let (e, w) = fold_pick(lists, &pick);
@@ -615,10 +701,10 @@ fn suffix_frontiers(
     b: &Bounds,
     ub: f64,
     cap: usize,
-) -> Option<(Vec<Vec<(f64, f64)>>, usize)> {
+) -> Option<(Vec<Frontier>, usize)> {
     let n = lists.len();
     let e_limit = ub + ub.abs() * (2.0 * TIE_RELATIVE);
-    let mut front: Vec<Vec<(f64, f64)>> = vec![Vec::new(); n + 1];
+    let mut front: Vec<Frontier> = vec![Vec::new(); n + 1];
     front[n] = vec![(0.0, 0.0)];
     let mut peak = 1;
     for gi in (0..n).rev() {
@@ -653,14 +739,27 @@ fn min_completion(front: &[(f64, f64)], w_budget: f64) -> f64 {
     front.get(i).map_or(f64::INFINITY, |p| p.0)
 }
 
-/// Phase 1 by depth-first branch and bound (iterative; lists are sorted by energy, so
-/// the first composition whose bound exceeds the incumbent ends that level).
-fn min_energy_bb(lists: &[Vec<(f64, f64)>], b: &Bounds, ub: f64) -> f64 {
+/// Phase 1 by depth-first branch and bound from the feasible incumbent energy `ub`
+/// (iterative; lists are sorted by energy, so the first composition whose plain bound
+/// exceeds the incumbent ends that level). Returns the best energy found and whether the
+/// search completed (then it is E*); with `node_limit` it may stop early, still
+/// returning a feasible energy.
+fn min_energy_bb(
+    lists: &[Vec<(f64, f64)>],
+    b: &Bounds,
+    ub: f64,
+    node_limit: Option<u64>,
+) -> (f64, bool) {
     let n = lists.len();
     let mut best = ub;
+    let mut nodes = 0u64;
     // Frame: (next composition to try, energy and W before this group).
     let mut frames: Vec<(usize, f64, f64)> = vec![(0, 0.0, 0.0)];
     while !frames.is_empty() {
+        nodes += 1;
+        if node_limit.is_some_and(|limit| nodes > limit) {
+            return (best, false);
+        }
         let d = frames.len() - 1;
         let top = &mut frames[d];
         let (idx, e0, w0) = *top;
@@ -688,7 +787,7 @@ fn min_energy_bb(lists: &[Vec<(f64, f64)>], b: &Bounds, ub: f64) -> f64 {
             frames.push((0, ne, nw));
         }
     }
-    best
+    (best, true)
 }
 
 /// A partial assignment in phase 2.
@@ -701,6 +800,9 @@ struct KeyState {
     /// Level per disk; disks of groups not yet decided hold `u8::MAX`, the same in every
     /// state of a layer, so comparing whole vectors compares the decided positions.
     levels: Vec<u8>,
+    /// Fastest speed the next group may use (the slowest speed of the previous chunk of
+    /// the same family), or `u8::MAX`.
+    floor: u8,
 }
 
 /// Tie-break order: `Less` means `a` is preferred.
@@ -725,18 +827,32 @@ impl Phase2<'_> {
     /// Calls `f(counts, e, w)` for every composition of group `gi` (counts per feasible
     /// speed, values folded canonically) that, added to (e0, w0), can still complete
     /// within the energy ceiling and the W budget.
-    fn for_each_comp(&self, gi: usize, e0: f64, w0: f64, f: &mut dyn FnMut(&[u32], f64, f64)) {
+    /// Only speeds up to `max_level` are used (canonical order between the chunks of a
+    /// family).
+    fn for_each_comp(
+        &self,
+        gi: usize,
+        e0: f64,
+        w0: f64,
+        max_level: u8,
+        f: &mut dyn FnMut(&[u32], f64, f64),
+    ) {
         let g = &self.groups[gi];
-        let s = g.opts.len();
+        let allowed = g.opts.partition_point(|o| o.level <= max_level);
+        if allowed == 0 {
+            return;
+        }
+        let opts = &g.opts[..allowed];
+        let s = opts.len();
         // Least energy / W per disk over speeds j.. (suffix minima).
         let mut suf_e = vec![f64::INFINITY; s + 1];
         let mut suf_w = vec![f64::INFINITY; s + 1];
         for j in (0..s).rev() {
-            suf_e[j] = suf_e[j + 1].min(g.opts[j].e);
-            suf_w[j] = suf_w[j + 1].min(g.opts[j].w);
+            suf_e[j] = suf_e[j + 1].min(opts[j].e);
+            suf_w[j] = suf_w[j + 1].min(opts[j].w);
         }
         let walk = CompWalk {
-            opts: &g.opts,
+            opts,
             suf_e: &suf_e,
             suf_w: &suf_w,
             base_e: e0,
@@ -744,11 +860,42 @@ impl Phase2<'_> {
             rest_e: self.bounds.rest_e[gi + 1],
             rest_w: self.bounds.rest_w[gi + 1],
             suffix: self.suffix.map(|f| f[gi + 1].as_slice()),
+            lag: self.bounds.lag,
+            next_group: gi + 1,
             ceiling: self.ceiling,
             btol: self.bounds.btol,
         };
-        let mut counts = vec![0u32; s];
+        // Counts cover every feasible speed; those above `max_level` stay 0.
+        let mut counts = vec![0u32; g.opts.len()];
         walk.rec(0, g.disks.len() as u32, 0.0, 0.0, &mut counts, f);
+    }
+
+    /// The speed cap for group `gi` after a state with `floor`: the floor if the
+    /// previous group is an earlier chunk of the same family, else none.
+    fn max_level(&self, gi: usize, floor: u8) -> u8 {
+        if gi > 0 && self.groups[gi - 1].family == self.groups[gi].family {
+            floor
+        } else {
+            u8::MAX
+        }
+    }
+
+    /// The floor to carry after group `gi` took `counts`: its slowest used speed if the
+    /// next group continues the family, else none.
+    fn next_floor(&self, gi: usize, counts: &[u32]) -> u8 {
+        let g = &self.groups[gi];
+        let continues = self
+            .groups
+            .get(gi + 1)
+            .is_some_and(|next| next.family == g.family);
+        if !continues {
+            return u8::MAX;
+        }
+        g.opts
+            .iter()
+            .zip(counts)
+            .find(|(_, &k)| k > 0)
+            .map_or(u8::MAX, |(o, _)| o.level)
     }
 
     /// Writes the canonical levels of a composition (fastest speeds to the lowest disk
@@ -779,13 +926,15 @@ impl Phase2<'_> {
             changes: 0,
             level_sum: 0,
             levels: vec![u8::MAX; self.n_disks],
+            floor: u8::MAX,
         }];
         for gi in 0..self.groups.len() {
             let mut cands: Vec<KeyState> = Vec::new();
             let mut threshold = 1024usize;
             let mut over = false;
             for st in &states {
-                self.for_each_comp(gi, st.e, st.w, &mut |counts, ce, cw| {
+                let max_level = self.max_level(gi, st.floor);
+                self.for_each_comp(gi, st.e, st.w, max_level, &mut |counts, ce, cw| {
                     if over {
                         return;
                     }
@@ -797,6 +946,7 @@ impl Phase2<'_> {
                         changes: st.changes + c,
                         level_sum: st.level_sum + l,
                         levels,
+                        floor: self.next_floor(gi, counts),
                     });
                     if cands.len() >= threshold {
                         cands = prune_keyed(std::mem::take(&mut cands));
@@ -824,10 +974,11 @@ impl Phase2<'_> {
         )
     }
 
-    /// Phase 2 by exhaustive depth-first enumeration under the same ceilings.
+    /// Phase 2 by depth-first search under the same ceilings, pruning branches whose
+    /// key cannot beat the best found (fewest changes / largest level sum still
+    /// reachable).
     fn dfs(&self) -> Option<Vec<u8>> {
-        // Materialise each group's admissible compositions lazily per frame: a frame
-        // holds the compositions of its group valid after the frames above it.
+        // Each frame holds its group's compositions admissible after the frames above.
         struct Frame {
             comps: Vec<(Vec<u32>, f64, f64)>,
             next: usize,
@@ -837,15 +988,34 @@ impl Phase2<'_> {
             level_sum: u64,
         }
         let n = self.groups.len();
+        // Least changes / most level sum the groups g.. can still add.
+        let mut min_changes = vec![0u64; n + 1];
+        let mut max_levels = vec![0u64; n + 1];
+        for (g, grp) in self.groups.iter().enumerate().rev() {
+            let size = grp.disks.len() as u64;
+            let stays = grp.opts.iter().any(|o| !o.change);
+            min_changes[g] = min_changes[g + 1] + if stays { 0 } else { size };
+            let top = grp.opts.last().map_or(0, |o| u64::from(o.level));
+            max_levels[g] = max_levels[g + 1] + size * top;
+        }
+        let hopeless = |best: &Option<KeyState>, g: usize, changes: u64, level_sum: u64| {
+            best.as_ref().is_some_and(|b| {
+                let c = changes + min_changes[g];
+                c > b.changes || (c == b.changes && level_sum + max_levels[g] < b.level_sum)
+            })
+        };
         let mut best: Option<KeyState> = None;
         let mut levels = vec![u8::MAX; self.n_disks];
-        let collect = |gi: usize, e: f64, w: f64| {
+        let collect = |gi: usize, e: f64, w: f64, floor: u8| {
             let mut comps = Vec::new();
-            self.for_each_comp(gi, e, w, &mut |c, ce, cw| comps.push((c.to_vec(), ce, cw)));
+            let max_level = self.max_level(gi, floor);
+            self.for_each_comp(gi, e, w, max_level, &mut |c, ce, cw| {
+                comps.push((c.to_vec(), ce, cw))
+            });
             comps
         };
         let mut frames = vec![Frame {
-            comps: collect(0, 0.0, 0.0),
+            comps: collect(0, 0.0, 0.0, u8::MAX),
             next: 0,
             e: 0.0,
             w: 0.0,
@@ -863,6 +1033,9 @@ impl Phase2<'_> {
             let (e, w) = (top.e + ce, top.w + cw);
             let (c, l) = self.apply(gi, &counts, &mut levels);
             let (changes, level_sum) = (top.changes + c, top.level_sum + l);
+            if hopeless(&best, gi + 1, changes, level_sum) {
+                continue;
+            }
             if gi + 1 == n {
                 if e <= self.ceiling && w <= self.bounds.btol {
                     let cand = KeyState {
@@ -871,6 +1044,7 @@ impl Phase2<'_> {
                         changes,
                         level_sum,
                         levels: levels.clone(),
+                        floor: u8::MAX,
                     };
                     if best
                         .as_ref()
@@ -880,8 +1054,9 @@ impl Phase2<'_> {
                     }
                 }
             } else {
+                let floor = self.next_floor(gi, &counts);
                 frames.push(Frame {
-                    comps: collect(gi + 1, e, w),
+                    comps: collect(gi + 1, e, w, floor),
                     next: 0,
                     e,
                     w,
@@ -906,6 +1081,9 @@ struct CompWalk<'a> {
     rest_w: f64,
     /// Frontier of the groups after this one, if known (exact completion bound).
     suffix: Option<&'a [(f64, f64)]>,
+    /// Otherwise, Lagrangian bounds for the groups from `next_group` on.
+    lag: &'a Lagrange,
+    next_group: usize,
     ceiling: f64,
     btol: f64,
 }
@@ -932,7 +1110,10 @@ impl CompWalk<'_> {
             let (lb_e, lb_w) = if r == 0 {
                 (0.0, 0.0)
             } else {
-                (f64::from(r) * self.suf_e[j + 1], f64::from(r) * self.suf_w[j + 1])
+                (
+                    f64::from(r) * self.suf_e[j + 1],
+                    f64::from(r) * self.suf_w[j + 1],
+                )
             };
             if !le_slack(self.base_e + ne + lb_e + self.rest_e, self.ceiling)
                 || !le_slack(self.base_w + nw + lb_w + self.rest_w, self.btol)
@@ -940,13 +1121,14 @@ impl CompWalk<'_> {
                 continue;
             }
             if last {
-                if let Some(front) = self.suffix {
-                    let w = self.base_w + nw;
-                    let budget = self.btol - w + PRUNE_SLACK * self.btol.abs().max(w.abs());
-                    let completion = min_completion(front, budget);
-                    if !le_slack(self.base_e + ne + completion, self.ceiling) {
-                        continue;
-                    }
+                let w = self.base_w + nw;
+                let budget = self.btol - w + PRUNE_SLACK * self.btol.abs().max(w.abs());
+                let completion = match self.suffix {
+                    Some(front) => min_completion(front, budget),
+                    None => self.lag.suffix_lb(self.next_group, budget),
+                };
+                if !le_slack(self.base_e + ne + completion, self.ceiling) {
+                    continue;
                 }
                 counts[j] = k;
                 f(counts, ne, nw);
@@ -959,18 +1141,23 @@ impl CompWalk<'_> {
     }
 }
 
-/// Drops every state dominated by another with energy ≤, W ≤ and a key at least as
-/// good. Returns the survivors best key first.
+/// Drops every state dominated by another with the same floor, energy ≤, W ≤ and a
+/// key at least as good. Returns the survivors by floor, then best key first.
 fn prune_keyed(mut cands: Vec<KeyState>) -> Vec<KeyState> {
     cands.sort_by(|a, b| {
-        key_cmp(a, b)
+        a.floor
+            .cmp(&b.floor)
+            .then_with(|| key_cmp(a, b))
             .then(a.e.total_cmp(&b.e))
             .then(a.w.total_cmp(&b.w))
     });
-    // Staircase of kept (e, w): e ascending, w strictly descending.
+    // Staircase of kept (e, w) for the current floor: e ascending, w strictly descending.
     let mut stair: Vec<(f64, f64)> = Vec::new();
-    let mut kept = Vec::new();
+    let mut kept: Vec<KeyState> = Vec::new();
     for c in cands {
+        if kept.last().is_some_and(|k| k.floor != c.floor) {
+            stair.clear();
+        }
         let pos = stair.partition_point(|&(e, _)| e <= c.e);
         if pos > 0 && stair[pos - 1].1 <= c.w {
             continue;

@@ -196,7 +196,10 @@ where
         None => match fallback {
             Some(e) => (e, false),
             // The all-fastest vector is always enumerated; this only guards the logic.
-            None => (evaluate(&all_fast, current_sizes, &predict(&all_fast), p)?, false),
+            None => (
+                evaluate(&all_fast, current_sizes, &predict(&all_fast), p)?,
+                false,
+            ),
         },
     };
     Ok(TierPlan {

@@ -151,8 +151,16 @@ fn unstable_queue_is_infinite() {
     // M/D/1 and M/M/1 closed forms.
     let (a, m) = (100.0, 4.0 * MS);
     let rho: f64 = a * m;
-    assert!(rel_close(mg1_response_s(a, m, 0.0), m + rho * m / (2.0 * (1.0 - rho)), 1e-12));
-    assert!(rel_close(mg1_response_s(a, m, m * m), m / (1.0 - rho), 1e-12));
+    assert!(rel_close(
+        mg1_response_s(a, m, 0.0),
+        m + rho * m / (2.0 * (1.0 - rho)),
+        1e-12
+    ));
+    assert!(rel_close(
+        mg1_response_s(a, m, m * m),
+        m / (1.0 - rho),
+        1e-12
+    ));
 }
 
 #[test]
@@ -165,7 +173,11 @@ fn reorganisation_phase_length() {
     let (alpha, mean) = (25.0, 5.668 * MS);
     let rho = alpha * mean;
     let t_r = reorg_phase_s(scan, rho);
-    assert!(rel_close(alpha * t_r * (1.0 - rho) * mean + 2.0 * scan, t_r * (1.0 - rho), 1e-12));
+    assert!(rel_close(
+        alpha * t_r * (1.0 - rho) * mean + 2.0 * scan,
+        t_r * (1.0 - rho),
+        1e-12
+    ));
 }
 
 #[test]

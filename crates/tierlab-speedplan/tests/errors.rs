@@ -31,7 +31,10 @@ fn each_bad_epoch_param_is_reported() {
         (|p| p.transition_s = f64::INFINITY, "transition_s"),
         (|p| p.transition_energy_j = f64::NAN, "transition_energy_j"),
         (|p| p.transition_energy_j = -152.0, "transition_energy_j"),
-        (|p| p.transition_energy_j = f64::INFINITY, "transition_energy_j"),
+        (
+            |p| p.transition_energy_j = f64::INFINITY,
+            "transition_energy_j",
+        ),
         (|p| p.transition_s = 0.0, "transition_energy_j"), // 152 J in 0 s
         (|p| p.r_limit_s = 0.0, "r_limit_s"),
         (|p| p.r_limit_s = -0.01, "r_limit_s"),
@@ -48,13 +51,25 @@ fn each_bad_epoch_param_is_reported() {
         // The planners refuse too.
         // (Compared as text: a NaN value makes the errors themselves unequal.)
         let text = err.to_string();
-        assert_eq!(plan_speeds(&[paper_disk(5.0, 1)], &p).unwrap_err().to_string(), text);
         assert_eq!(
-            plan_tiers(1, &[0, 1], |_| unreachable!(), &p).unwrap_err().to_string(),
+            plan_speeds(&[paper_disk(5.0, 1)], &p)
+                .unwrap_err()
+                .to_string(),
+            text
+        );
+        assert_eq!(
+            plan_tiers(1, &[0, 1], |_| unreachable!(), &p)
+                .unwrap_err()
+                .to_string(),
             text
         );
     }
-    let err = EpochParams { epoch_s: 10.0, ..good }.validate().unwrap_err();
+    let err = EpochParams {
+        epoch_s: 10.0,
+        ..good
+    }
+    .validate()
+    .unwrap_err();
     assert_eq!(
         err,
         PlanError::EpochShorterThanTransition {
@@ -80,7 +95,14 @@ fn bad_disks_are_reported() {
     d.arrival_rate_per_s = f64::NAN;
     let e = plan_speeds(&[ok.clone(), d], &p).unwrap_err();
     assert!(
-        matches!(e, PlanError::InvalidDisk { disk: 1, field: "arrival_rate_per_s", .. }),
+        matches!(
+            e,
+            PlanError::InvalidDisk {
+                disk: 1,
+                field: "arrival_rate_per_s",
+                ..
+            }
+        ),
         "{e}"
     );
     for bad in [-1.0, f64::INFINITY] {
@@ -176,7 +198,10 @@ fn bad_disks_are_reported() {
 
     assert!(matches!(
         evaluate_level(&ok, 2, &p),
-        Err(PlanError::LevelOutOfRange { level: 2, levels: 2 })
+        Err(PlanError::LevelOutOfRange {
+            level: 2,
+            levels: 2
+        })
     ));
 }
 
@@ -203,7 +228,10 @@ fn bad_tier_inputs_are_reported() {
         })
     );
     let huge = plan_tiers(100_000, &[0, 0, 0, 100_000], good, &p);
-    assert!(matches!(huge, Err(PlanError::TooManyCompositions { .. })), "{huge:?}");
+    assert!(
+        matches!(huge, Err(PlanError::TooManyCompositions { .. })),
+        "{huge:?}"
+    );
     assert!(matches!(
         plan_tiers(2, &[0, 2], |_| vec![fc(0, 1.0)], &p),
         Err(PlanError::ForecastCountMismatch {
@@ -215,11 +243,27 @@ fn bad_tier_inputs_are_reported() {
     // A bad forecast for a non-empty tier is an error...
     let e = plan_tiers(2, &[0, 2], |_| vec![fc(0, f64::NAN), fc(1, 5.0)], &p).unwrap_err();
     assert!(
-        matches!(&e, PlanError::InvalidTierForecast { tier: 0, field: "arrival_rate_per_s", .. }),
+        matches!(
+            &e,
+            PlanError::InvalidTierForecast {
+                tier: 0,
+                field: "arrival_rate_per_s",
+                ..
+            }
+        ),
         "{e}"
     );
     let e = plan_tiers(2, &[0, 2], |_| vec![fc(1, 1.0), fc(1, 5.0)], &p).unwrap_err();
-    assert!(matches!(&e, PlanError::InvalidTierForecast { field: "option.level", .. }), "{e}");
+    assert!(
+        matches!(
+            &e,
+            PlanError::InvalidTierForecast {
+                field: "option.level",
+                ..
+            }
+        ),
+        "{e}"
+    );
     let e = plan_tiers(
         2,
         &[0, 2],
@@ -231,7 +275,16 @@ fn bad_tier_inputs_are_reported() {
         &p,
     )
     .unwrap_err();
-    assert!(matches!(&e, PlanError::InvalidTierForecast { field: "scan_s", .. }), "{e}");
+    assert!(
+        matches!(
+            &e,
+            PlanError::InvalidTierForecast {
+                field: "scan_s",
+                ..
+            }
+        ),
+        "{e}"
+    );
     // ...but an empty tier's forecast is ignored (a predictor may well divide by zero).
     let plan = plan_tiers(
         2,
@@ -254,26 +307,39 @@ fn bad_tier_inputs_are_reported() {
 }
 
 fn any_option() -> impl Strategy<Value = SpeedOption> {
-    (0usize..3, any::<u32>(), any::<f64>(), any::<f64>(), any::<f64>(), any::<f64>()).prop_map(
-        |(level, rpm, active_w, idle_w, service_mean_s, service_var_s2)| SpeedOption {
-            level,
-            rpm,
-            active_w,
-            idle_w,
-            service_mean_s,
-            service_var_s2,
-        },
+    (
+        0usize..3,
+        any::<u32>(),
+        any::<f64>(),
+        any::<f64>(),
+        any::<f64>(),
+        any::<f64>(),
     )
+        .prop_map(
+            |(level, rpm, active_w, idle_w, service_mean_s, service_var_s2)| SpeedOption {
+                level,
+                rpm,
+                active_w,
+                idle_w,
+                service_mean_s,
+                service_var_s2,
+            },
+        )
 }
 
 fn any_disk() -> impl Strategy<Value = DiskForecast> {
-    (any::<f64>(), 0usize..4, proptest::collection::vec(any_option(), 0..4)).prop_map(
-        |(arrival_rate_per_s, current_level, options)| DiskForecast {
-            arrival_rate_per_s,
-            current_level,
-            options,
-        },
+    (
+        any::<f64>(),
+        0usize..4,
+        proptest::collection::vec(any_option(), 0..4),
     )
+        .prop_map(
+            |(arrival_rate_per_s, current_level, options)| DiskForecast {
+                arrival_rate_per_s,
+                current_level,
+                options,
+            },
+        )
 }
 
 fn any_params() -> impl Strategy<Value = EpochParams> {
@@ -291,7 +357,7 @@ proptest! {
     fn never_panics_on_garbage(disks in proptest::collection::vec(any_disk(), 0..5),
                                p in any_params()) {
         let _ = plan_speeds(&disks, &p);
-        let _ = plan_speeds_with(&disks, &p, &SolverConfig { max_frontier: 0, group_identical: true });
+        let _ = plan_speeds_with(&disks, &p, &SolverConfig { max_frontier: 0, max_group_compositions: 2, ..SolverConfig::default() });
         for d in &disks {
             for j in 0..4 {
                 let _ = evaluate_level(d, j, &p);

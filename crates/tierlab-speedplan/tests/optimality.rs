@@ -19,23 +19,52 @@ fn check_against_brute_force(disks: &[DiskForecast], p: &EpochParams) -> Plan {
         // Frontier cap 0: both phases must fall back to depth-first search.
         SolverConfig {
             max_frontier: 0,
-            group_identical: true,
+            ..SolverConfig::default()
+        },
+        // A small cap: some phases fit, some fall back, in every combination.
+        SolverConfig {
+            max_frontier: 3,
+            group_identical: false,
+            ..SolverConfig::default()
+        },
+        // Identical disks split into chunks of at most 6 compositions (5 disks with 2
+        // speeds, 2 with 3), by DP and by depth-first search.
+        SolverConfig {
+            max_group_compositions: 6,
+            ..SolverConfig::default()
+        },
+        SolverConfig {
+            max_group_compositions: 6,
+            max_frontier: 0,
+            ..SolverConfig::default()
         },
     ];
     let mut first = None;
     for cfg in configs {
         let plan = plan_speeds_with(disks, p, &cfg).unwrap();
         assert_eq!(plan.feasible, want.feasible, "feasibility, {cfg:?}");
-        assert_eq!(plan.levels, want.levels, "levels, {cfg:?}\nplan {plan:?}\nwant {want:?}");
+        assert_eq!(
+            plan.levels, want.levels,
+            "levels, {cfg:?}\nplan {plan:?}\nwant {want:?}"
+        );
         assert_eq!(plan.speed_changes, want.changes);
         if want.feasible {
-            assert!(rel_close(plan.energy_j, want.energy_j, 1e-12), "{} vs {}", plan.energy_j, want.energy_j);
+            assert!(
+                rel_close(plan.energy_j, want.energy_j, 1e-12),
+                "{} vs {}",
+                plan.energy_j,
+                want.energy_j
+            );
             assert!(plan.mean_response_s <= p.r_limit_s * (1.0 + 1e-9));
             if cfg.max_frontier == 0 {
                 assert_eq!(plan.stats.method, SolveMethod::BranchAndBound);
             }
         } else {
-            assert!(plan.levels.iter().zip(disks).all(|(&l, d)| l == d.options.len() - 1));
+            assert!(plan
+                .levels
+                .iter()
+                .zip(disks)
+                .all(|(&l, d)| l == d.options.len() - 1));
         }
         first.get_or_insert(plan);
     }
@@ -57,8 +86,10 @@ proptest! {
 fn random_instances_cover_the_interesting_cases() {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::{Config, TestRng, TestRunner};
-    let mut runner =
-        TestRunner::new_with_rng(Config::default(), TestRng::deterministic_rng(Default::default()));
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::deterministic_rng(Default::default()),
+    );
     let strat = instance(8);
     let (mut infeasible, mut binding, mut duplicates, mut changes) = (0, 0, 0, 0);
     for _ in 0..300 {
@@ -203,7 +234,11 @@ fn ties_prefer_fewer_changes_then_faster() {
         r_limit_s: 1.0,
     };
     // Fewest changes: everyone stays.
-    let disks = vec![flat_power_disk(0, 1.0), flat_power_disk(1, 1.0), flat_power_disk(2, 0.0)];
+    let disks = vec![
+        flat_power_disk(0, 1.0),
+        flat_power_disk(1, 1.0),
+        flat_power_disk(2, 0.0),
+    ];
     assert_eq!(check_against_brute_force(&disks, &p).levels, vec![0, 1, 2]);
 
     // A disk that must change (ρ ≥ 1 at its current, slowest speed: 40/s × 30 ms) goes

@@ -86,13 +86,22 @@ fn check(model: &TierModel, n: usize, current: &[usize], p: &EpochParams) -> Tie
     assert_eq!(plan.feasible, feasible, "{plan:?}");
     assert_eq!(plan.sizes, sizes, "{plan:?}");
     if feasible {
-        assert!(rel_close(plan.energy_j, energy, 1e-12), "{} vs {energy}", plan.energy_j);
+        assert!(
+            rel_close(plan.energy_j, energy, 1e-12),
+            "{} vs {energy}",
+            plan.energy_j
+        );
         assert!(plan.mean_response_s <= p.r_limit_s * (1.0 + 1e-9));
     }
     let want_calls = compositions(n, current.len()).len();
     assert_eq!(calls, want_calls);
     assert_eq!(plan.compositions_evaluated, want_calls);
-    let changes: usize = plan.sizes.iter().zip(current).map(|(c, k)| c.saturating_sub(*k)).sum();
+    let changes: usize = plan
+        .sizes
+        .iter()
+        .zip(current)
+        .map(|(c, k)| c.saturating_sub(*k))
+        .sum();
     assert_eq!(plan.speed_changes, changes);
     assert_eq!(plan.sizes.iter().sum::<usize>(), n);
     plan
@@ -153,7 +162,10 @@ fn composition_counts() {
     assert_eq!(composition_count(24, 3, 324), None);
     assert_eq!(composition_count(usize::MAX, 5, usize::MAX), None);
     for (n, s) in [(0, 1), (3, 2), (5, 3), (4, 4), (7, 3)] {
-        assert_eq!(composition_count(n, s, usize::MAX), Some(compositions(n, s).len()));
+        assert_eq!(
+            composition_count(n, s, usize::MAX),
+            Some(compositions(n, s).len())
+        );
     }
 }
 

@@ -94,10 +94,16 @@ pub fn brute_force(disks: &[DiskForecast], p: &EpochParams) -> Reference {
             ok &= c.feasible;
             e += c.energy_j;
             let a = disks[i].arrival_rate_per_s;
-            w += if a == 0.0 { 0.0 } else { a * c.epoch_response_s };
+            w += if a == 0.0 {
+                0.0
+            } else {
+                a * c.epoch_response_s
+            };
         }
         if ok && w <= btol {
-            let changes = (0..n).filter(|&i| levels[i] != disks[i].current_level).count();
+            let changes = (0..n)
+                .filter(|&i| levels[i] != disks[i].current_level)
+                .count();
             let lsum = levels.iter().sum();
             feasible_set.push((levels.clone(), e, changes, lsum));
         }
@@ -120,7 +126,9 @@ pub fn brute_force(disks: &[DiskForecast], p: &EpochParams) -> Reference {
     }
     if feasible_set.is_empty() {
         let levels: Vec<usize> = disks.iter().map(|d| d.options.len() - 1).collect();
-        let changes = (0..n).filter(|&i| levels[i] != disks[i].current_level).count();
+        let changes = (0..n)
+            .filter(|&i| levels[i] != disks[i].current_level)
+            .count();
         return Reference {
             levels,
             feasible: false,
@@ -128,7 +136,10 @@ pub fn brute_force(disks: &[DiskForecast], p: &EpochParams) -> Reference {
             changes,
         };
     }
-    let e_star = feasible_set.iter().map(|x| x.1).fold(f64::INFINITY, f64::min);
+    let e_star = feasible_set
+        .iter()
+        .map(|x| x.1)
+        .fold(f64::INFINITY, f64::min);
     let ceiling = e_star + e_star.abs() * 1e-9;
     let best = feasible_set
         .into_iter()
@@ -159,34 +170,46 @@ pub fn disk_type(levels: usize) -> impl Strategy<Value = DiskForecast> {
     let slowdowns = proptest::collection::vec(1.2..3.0f64, levels - 1);
     let var_factors = proptest::collection::vec(0.0..1.5f64, levels);
     let power_jitter = proptest::collection::vec(0.8..1.2f64, 2 * levels);
-    (alpha, 0..levels, fast_mean, slowdowns, var_factors, power_jitter).prop_map(
-        move |(alpha, current, fast_mean, slowdowns, var_factors, jitter)| {
-            // Means from the fastest down.
-            let mut means = vec![fast_mean; levels];
-            for j in (0..levels - 1).rev() {
-                means[j] = means[j + 1] * slowdowns[j];
-            }
-            let options = (0..levels)
-                .map(|j| {
-                    // Powers grow with speed: slowest ~ (6.1, 2.8), fastest ~ (13.5, 10.2).
-                    let x = if levels == 1 { 1.0 } else { j as f64 / (levels - 1) as f64 };
-                    SpeedOption {
-                        level: j,
-                        rpm: 3000 + 12000 * j as u32 / (levels as u32 - 1).max(1),
-                        active_w: (6.1 + 7.4 * x) * jitter[2 * j],
-                        idle_w: (2.8 + 7.4 * x) * jitter[2 * j + 1],
-                        service_mean_s: means[j],
-                        service_var_s2: means[j] * means[j] * var_factors[j],
-                    }
-                })
-                .collect();
-            DiskForecast {
-                arrival_rate_per_s: alpha,
-                current_level: current,
-                options,
-            }
-        },
+    (
+        alpha,
+        0..levels,
+        fast_mean,
+        slowdowns,
+        var_factors,
+        power_jitter,
     )
+        .prop_map(
+            move |(alpha, current, fast_mean, slowdowns, var_factors, jitter)| {
+                // Means from the fastest down.
+                let mut means = vec![fast_mean; levels];
+                for j in (0..levels - 1).rev() {
+                    means[j] = means[j + 1] * slowdowns[j];
+                }
+                let options = (0..levels)
+                    .map(|j| {
+                        // Powers grow with speed: slowest ~ (6.1, 2.8), fastest ~ (13.5, 10.2).
+                        let x = if levels == 1 {
+                            1.0
+                        } else {
+                            j as f64 / (levels - 1) as f64
+                        };
+                        SpeedOption {
+                            level: j,
+                            rpm: 3000 + 12000 * j as u32 / (levels as u32 - 1).max(1),
+                            active_w: (6.1 + 7.4 * x) * jitter[2 * j],
+                            idle_w: (2.8 + 7.4 * x) * jitter[2 * j + 1],
+                            service_mean_s: means[j],
+                            service_var_s2: means[j] * means[j] * var_factors[j],
+                        }
+                    })
+                    .collect();
+                DiskForecast {
+                    arrival_rate_per_s: alpha,
+                    current_level: current,
+                    options,
+                }
+            },
+        )
 }
 
 pub fn epoch_params() -> impl Strategy<Value = EpochParams> {
@@ -215,7 +238,10 @@ pub fn instance(max_disks: usize) -> impl Strategy<Value = (Vec<DiskForecast>, E
             )
         })
         .prop_map(|(pool, picks, p)| {
-            let disks = picks.iter().map(|ix| pool[ix.index(pool.len())].clone()).collect();
+            let disks = picks
+                .iter()
+                .map(|ix| pool[ix.index(pool.len())].clone())
+                .collect();
             (disks, p)
         })
 }
@@ -242,7 +268,11 @@ impl TierModel {
         for t in (0..sizes.len()).rev() {
             let cum_after = cum_before + sizes[t] as f64 / n.max(1) as f64;
             let load = self.total_rate * (cum_after.powf(self.skew) - cum_before.powf(self.skew));
-            let alpha = if sizes[t] == 0 { f64::NAN } else { load / sizes[t] as f64 };
+            let alpha = if sizes[t] == 0 {
+                f64::NAN
+            } else {
+                load / sizes[t] as f64
+            };
             forecasts[t] = Some(TierForecast {
                 arrival_rate_per_s: alpha,
                 option: self.options[t],
@@ -266,7 +296,11 @@ pub fn tier_eval_reference(
     p: &EpochParams,
 ) -> (f64, f64, f64, usize, bool) {
     let t_ep = p.epoch_s;
-    let p3 = if p.transition_s > 0.0 { p.transition_energy_j / p.transition_s } else { 0.0 };
+    let p3 = if p.transition_s > 0.0 {
+        p.transition_energy_j / p.transition_s
+    } else {
+        0.0
+    };
     let (mut energy, mut wsum, mut rate, mut changes, mut ok) = (0.0, 0.0, 0.0, 0, true);
     for t in 0..sizes.len() {
         let n = sizes[t];
@@ -300,9 +334,7 @@ pub fn tier_eval_reference(
                 r += tr * r_reorg;
             }
             r /= t_ep;
-            let e = o.active_w * t_ep * rho
-                + o.idle_w * (t_ep - t_ep * rho - ti)
-                + p3 * ti;
+            let e = o.active_w * t_ep * rho + o.idle_w * (t_ep - t_ep * rho - ti) + p3 * ti;
             ok &= rho < 1.0 && t_ep * rho + ti <= t_ep && r.is_finite();
             energy += count as f64 * e;
             wsum += count as f64 * a * r;

@@ -1,0 +1,120 @@
+//! The Hibernator reproduction of `docs/arrays.md`, as tables. Long (minutes in a release
+//! build): it runs only with `TIERLAB_LONG=1`:
+//!
+//! ```sh
+//! TIERLAB_LONG=1 cargo test --release -p tierlab-array-sim --test reproduce -- --nocapture --test-threads 1
+//! ```
+
+use std::path::PathBuf;
+use tierlab_array_policy::SchemeConfig;
+use tierlab_array_sim::{common_span_bytes, compare, oltp_workload_with, ArrayConfig, CompareRow, Load, OltpSkew};
+use tierlab_hybrid::Workload;
+use tierlab_trace::ReadOptions;
+
+const HOURS: f64 = 6.0;
+const WARMUP_S: f64 = 5400.0;
+
+fn long() -> bool {
+    if std::env::var_os("TIERLAB_LONG").is_none() {
+        eprintln!("skipped: set TIERLAB_LONG=1 to run the reproduction");
+        return false;
+    }
+    true
+}
+
+fn array() -> ArrayConfig {
+    ArrayConfig { warmup_s: Some(WARMUP_S), ..ArrayConfig::default() }
+}
+
+fn span(cfg: &ArrayConfig) -> u64 {
+    common_span_bytes(cfg).unwrap()
+}
+
+fn oltp(cfg: &ArrayConfig, iops: f64, skew: OltpSkew) -> Load {
+    Load { label: format!("{iops} req/s"), iops: Some(iops), workload: Workload::Synthetic(oltp_workload_with(span(cfg), iops, HOURS * 3600.0, 7, skew)) }
+}
+
+fn schemes(names: &str) -> Vec<SchemeConfig> {
+    names.split(',').map(|n| SchemeConfig::named(n).unwrap()).collect()
+}
+
+fn table(rows: &[CompareRow]) {
+    println!("| load | scheme | mean ms | p99 ms | goal | saving | speed changes /disk/day | guarantee held s |");
+    println!("|---|---|---:|---:|:-:|---:|---:|---:|");
+    for r in rows {
+        println!(
+            "| {} | {} | {:.2} | {:.2} | {} | {:.1} % | {:.1} | {:.0} |",
+            r.load,
+            r.scheme,
+            r.run.response_time.mean_ms,
+            r.run.response_time.p99_ms,
+            if r.run.goal_met { "✓" } else { "✗" },
+            r.energy_saving * 100.0,
+            r.run.speed_changes_per_disk_day,
+            r.run.scheme_report.guarantee_s
+        );
+    }
+    println!();
+}
+
+#[test]
+fn stable_loads() {
+    if !long() {
+        return;
+    }
+    let cfg = array();
+    for skew in [OltpSkew::Zipf, OltpSkew::HotCold] {
+        let loads: Vec<Load> = [7.0, 14.0, 140.0, 700.0, 1400.0].iter().map(|&r| oltp(&cfg, r, skew)).collect();
+        let rows = compare(&cfg, &schemes("raid-drpm,pdc-ld,raid-drpm+,pdc-ld+,raid-cr+,hibernator+"), &loads, &mut |d, t, l| eprintln!("{d}/{t} {l}")).unwrap();
+        println!("### Stable OLTP-like loads ({skew:?} skew), R_limit 10 ms, {HOURS} h, measured after {WARMUP_S} s\n");
+        table(&rows);
+    }
+}
+
+#[test]
+fn saving_against_r_limit() {
+    if !long() {
+        return;
+    }
+    let cfg = array();
+    let load = oltp(&cfg, 700.0, OltpSkew::Zipf);
+    println!("### Saving against R_limit, OLTP-like 700 req/s (Zipf)\n");
+    for limit in [5.0, 10.0, 20.0, 40.0, 80.0, 160.0] {
+        let mut s = schemes("raid-cr+,hibernator+");
+        for x in &mut s {
+            x.r_limit_ms = limit;
+        }
+        let rows = compare(&cfg, &s, std::slice::from_ref(&load), &mut |_, _, _| {}).unwrap();
+        for r in rows.iter().filter(|r| r.scheme != "raid5") {
+            println!("| {limit} ms | {} | {:.2} | {:.1} % |", r.scheme, r.run.response_time.mean_ms, r.energy_saving * 100.0);
+        }
+    }
+    println!();
+}
+
+#[test]
+#[ignore = "reported in docs/arrays.md; rerun with --include-ignored"]
+fn dynamic_traces() {
+    if !long() {
+        return;
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+    if !root.is_dir() {
+        eprintln!("skipped: ../shared/traces is absent");
+        return;
+    }
+    let cfg = ArrayConfig { warmup_s: None, ..ArrayConfig::default() };
+    let trace = |file: &str, speed: f64| Load {
+        label: format!("{file} ×{speed}"),
+        iops: None,
+        workload: Workload::Trace { path: root.join(file), options: ReadOptions { speed, sort: true, ..ReadOptions::default() } },
+    };
+    let loads = vec![trace("cloudphysics-io.csv", 0.25), trace("cloudphysics-io.csv", 1.0), trace("blkreplay-linux-mysql.load.gz", 0.25)];
+    let mut s = schemes("raid-drpm+,raid-cr+,hibernator+");
+    for x in &mut s {
+        x.epoch_s = 1800.0;
+    }
+    let rows = compare(&cfg, &s, &loads, &mut |d, t, l| eprintln!("{d}/{t} {l}")).unwrap();
+    println!("### Real traces whose rate changes (epoch 30 min, whole run measured)\n");
+    table(&rows);
+}
