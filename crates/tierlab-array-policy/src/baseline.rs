@@ -38,20 +38,8 @@ impl Scheme for Tpm {
         "tpm".into()
     }
     fn start(&mut self, setup: &ArraySetup, out: &mut Vec<Command>) {
-        let Some(standby) = setup.standby else {
-            self.notes.push("the disks have no usable standby state: TPM cannot spin them down".into());
-            return;
-        };
-        let top = setup.speeds[setup.top_level()];
-        let timeout_s = self.timeout_s.unwrap_or_else(|| standby.break_even_s(top.idle_w));
-        if !timeout_s.is_finite() {
-            self.notes.push("standby saves no power over idle: TPM never spins down".into());
-            return;
-        }
-        self.notes.push(format!("idle timeout {timeout_s:.2} s"));
-        let timeout_ns = (timeout_s.max(0.0) * 1e9).round() as u64;
-        for disk in 0..setup.disks {
-            out.push(Command::IdleTimeout { disk, timeout_ns: Some(timeout_ns) });
+        if let Some(note) = spin_down_when_idle(setup, 0..setup.disks, self.timeout_s, out) {
+            self.notes.push(note);
         }
     }
     fn next_tick_ns(&self) -> Option<u64> {
@@ -61,4 +49,20 @@ impl Scheme for Tpm {
     fn report(&self) -> SchemeReport {
         SchemeReport { notes: self.notes.clone(), ..SchemeReport::default() }
     }
+}
+
+/// Give `disks` an idle timeout (`timeout_s`, or the break-even time at full speed) and
+/// return the note for the report: the timeout, or why the disks never spin down.
+pub(crate) fn spin_down_when_idle(setup: &ArraySetup, disks: std::ops::Range<usize>, timeout_s: Option<f64>, out: &mut Vec<Command>) -> Option<String> {
+    let Some(standby) = setup.standby else {
+        return Some("the disks have no usable standby state: they never spin down".into());
+    };
+    let top = setup.speeds.last()?;
+    let timeout_s = timeout_s.unwrap_or_else(|| standby.break_even_s(top.idle_w));
+    if !timeout_s.is_finite() {
+        return Some("standby saves no power over idle: the disks never spin down".into());
+    }
+    let timeout_ns = (timeout_s.max(0.0) * 1e9).round() as u64;
+    out.extend(disks.map(|disk| Command::IdleTimeout { disk, timeout_ns: Some(timeout_ns) }));
+    Some(format!("idle timeout {timeout_s:.2} s"))
 }

@@ -168,7 +168,7 @@ impl SchemeConfig {
             SchemeKind::RaidCr => Box::new(Cr::new(self.epoch_s)),
             SchemeKind::PdcLd => Box::new(PdcLd::new(self.pdc)),
             SchemeKind::Maid => Box::new(Maid::new(self.maid)),
-            SchemeKind::Hibernator => Box::new(Hibernator::new(self.hibernator, self.epoch_s)),
+            SchemeKind::Hibernator => Box::new(Hibernator::new(self.hibernator.clone(), self.epoch_s)),
         };
         if self.guarantee {
             Box::new(Guarantee::new(base, self.r_limit_ms / 1e3, self.guarantee_window_requests).with_min_requests(self.guarantee_min_requests))

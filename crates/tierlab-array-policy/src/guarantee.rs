@@ -38,6 +38,7 @@ pub struct Guarantee<S> {
     scratch: Vec<Command>,
     restart_at_ns: Option<u64>,
     min_requests: u64,
+    last_ns: u64,
 }
 
 impl<S: Scheme> Guarantee<S> {
@@ -60,6 +61,7 @@ impl<S: Scheme> Guarantee<S> {
             scratch: Vec::new(),
             restart_at_ns: None,
             min_requests: DEFAULT_MIN_REQUESTS,
+            last_ns: 0,
         }
     }
 
@@ -145,6 +147,7 @@ impl<S: Scheme> Scheme for Guarantee<S> {
         self.inner.on_response(now_ns, response_ns, status, &mut scratch);
         self.scratch = scratch;
         self.filter(out);
+        self.last_ns = now_ns;
         if self.restart_at_ns.is_some_and(|t| now_ns >= t) {
             self.restart_at_ns = None;
             self.sum_ns = 0;
@@ -198,7 +201,61 @@ impl<S: Scheme> Scheme for Guarantee<S> {
     fn report(&self) -> SchemeReport {
         let mut r = self.inner.report();
         r.guarantee_activations = self.activations;
-        r.guarantee_s = self.forced_total_ns as f64 / 1e9;
+        let ongoing_ns = if self.forced { self.last_ns.saturating_sub(self.forced_since_ns) } else { 0 };
+        r.guarantee_s = (self.forced_total_ns + ongoing_ns) as f64 / 1e9;
         r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ArraySetup, Drpm, DrpmParams, SpeedInfo, Transition};
+
+    fn setup(disks: usize) -> ArraySetup {
+        let s = |rpm, idle_w| SpeedInfo { rpm, active_w: idle_w + 3.3, seek_w: 13.5, idle_w, media_bytes_per_s: 80e6 * f64::from(rpm) / 15e3 };
+        ArraySetup {
+            disks,
+            disk_capacity_bytes: 18_000_000_000,
+            speeds: vec![s(3000, 2.8), s(15000, 10.2)],
+            speed_change: Transition { time_s: 12.4, energy_j: 152.0 },
+            standby: None,
+            average_seek_s: 3.4e-3,
+            r_limit_s: 0.01,
+            measure_from_ns: None,
+        }
+    }
+
+    #[test]
+    fn full_speed_while_the_mean_exceeds_the_goal_then_the_plan_again() {
+        let st = setup(3);
+        let mut g = Guarantee::new(Drpm::new(DrpmParams::default()), 0.010, 0).with_min_requests(4);
+        let mut out = Vec::new();
+        g.start(&st, &mut out);
+        // DRPM steps every idle disk down at its first check.
+        let status = vec![DiskStatus { level: 1, standby: false, queued: 0 }; 3];
+        g.tick(&ArrayView { now_ns: 2_000_000_000, status: &status, since_tick: &[Default::default(); 3] }, &mut out);
+        assert_eq!(out.len(), 3);
+        out.clear();
+        let slow = vec![DiskStatus { level: 0, standby: false, queued: 0 }; 3];
+        // Three slow responses: too few to judge.
+        for t in 0..3 {
+            g.on_response(t, 50_000_000, &slow, &mut out);
+        }
+        assert!(out.is_empty() && !g.is_forced());
+        // The fourth: the mean (50 ms) is over the goal: every disk to full speed.
+        g.on_response(4, 50_000_000, &slow, &mut out);
+        assert!(g.is_forced());
+        assert_eq!(out.iter().filter(|c| matches!(c, Command::SetSpeed { level: 1, .. })).count(), 3);
+        out.clear();
+        // Many fast responses bring the mean under the goal: DRPM's levels come back.
+        for t in 5..100 {
+            g.on_response(t, 1_000_000, &status, &mut out);
+        }
+        assert!(!g.is_forced());
+        assert_eq!(out.iter().filter(|c| matches!(c, Command::SetSpeed { level: 0, .. })).count(), 3);
+        let r = g.report();
+        assert_eq!(r.guarantee_activations, 1);
+        assert!(r.guarantee_s > 0.0);
     }
 }

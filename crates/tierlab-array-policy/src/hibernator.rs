@@ -36,7 +36,7 @@ use tierlab_tiered_layout::{Layout, LayoutConfig, Migration, ReorgPlan, ReorgSte
 const UNUSABLE_RATE_PER_S: f64 = 1e9;
 
 /// Hibernator's settings.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HibernatorParams {
     /// Relocation-block size, bytes (the paper's sizing example: 256 KiB).
@@ -57,11 +57,15 @@ pub struct HibernatorParams {
     /// 3,000 rpm's 16 MB/s.
     pub reorg_batch_stripes: u32,
     pub seed: u64,
+    /// Tier sizes (fastest first) to use at successive epochs instead of CR's choice, for
+    /// experiments on the layout itself (e.g. the cost of moving one disk between tiers).
+    /// Empty: CR decides every epoch; after the schedule's end, CR decides.
+    pub tier_schedule: Vec<Vec<u32>>,
 }
 
 impl Default for HibernatorParams {
     fn default() -> Self {
-        HibernatorParams { rb_bytes: 256 * 1024, temperature_k: 10, temperature_xi: 0.8, shuffle: ShuffleKind::Randomized, swap_hysteresis: 0.1, model_reorganisation: true, reorg_batch_stripes: 4, seed: 1 }
+        HibernatorParams { rb_bytes: 256 * 1024, temperature_k: 10, temperature_xi: 0.8, shuffle: ShuffleKind::Randomized, swap_hysteresis: 0.1, model_reorganisation: true, reorg_batch_stripes: 4, seed: 1, tier_schedule: Vec::new() }
     }
 }
 
@@ -101,6 +105,8 @@ pub struct HibernatorStats {
     pub rb_copies: u64,
     pub parity_writes: u64,
     pub swaps: u64,
+    /// Each reorganisation's length, s (from its plan to its last stripe).
+    pub reorganisation_lengths_s: Vec<f64>,
     /// Tier sizes (fastest first) chosen at each epoch, the first dozen.
     pub tier_sizes: Vec<Vec<u32>>,
     /// CR's predicted mean response time per epoch (ms), the first dozen.
@@ -122,6 +128,8 @@ pub struct Hibernator {
     accesses: u64,
     untracked_accesses: u64,
     levels: Vec<usize>,
+    /// Next entry of `tier_schedule` to use.
+    schedule_pos: usize,
     stats: HibernatorStats,
     notes: Vec<String>,
 }
@@ -141,6 +149,7 @@ impl Hibernator {
             accesses: 0,
             untracked_accesses: 0,
             levels: Vec::new(),
+            schedule_pos: 0,
             stats: HibernatorStats::default(),
             notes: Vec::new(),
         }
@@ -152,6 +161,12 @@ impl Hibernator {
 
     pub fn stats(&self) -> &HibernatorStats {
         &self.stats
+    }
+
+    fn finish_reorganisation(&mut self, now_ns: u64) {
+        let length_s = now_ns.saturating_sub(self.plan_started_ns) as f64 / 1e9;
+        self.stats.reorganisation_s += length_s;
+        self.stats.reorganisation_lengths_s.push(length_s);
     }
 
     /// Speed level of layout tier `t` (tier 0 is the fastest).
@@ -245,7 +260,14 @@ impl Hibernator {
             self.stats.predicted_mean_ms.push(plan.mean_response_s * 1e3);
         }
         // A one-disk tier cannot hold parity: fold it into the next faster tier.
-        let target: Vec<u32> = tierlab_tiered_layout::merge_single_disk_tiers(&plan.sizes.iter().rev().map(|&s| s as u32).collect::<Vec<_>>());
+        let chosen: Vec<u32> = match self.p.tier_schedule.get(self.schedule_pos) {
+            Some(fixed) => {
+                self.schedule_pos += 1;
+                fixed.clone()
+            }
+            None => plan.sizes.iter().rev().map(|&s| s as u32).collect(),
+        };
+        let target: Vec<u32> = tierlab_tiered_layout::merge_single_disk_tiers(&chosen);
         if self.stats.tier_sizes.len() < 12 {
             self.stats.tier_sizes.push(target.clone());
         }
@@ -444,7 +466,7 @@ impl Placement for Hibernator {
             }
             if steps.is_empty() {
                 self.plan = None;
-                self.stats.reorganisation_s += now_ns.saturating_sub(self.plan_started_ns) as f64 / 1e9;
+                self.finish_reorganisation(now_ns);
             } else {
                 self.next_id += 1;
                 for step in &steps {
@@ -481,7 +503,7 @@ impl Placement for Hibernator {
                     }
                 }
                 if layout.reorg_progress().is_none() && self.plan.take().is_some() {
-                    self.stats.reorganisation_s += now_ns.saturating_sub(self.plan_started_ns) as f64 / 1e9;
+                    self.finish_reorganisation(now_ns);
                 }
             }
             InFlight::Swap(m) => {

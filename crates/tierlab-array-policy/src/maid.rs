@@ -210,20 +210,8 @@ impl Scheme for Maid {
             setup.disks + self.p.cache_disks,
             self.p.cache_disks as u64 * u64::from(self.slots)
         ));
-        let Some(standby) = setup.standby else {
-            self.notes.push("the disks have no usable standby state: data disks never spin down".into());
-            return;
-        };
-        let Some(top) = setup.speeds.last() else { return };
-        let timeout_s = self.p.idle_timeout_s.unwrap_or_else(|| standby.break_even_s(top.idle_w));
-        if !timeout_s.is_finite() {
-            self.notes.push("standby saves no power over idle: data disks never spin down".into());
-            return;
-        }
-        self.notes.push(format!("data disks' idle timeout {timeout_s:.2} s"));
-        let timeout_ns = (timeout_s.max(0.0) * 1e9).round() as u64;
-        for disk in 0..setup.disks {
-            out.push(Command::IdleTimeout { disk, timeout_ns: Some(timeout_ns) });
+        if let Some(note) = crate::baseline::spin_down_when_idle(setup, 0..setup.disks, self.p.idle_timeout_s, out) {
+            self.notes.push(format!("data disks: {note}"));
         }
     }
 

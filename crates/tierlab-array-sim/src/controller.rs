@@ -9,7 +9,7 @@ use serde::Serialize;
 use std::collections::VecDeque;
 use tierlab_array::{Geometry, Nvram, NvramStats, Plan};
 use tierlab_array_policy::{ArrayView, Command, DiskCounters, DiskStatus, Location, Move, Scheme};
-use tierlab_sim::{Controller, DeviceCommand, DeviceInfo, DeviceOp, HostId, Io, SimError};
+use tierlab_sim::{Controller, DeviceCommand, DeviceInfo, DeviceOp, HostId, Io, SimError, Slab};
 use tierlab_types::{IoRequest, Op};
 
 const TICK_TOKEN: u64 = 0;
@@ -50,40 +50,6 @@ struct OpRec {
     submitted_ns: u64,
     bytes: u64,
     background: bool,
-}
-
-/// A slab with a free list: stable indices, no allocation once warm.
-struct Slab<T> {
-    items: Vec<Option<T>>,
-    free: Vec<u32>,
-}
-
-impl<T> Slab<T> {
-    fn new() -> Self {
-        Slab { items: Vec::new(), free: Vec::new() }
-    }
-    fn insert(&mut self, t: T) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.items[i as usize] = Some(t);
-                i
-            }
-            None => {
-                self.items.push(Some(t));
-                (self.items.len() - 1) as u32
-            }
-        }
-    }
-    fn remove(&mut self, i: u32) -> Option<T> {
-        let t = self.items.get_mut(i as usize)?.take();
-        if t.is_some() {
-            self.free.push(i);
-        }
-        t
-    }
-    fn get_mut(&mut self, i: u32) -> Option<&mut T> {
-        self.items.get_mut(i as usize).and_then(Option::as_mut)
-    }
 }
 
 /// Counts the executor keeps for the report.

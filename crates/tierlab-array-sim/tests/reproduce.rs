@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 use tierlab_array_policy::SchemeConfig;
-use tierlab_array_sim::{common_span_bytes, compare, oltp_workload_with, ArrayConfig, CompareRow, Load, OltpSkew};
+use tierlab_array_sim::{common_span_bytes, compare, oltp_workload_with, run_array, ArrayConfig, CompareRow, Load, OltpSkew};
 use tierlab_hybrid::Workload;
 use tierlab_trace::ReadOptions;
 
@@ -117,4 +117,40 @@ fn dynamic_traces() {
     let rows = compare(&cfg, &s, &loads, &mut |d, t, l| eprintln!("{d}/{t} {l}")).unwrap();
     println!("### Real traces whose rate changes (epoch 30 min, whole run measured)\n");
     table(&rows);
+}
+
+/// The cost of moving one disk from the slow tier into a 22-disk full-speed tier (the
+/// paper's Table 3): the reorganisation's length with (almost) no foreground load and
+/// with 1,400 req/s, and the foreground mean response in the first 30 min with and
+/// without the move.
+#[test]
+fn shuffling_cost() {
+    if !long() {
+        return;
+    }
+    let cfg = ArrayConfig { disks: 25, ..ArrayConfig::default() };
+    let scheme = |second: Vec<u32>| {
+        let mut s = SchemeConfig::named("hibernator").unwrap();
+        s.hibernator.tier_schedule = vec![vec![22, 3], second];
+        s
+    };
+    let lengths = |r: &tierlab_array_sim::ArrayRun| -> Vec<f64> {
+        let stats: serde_json::Value = serde_json::from_str(r.scheme_report.notes.last().unwrap()).unwrap();
+        stats["reorganisation_lengths_s"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()
+    };
+    println!("### Moving one disk into a 22-disk full-speed tier (25 disks)\n");
+    println!("| foreground | reorganisation | length min | foreground mean ms, first 30 min | without the move |");
+    println!("|---|---|---:|---:|---:|");
+    for iops in [0.05, 1400.0] {
+        let hours = if iops < 1.0 { 6.0 } else { 2.5 };
+        let w = Workload::Synthetic(oltp_workload_with(span(&cfg), iops, hours * 3600.0, 11, OltpSkew::Zipf));
+        let measured = ArrayConfig { warmup_s: Some(7200.0), ..cfg.clone() };
+        let with = run_array(&measured, &scheme(vec![23, 2]), &w, &mut |_| {}).unwrap();
+        let without = run_array(&measured, &scheme(vec![22, 3]), &w, &mut |_| {}).unwrap();
+        let l = lengths(&with);
+        let ms = |r: &tierlab_array_sim::ArrayRun| if iops < 1.0 { "-".to_string() } else { format!("{:.2}", r.response_time.mean_ms) };
+        println!("| {iops} req/s | 22+3 → 23+2 | {} | {} | {} |", l.get(1).map_or("-".into(), |s| format!("{:.1}", s / 60.0)), ms(&with), ms(&without));
+        println!("<!-- first reorganisation (24 → 22+3) {:.1} min -->", l.first().copied().unwrap_or(0.0) / 60.0);
+    }
+    println!();
 }

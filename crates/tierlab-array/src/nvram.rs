@@ -5,7 +5,8 @@
 //!   destage ([`Nvram::write`] says so) — a full cache throttles the host.
 //! - A read whose blocks are all cached is a hit, served from NVRAM. A miss is read from
 //!   the disks and its blocks are then cached clean ([`Nvram::fill`]).
-//! - Replacement is LRU over all blocks; only clean blocks are evicted.
+//! - Replacement is LRU over the clean blocks (dirty ones cannot be evicted; they wait in
+//!   a list of their own until destaged, so eviction never walks past them).
 //! - Destaging takes the oldest dirty block and the dirty blocks contiguous with it, up to
 //!   `max_destage_bytes`, as one range ([`Nvram::next_destage`]). It is due when dirty
 //!   data passes the high watermark or the oldest dirty block is older than `max_age_ns`.
@@ -94,9 +95,10 @@ pub struct Nvram {
     map: BlockMap,
     slots: Vec<Slot>,
     free: Vec<u32>,
-    /// Most recently used first.
-    head: u32,
-    tail: u32,
+    /// Most recently used first: [clean list, dirty list] (a block is in the list of
+    /// its `dirty` flag).
+    head: [u32; 2],
+    tail: [u32; 2],
     dirty_blocks: u64,
     /// (block, gen) in the order blocks became dirty; stale entries are skipped.
     dirty_queue: VecDeque<(u64, u64)>,
@@ -114,8 +116,8 @@ impl Nvram {
             map: BlockMap::default(),
             slots: Vec::new(),
             free: Vec::new(),
-            head: NIL,
-            tail: NIL,
+            head: [NIL; 2],
+            tail: [NIL; 2],
             dirty_blocks: 0,
             dirty_queue: VecDeque::new(),
             next_gen: 0,
@@ -164,13 +166,28 @@ impl Nvram {
     /// A read: `true` (a hit, counted) when every block is cached.
     pub fn read(&mut self, offset_bytes: u64, len_bytes: u64) -> bool {
         let range = self.blocks(offset_bytes, len_bytes);
-        if self.capacity_blocks == 0 || range.clone().any(|b| !self.map.contains_key(&b)) {
-            self.stats.read_misses += 1;
-            return false;
+        // One lookup per block: remember the slots (most reads span a few blocks).
+        let mut found: [u32; 8] = [NIL; 8];
+        let small = range.end - range.start <= found.len() as u64;
+        for (i, b) in range.clone().enumerate() {
+            match self.map.get(&b) {
+                Some(&slot) if small => found[i] = slot,
+                Some(_) => {}
+                None => {
+                    self.stats.read_misses += 1;
+                    return false;
+                }
+            }
         }
-        for b in range {
-            if let Some(&i) = self.map.get(&b) {
-                self.touch(i);
+        if small {
+            for &slot in found.iter().take((range.end - range.start) as usize) {
+                self.touch(slot);
+            }
+        } else {
+            for b in range {
+                if let Some(&i) = self.map.get(&b) {
+                    self.touch(i);
+                }
             }
         }
         self.stats.read_hits += 1;
@@ -195,11 +212,23 @@ impl Nvram {
     /// cannot take it until a destage completes (nothing changed; retry then).
     pub fn write(&mut self, now_ns: u64, offset_bytes: u64, len_bytes: u64) -> bool {
         let range = self.blocks(offset_bytes, len_bytes);
-        let needed = range.clone().filter(|b| !self.map.contains_key(b)).count() as u64;
-        let evictable = self.map.len() as u64 - self.dirty_blocks;
-        if needed > (self.capacity_blocks - self.map.len() as u64) + evictable || range.end - range.start > self.capacity_blocks {
-            self.stats.writes_throttled += 1;
-            return false;
+        let blocks = range.end - range.start;
+        let room = (self.capacity_blocks - self.map.len() as u64) + (self.map.len() as u64 - self.dirty_blocks);
+        // New blocks need a free or evictable slot; the write's own clean blocks turn
+        // dirty and cannot be evicted for it. Counting matters only when room is short.
+        if 2 * blocks > room {
+            let (mut needed, mut own_clean) = (0, 0);
+            for b in range.clone() {
+                match self.map.get(&b) {
+                    None => needed += 1,
+                    Some(&i) if !self.slots[i as usize].dirty => own_clean += 1,
+                    Some(_) => {}
+                }
+            }
+            if needed > room - own_clean || blocks > self.capacity_blocks {
+                self.stats.writes_throttled += 1;
+                return false;
+            }
         }
         for b in range {
             match self.map.get(&b).copied() {
@@ -207,15 +236,20 @@ impl Nvram {
                     let s = &mut self.slots[i as usize];
                     if s.destaging {
                         s.rewritten = true;
+                        self.touch(i);
                     } else if !s.dirty {
+                        self.unlink(i);
+                        let s = &mut self.slots[i as usize];
                         s.dirty = true;
                         s.dirty_since_ns = now_ns;
                         self.next_gen += 1;
                         s.gen = self.next_gen;
                         self.dirty_blocks += 1;
                         self.dirty_queue.push_back((b, s.gen));
+                        self.push_front(i);
+                    } else {
+                        self.touch(i);
                     }
-                    self.touch(i);
                 }
                 None => {
                     self.make_room();
@@ -294,14 +328,20 @@ impl Nvram {
                 s.gen = self.next_gen;
                 self.dirty_queue.push_back((b, s.gen));
             } else if s.dirty {
-                s.dirty = false;
+                self.unlink(i);
+                self.slots[i as usize].dirty = false;
                 self.dirty_blocks -= 1;
+                self.push_front(i);
             }
         }
     }
 
+    fn list(&self, i: u32) -> usize {
+        usize::from(self.slots[i as usize].dirty)
+    }
+
     fn touch(&mut self, i: u32) {
-        if self.head == i {
+        if self.head[self.list(i)] == i {
             return;
         }
         self.unlink(i);
@@ -309,40 +349,39 @@ impl Nvram {
     }
 
     fn unlink(&mut self, i: u32) {
+        let l = self.list(i);
         let Slot { prev, next, .. } = self.slots[i as usize];
-        if prev != NIL { self.slots[prev as usize].next = next } else { self.head = next }
-        if next != NIL { self.slots[next as usize].prev = prev } else { self.tail = prev }
+        if prev != NIL { self.slots[prev as usize].next = next } else { self.head[l] = next }
+        if next != NIL { self.slots[next as usize].prev = prev } else { self.tail[l] = prev }
     }
 
     fn push_front(&mut self, i: u32) {
-        let old = self.head;
+        let l = self.list(i);
+        let old = self.head[l];
         {
             let s = &mut self.slots[i as usize];
             s.prev = NIL;
             s.next = old;
         }
-        if old != NIL { self.slots[old as usize].prev = i } else { self.tail = i }
-        self.head = i;
+        if old != NIL { self.slots[old as usize].prev = i } else { self.tail[l] = i }
+        self.head[l] = i;
     }
 
     /// Free one slot if the cache is full by evicting the least recently used clean
-    /// block; `false` when the cache is full of dirty blocks.
+    /// block; `false` when every block is dirty.
     fn make_room(&mut self) -> bool {
         if (self.map.len() as u64) < self.capacity_blocks {
             return true;
         }
-        let mut i = self.tail;
-        while i != NIL {
-            let s = self.slots[i as usize];
-            if !s.dirty && !s.destaging {
-                self.unlink(i);
-                self.map.remove(&s.block);
-                self.free.push(i);
-                return true;
-            }
-            i = s.prev;
+        let i = self.tail[0];
+        if i == NIL {
+            return false;
         }
-        false
+        let block = self.slots[i as usize].block;
+        self.unlink(i);
+        self.map.remove(&block);
+        self.free.push(i);
+        true
     }
 
     fn insert(&mut self, block: u64, dirty: bool, now_ns: u64) -> u32 {

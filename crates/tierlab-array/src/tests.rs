@@ -228,3 +228,36 @@ fn nvram_lru_evicts_least_recently_used_clean_block() {
     assert!(!n.read(4096, 4096));
     assert!(n.read(0, 4096) && n.read(8192, 4096) && n.read(3 * 4096, 4096));
 }
+
+proptest! {
+    /// Any mix of reads, fills, writes and destages keeps the cache within its capacity,
+    /// its dirty count exact, and loses no dirty block: destaging everything leaves
+    /// nothing dirty.
+    #[test]
+    fn nvram_invariants(ops in prop::collection::vec((0u8..4, 0u64..64, 1u64..4), 1..300), cap in 4u64..32) {
+        let mut n = Nvram::new(NvramConfig { capacity_bytes: cap * 4096, block_bytes: 4096, high_watermark: 0.5, max_age_ns: 10, max_destage_bytes: 4 * 4096 });
+        let mut in_flight = Vec::new();
+        for (t, &(kind, block, len)) in ops.iter().enumerate() {
+            let (off, len) = (block * 4096, len * 4096);
+            match kind {
+                0 => { n.read(off, len); }
+                1 => n.fill(off, len),
+                2 => { if n.can_hold(len) { n.write(t as u64, off, len); } }
+                _ => {
+                    if let Some(r) = n.next_destage() { in_flight.push(r); }
+                    if in_flight.len() > 2 { let (o, l) = in_flight.remove(0); n.destaged(t as u64, o, l); }
+                }
+            }
+            prop_assert!(n.dirty_bytes() <= cap * 4096);
+        }
+        for (o, l) in in_flight.drain(..) { n.destaged(1_000, o, l); }
+        let mut guard = 0;
+        while let Some((o, l)) = n.next_destage() {
+            n.destaged(2_000, o, l);
+            guard += 1;
+            prop_assert!(guard < 10_000);
+        }
+        prop_assert_eq!(n.dirty_bytes(), 0);
+        prop_assert!(n.destage_due(u64::MAX) == false);
+    }
+}

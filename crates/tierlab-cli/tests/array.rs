@@ -2,44 +2,10 @@
 //! in a few seconds in a debug build. Golden files are tests/golden/array-*;
 //! `TIERLAB_BLESS=1 cargo test -p tierlab-cli --test array` rewrites them.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-fn tierlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tierlab"))
-        .args(args)
-        .env("CI", "true") // no progress bars
-        .output()
-        .expect("the tierlab binary runs")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = tierlab(args);
-    assert!(out.status.success(), "tierlab {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).expect("UTF-8 output")
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = tierlab(args);
-    assert!(!out.status.success(), "tierlab {args:?} should have failed");
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!err.contains("panicked"), "tierlab {args:?} panicked: {err}");
-    err
-}
-
-fn golden(name: &str, actual: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
-    if std::env::var_os("TIERLAB_BLESS").is_some() {
-        std::fs::write(&path, actual).expect("write golden file");
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing golden file {}", path.display()));
-    assert!(expected == actual, "output differs from {}:\n--- expected\n{expected}\n--- actual\n{actual}", path.display());
-}
-
-fn json(text: &str) -> serde_json::Value {
-    serde_json::from_str(text).expect("valid JSON")
-}
+use std::path::PathBuf;
+use support::cli::{fails, golden, json, ok};
 
 fn tempdir() -> PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};

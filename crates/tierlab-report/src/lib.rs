@@ -27,9 +27,6 @@ pub struct LatencyHistogram {
 const SUB_BUCKET_BITS: u32 = 11;
 const HALF_BITS: u32 = SUB_BUCKET_BITS - 1;
 const HALF_COUNT: u64 = 1 << HALF_BITS;
-/// Buckets allocated up front: enough for values up to 2^42 ns (about 1.2 hours).
-const INITIAL_BUCKETS: usize = index_of(1 << 42) + 1;
-
 /// The HDR bucket index of `value` (≥ 1): values below 2048 have their own bucket, larger
 /// ones share one per 1/1024 of their power of two.
 const fn index_of(value: u64) -> usize {
@@ -48,8 +45,10 @@ fn lowest_value(index: usize) -> u64 {
 }
 
 impl LatencyHistogram {
+    /// An empty histogram; its buckets grow to the largest value recorded (a device that
+    /// only ever sees milliseconds holds a few hundred KiB at most).
     pub fn new() -> Self {
-        LatencyHistogram { counts: vec![0; INITIAL_BUCKETS], count: 0, sum_ns: 0 }
+        LatencyHistogram { counts: Vec::new(), count: 0, sum_ns: 0 }
     }
 
     pub fn record(&mut self, value_ns: u64) {

@@ -40,18 +40,24 @@ enum Event {
     Timer { token: u64 },
 }
 
-/// A slab: stable u32 slots with a free list, so the engine allocates nothing per request
-/// once warmed up.
-struct Slab<T> {
+/// A slab: stable u32 slots with a free list, so the engine (and executors) allocate
+/// nothing per request once warmed up.
+pub struct Slab<T> {
     items: Vec<Option<T>>,
     free: Vec<u32>,
 }
 
+impl<T> Default for Slab<T> {
+    fn default() -> Self {
+        Slab::new()
+    }
+}
+
 impl<T> Slab<T> {
-    fn new() -> Self {
+    pub fn new() -> Self {
         Slab { items: Vec::new(), free: Vec::new() }
     }
-    fn insert(&mut self, t: T) -> u32 {
+    pub fn insert(&mut self, t: T) -> u32 {
         match self.free.pop() {
             Some(i) => {
                 self.items[i as usize] = Some(t);
@@ -63,14 +69,14 @@ impl<T> Slab<T> {
             }
         }
     }
-    fn remove(&mut self, i: u32) -> Option<T> {
+    pub fn remove(&mut self, i: u32) -> Option<T> {
         let t = self.items.get_mut(i as usize)?.take();
         if t.is_some() {
             self.free.push(i);
         }
         t
     }
-    fn get_mut(&mut self, i: u32) -> Option<&mut T> {
+    pub fn get_mut(&mut self, i: u32) -> Option<&mut T> {
         self.items.get_mut(i as usize).and_then(Option::as_mut)
     }
 }

@@ -14,7 +14,7 @@ pub mod scheduler;
 
 pub use controller::{Action, Controller, DeviceInfo, Direct, HostId, Io};
 pub use device::{Device, DeviceCommand, DeviceOp, DeviceReport, StateEnergy};
-pub use engine::{DeviceRun, Replay, SimReport, Simulation};
+pub use engine::{DeviceRun, Replay, SimReport, Simulation, Slab};
 pub use scheduler::SchedulerKind;
 
 /// Why a run stopped.
