@@ -417,11 +417,13 @@ impl Scheme for Hibernator {
     }
 
     fn report(&self) -> SchemeReport {
-        let mut notes = self.notes.clone();
-        if let Ok(s) = serde_json::to_string(&self.stats) {
-            notes.push(s);
+        SchemeReport {
+            decisions: self.stats.epochs,
+            infeasible_decisions: self.stats.infeasible_epochs,
+            notes: self.notes.clone(),
+            details: serde_json::to_value(&self.stats).unwrap_or_default(),
+            ..SchemeReport::default()
         }
-        SchemeReport { decisions: self.stats.epochs, infeasible_decisions: self.stats.infeasible_epochs, notes, ..SchemeReport::default() }
     }
 }
 

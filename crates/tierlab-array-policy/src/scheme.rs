@@ -195,6 +195,8 @@ pub struct SchemeReport {
     pub guarantee_s: f64,
     /// Free-form notes (e.g. "R_limit cannot be met even at full speed").
     pub notes: Vec<String>,
+    /// Scheme-specific figures (Hibernator: epochs, tier sizes, reorganisations, swaps).
+    pub details: serde_json::Value,
 }
 
 /// An energy-management scheme; see the module documentation.

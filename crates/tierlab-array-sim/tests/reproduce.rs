@@ -129,24 +129,27 @@ fn shuffling_cost() {
         return;
     }
     let cfg = ArrayConfig { disks: 25, ..ArrayConfig::default() };
-    let scheme = |second: Vec<u32>| {
+    // Epochs long enough for the first reorganisation (three disks leave the tier) to
+    // finish under foreground load before the second starts.
+    let scheme = |second: Vec<u32>, epoch_s: f64| {
         let mut s = SchemeConfig::named("hibernator").unwrap();
         s.hibernator.tier_schedule = vec![vec![22, 3], second];
+        s.epoch_s = epoch_s;
         s
     };
     let lengths = |r: &tierlab_array_sim::ArrayRun| -> Vec<f64> {
-        let stats: serde_json::Value = serde_json::from_str(r.scheme_report.notes.last().unwrap()).unwrap();
-        stats["reorganisation_lengths_s"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()
+        r.scheme_report.details["reorganisation_lengths_s"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()
     };
     println!("### Moving one disk into a 22-disk full-speed tier (25 disks)\n");
     println!("| foreground | reorganisation | length min | foreground mean ms, first 30 min | without the move |");
     println!("|---|---|---:|---:|---:|");
     for iops in [0.05, 1400.0] {
-        let hours = if iops < 1.0 { 6.0 } else { 2.5 };
+        let epoch_s = if iops < 1.0 { 3600.0 } else { 7200.0 };
+        let hours = if iops < 1.0 { 6.0 } else { 4.5 };
         let w = Workload::Synthetic(oltp_workload_with(span(&cfg), iops, hours * 3600.0, 11, OltpSkew::Zipf));
-        let measured = ArrayConfig { warmup_s: Some(7200.0), ..cfg.clone() };
-        let with = run_array(&measured, &scheme(vec![23, 2]), &w, &mut |_| {}).unwrap();
-        let without = run_array(&measured, &scheme(vec![22, 3]), &w, &mut |_| {}).unwrap();
+        let measured = ArrayConfig { warmup_s: Some(2.0 * epoch_s), ..cfg.clone() };
+        let with = run_array(&measured, &scheme(vec![23, 2], epoch_s), &w, &mut |_| {}).unwrap();
+        let without = run_array(&measured, &scheme(vec![22, 3], epoch_s), &w, &mut |_| {}).unwrap();
         let l = lengths(&with);
         let ms = |r: &tierlab_array_sim::ArrayRun| if iops < 1.0 { "-".to_string() } else { format!("{:.2}", r.response_time.mean_ms) };
         println!("| {iops} req/s | 22+3 → 23+2 | {} | {} | {} |", l.get(1).map_or("-".into(), |s| format!("{:.1}", s / 60.0)), ms(&with), ms(&without));
