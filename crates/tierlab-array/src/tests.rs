@@ -258,6 +258,6 @@ proptest! {
             prop_assert!(guard < 10_000);
         }
         prop_assert_eq!(n.dirty_bytes(), 0);
-        prop_assert!(n.destage_due(u64::MAX) == false);
+        prop_assert!(!n.destage_due(u64::MAX));
     }
 }
