@@ -6,6 +6,7 @@
 //! gives is left out and its key listed in `unknown` — the checks insist on both
 //! directions, so an absent value is always a deliberate "unknown", never an omission.
 
+pub use tierlab_hdd::AverageSeek;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use tierlab_config::{FieldError, Validate};
@@ -130,18 +131,6 @@ pub enum InnerZoneRate {
     /// `transfer.sustained_min_mb_s`, which must be given; equal to the maximum, the drive
     /// has one rate across the surface.
     SustainedMin,
-}
-
-/// What `seek.average_read_ms` means.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AverageSeek {
-    /// The seek time over a third of the full stroke.
-    #[default]
-    ThirdStroke,
-    /// The mean seek time of random requests: between two cylinders drawn uniformly at
-    /// random from those holding data.
-    RandomMean,
 }
 
 /// A purchase price at a point in time.

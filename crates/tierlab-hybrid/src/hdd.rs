@@ -4,7 +4,7 @@
 use anyhow::{anyhow, Context, Result};
 use std::path::{Path, PathBuf};
 use tierlab_catalog::{Catalog, HddEntry, InnerZoneRate};
-use tierlab_hdd::{AverageSeek, Datasheet, DatasheetTiming, HddDevice, HddSpec, Mechanics};
+use tierlab_hdd::{Datasheet, DatasheetTiming, HddDevice, HddSpec, Mechanics};
 use tierlab_power::{IdlePolicy, PowerModel};
 use tierlab_sim::Device;
 use tierlab_types::{MIB, NS_PER_S};
@@ -56,10 +56,7 @@ pub fn datasheet(e: &HddEntry) -> Result<Datasheet> {
         if t.inner_zone_rate == InnerZoneRate::SustainedMin {
             timing.inner_transfer_mb_s = Some(need(e.transfer.sustained_min_mb_s, "transfer.sustained_min_mb_s")?);
         }
-        timing.average_seek = match t.average_seek {
-            tierlab_catalog::AverageSeek::ThirdStroke => AverageSeek::ThirdStroke,
-            tierlab_catalog::AverageSeek::RandomMean => AverageSeek::RandomMean,
-        };
+        timing.average_seek = t.average_seek;
         if let Some(ms) = t.command_overhead_ms {
             timing.command_overhead_ms = ms;
         }
