@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tierlab serve against nbdkit's file plugin, side by side in one run (issue 5's benchmark).
+# tierlab serve against nbdkit's file plugin, side by side in one run.
 # (a) tierlab serve, tiering, with the working set mapped on the SSD path;
 # (b) nbdkit file serving a backing file of the same size.
 # fio's nbd engine: 4 KiB random read and write at queue depth 1 and 32, 1 MiB sequential.

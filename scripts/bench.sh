@@ -14,7 +14,7 @@ for repeat in 1 10; do
   taskset -c 0 "$bin" bench simulate "$trace" --repeat "$repeat"
 done
 # The hybrid drive: Intel 320 300 GB SSD model (DFTL, page-level timing) + Seagate 2 TB,
-# the trace's touched 1 MiB extents packed densely, SSD = 1/4. Issue 4's target for the
+# the trace's touched 1 MiB extents packed densely, SSD = 1/4. The target for the
 # full-timing tiering run is 1 M requests/CPU-s.
 echo "== closed-loop replay on a hybrid drive, full timing (linear: no migrations)"
 for mode in linear tiering caching; do

@@ -23,7 +23,7 @@ fn peak_rss_mib() -> f64 {
 
 fn run(disks: usize, nvram_bytes: u64, iops: f64, requests: u64) -> (u64, f64, f64) {
     let cfg = ArrayConfig { disks, nvram_bytes, ..ArrayConfig::default() };
-    let w = oltp_workload(common_span_bytes(&cfg).unwrap(), iops, requests as f64 / iops, 3);
+    let w = oltp_workload(common_span_bytes(&cfg, &SchemeConfig::default()).unwrap(), iops, requests as f64 / iops, 3);
     let scheme = SchemeConfig::named("raid5").unwrap();
     let (c0, t0) = (cpu_s(), std::time::Instant::now());
     let r = run_array(&cfg, &scheme, &Workload::Synthetic(w), &mut |_| {}).unwrap();

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use tierlab_array::{Geometry, Nvram, NvramConfig, RaidLevel};
 use tierlab_array_policy::{ArraySetup, SchemeConfig, SchemeReport, SpeedInfo, StandbyInfo, Transition};
+use tierlab_catalog::HddEntry;
 use tierlab_hybrid::{AddressMap, HddChoice, Workload};
 use tierlab_report::LatencySummary;
 use tierlab_sim::{Controller, Device, Replay, SchedulerKind, SimError, SimReport, Simulation};
@@ -63,9 +64,11 @@ impl Default for ArrayConfig {
     }
 }
 
-/// What the disks of an array are, as a scheme needs to know it.
+/// What the disks of an array are, as a scheme needs to know it, and the catalog entry
+/// they are built from.
 #[derive(Clone, Debug)]
 pub struct DiskModel {
+    pub entry: HddEntry,
     pub choice: HddChoice,
     pub capacity_bytes: u64,
     pub speeds: Vec<SpeedInfo>,
@@ -75,15 +78,13 @@ pub struct DiskModel {
 }
 
 impl DiskModel {
-    /// The catalog drive `id` with its power profile.
+    /// The catalog drive `id` with its power profile (default: the first).
     pub fn from_catalog(id: &str, profile: Option<&str>) -> Result<DiskModel> {
-        let cat = tierlab_hybrid::catalog(None)?;
-        let entry = cat.hdd(id)?;
-        let spec = match profile {
-            Some(p) => &entry.power_profile(p).ok_or_else(|| anyhow!("drive `{id}` has no power profile `{p}`"))?.spec,
-            None => &entry.default_power().ok_or_else(|| anyhow!("drive `{id}` has no power figures; an array needs them to account energy"))?.spec,
-        };
-        let sheet = tierlab_hybrid::datasheet(entry)?;
+        let entry = tierlab_hybrid::catalog(None)?.hdd(id)?.clone();
+        let spec = &tierlab_hybrid::power_profile(&entry, profile)?
+            .ok_or_else(|| anyhow!("drive `{id}` has no power figures; an array needs them to account energy"))?
+            .spec;
+        let sheet = tierlab_hybrid::datasheet(&entry)?;
         let levels = spec.speed_levels(entry.rpm);
         let top_rpm = levels.iter().map(|l| l.rpm).max().unwrap_or(entry.rpm).max(1);
         let top_rate = sheet.sustained_transfer_mb_s * 1e6;
@@ -91,15 +92,20 @@ impl DiskModel {
             .iter()
             .map(|l| SpeedInfo { rpm: l.rpm, active_w: l.active_w, seek_w: l.seek_w, idle_w: l.idle_w, media_bytes_per_s: top_rate * f64::from(l.rpm) / f64::from(top_rpm) })
             .collect();
-        let speed_change = spec.speeds.as_ref().map_or(Transition { time_s: 0.0, energy_j: 0.0 }, |s| Transition { time_s: s.change.time_s, energy_j: s.change.energy_j });
+        let transition = |t: tierlab_power::Transition| Transition { time_s: t.time_s, energy_j: t.energy_j };
+        let speed_change = spec.speeds.as_ref().map_or(Transition { time_s: 0.0, energy_j: 0.0 }, |s| transition(s.change));
         let standby = spec.deepest_standby().and_then(|i| {
             let l = &spec.standby[i];
-            let (e, v) = (l.enter?, l.leave?);
-            Some(StandbyInfo { power_w: l.power_w, enter: Transition { time_s: e.time_s, energy_j: e.energy_j }, leave: Transition { time_s: v.time_s, energy_j: v.energy_j } })
+            Some(StandbyInfo { power_w: l.power_w, enter: transition(l.enter?), leave: transition(l.leave?) })
         });
         let choice = HddChoice { device: id.into(), power_profile: profile.map(str::to_string), ..HddChoice::default() };
-        let capacity_bytes = tierlab_hybrid::build_hdd(&choice)?.capacity_bytes();
-        Ok(DiskModel { choice, capacity_bytes, speeds, speed_change, standby, average_seek_s: sheet.seek_average_ms / 1e3 })
+        let capacity_bytes = tierlab_hybrid::catalog_hdd(&entry, &choice)?.capacity_bytes();
+        Ok(DiskModel { entry, choice, capacity_bytes, speeds, speed_change, standby, average_seek_s: sheet.seek_average_ms / 1e3 })
+    }
+
+    /// One disk of the array, named `name`.
+    pub fn build(&self, name: String) -> Result<Box<dyn Device + Send>> {
+        Ok(Box::new(Named { inner: tierlab_hybrid::catalog_hdd(&self.entry, &self.choice)?, name }))
     }
 }
 
@@ -182,8 +188,7 @@ pub fn run_array(cfg: &ArrayConfig, scheme: &SchemeConfig, workload: &Workload, 
         sim = sim.measure_from(s_to_ns(w));
     }
     for i in 0..cfg.disks + extra {
-        let inner = tierlab_hybrid::build_hdd(&model.choice)?;
-        sim.add_device(Box::new(Named { inner, name: format!("disk{i:03}") }));
+        sim.add_device(model.build(format!("disk{i:03}"))?);
     }
     let (name, report) = replay_workload(sim, workload, capacity_bytes, cfg, replay, &mut controller, progress)?;
     Ok(summarise(&controller, report, name, scheme, cfg.disks))
@@ -191,7 +196,7 @@ pub fn run_array(cfg: &ArrayConfig, scheme: &SchemeConfig, workload: &Workload, 
 
 /// A device under another name (disk000, disk001, …).
 struct Named {
-    inner: Box<dyn Device + Send>,
+    inner: tierlab_hdd::HddDevice,
     name: String,
 }
 
@@ -313,12 +318,13 @@ fn summarise(c: &ArrayController, report: SimReport, workload: String, scheme: &
 }
 
 /// The address span a workload may cover so that every scheme's layout holds it on
-/// `cfg`'s array: two disks' worth less than the disks hold (RAID-5 gives one to parity;
-/// Hibernator keeps room for one parity per tier, two tiers on a two-speed disk), each
-/// disk counted in whole MiB (relocation blocks are 256 KiB).
-pub fn common_span_bytes(cfg: &ArrayConfig) -> Result<u64> {
+/// `cfg`'s array: as many disks as remain after one parity disk per speed tier (at least
+/// two: RAID-5's parity, Hibernator's two tiers on a two-speed disk), each disk counted
+/// in whole stripe units, whole relocation blocks of every placing scheme, and whole MiB.
+pub fn common_span_bytes(cfg: &ArrayConfig, scheme: &SchemeConfig) -> Result<u64> {
     let disk = DiskModel::from_catalog(&cfg.disk, cfg.power_profile.as_deref())?;
-    let per_disk = disk.capacity_bytes / tierlab_types::MIB * tierlab_types::MIB;
+    let units = [cfg.stripe_unit_bytes, scheme.hibernator.rb_bytes, scheme.pdc.rb_bytes, scheme.maid.rb_bytes, tierlab_types::MIB];
+    let per_disk = units.into_iter().filter(|&u| u > 0).fold(disk.capacity_bytes, |bytes, u| bytes / u * u);
     Ok(cfg.disks.saturating_sub(disk.speeds.len().max(2)) as u64 * per_disk)
 }
 

@@ -14,7 +14,7 @@ fn small(disks: usize) -> ArrayConfig {
 fn run(cfg: &ArrayConfig, scheme: &str, iops: f64, secs: f64, seed: u64, tweak: impl FnOnce(&mut SchemeConfig)) -> anyhow::Result<ArrayRun> {
     let mut s = SchemeConfig::named(scheme).unwrap();
     tweak(&mut s);
-    let w = oltp_workload(common_span_bytes(cfg)?, iops, secs, seed);
+    let w = oltp_workload(common_span_bytes(cfg, &s)?, iops, secs, seed);
     run_array(cfg, &s, &Workload::Synthetic(w), &mut |_| {})
 }
 

@@ -27,7 +27,7 @@ fn array() -> ArrayConfig {
 }
 
 fn span(cfg: &ArrayConfig) -> u64 {
-    common_span_bytes(cfg).unwrap()
+    common_span_bytes(cfg, &SchemeConfig::default()).unwrap()
 }
 
 fn oltp(cfg: &ArrayConfig, iops: f64, skew: OltpSkew) -> Load {

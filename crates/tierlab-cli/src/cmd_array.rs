@@ -15,7 +15,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use tierlab_array::{Geometry, RaidLevel};
 use tierlab_array_policy::{SchemeConfig, SchemeKind};
-use tierlab_array_sim::{compare, oltp_workload, run_array, ArrayConfig, ArrayRun, CompareRow, DiskModel, Load};
+use tierlab_array_sim::{common_span_bytes, compare, oltp_workload, run_array, ArrayConfig, ArrayRun, CompareRow, DiskModel, Load};
 use tierlab_hybrid::Workload;
 use tierlab_report::{fmt_bytes, Table};
 use tierlab_sim::SchedulerKind;
@@ -166,23 +166,6 @@ pub fn run(cmd: ArrayCommand) -> Result<()> {
 /// The smallest NVRAM accepted (other than none).
 const MIN_NVRAM_BYTES: u64 = 1 << 20;
 
-/// A warning on stderr when a run finished with requests of a synthetic workload never
-/// issued or never completed (a warm-up excludes requests on purpose: no check then).
-fn warn_incomplete(what: &str, r: &ArrayRun, c: &ArrayConfig, w: &Workload) {
-    if c.warmup_s.is_some() {
-        return;
-    }
-    let issued = r.executor.host_reads + r.executor.host_writes;
-    if issued > r.requests {
-        eprintln!("warning: {what}: {} of {issued} requests never completed", issued - r.requests);
-    }
-    if let Workload::Synthetic(spec) = w {
-        if issued < spec.requests {
-            eprintln!("warning: {what}: only {issued} of the workload's {} requests were replayed", spec.requests);
-        }
-    }
-}
-
 /// The `--config` file: both tables optional, every key checked.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -316,20 +299,13 @@ impl ArrayOptions {
     }
 
     /// Checks the array can be built (the library's own error otherwise) and returns the
-    /// span of the default OLTP workload: (disks − 2) × a disk's capacity, that capacity
-    /// rounded down to whole stripe units and whole relocation blocks of every scheme, so
-    /// that every scheme's layout holds it.
+    /// span of the default OLTP workload (`tierlab_array_sim::common_span_bytes`).
     pub fn oltp_span(&self, s: &Settings) -> Result<u64> {
         let array = &s.array;
         let model = DiskModel::from_catalog(&array.disk, array.power_profile.as_deref())?;
-        let g = Geometry::new(array.level, array.disks, array.stripe_unit_bytes, model.capacity_bytes)
+        Geometry::new(array.level, array.disks, array.stripe_unit_bytes, model.capacity_bytes)
             .map_err(|e| anyhow!("cannot build a {} array of {} × {}: {e}", array.level, array.disks, array.disk))?;
-        let sc = &s.scheme;
-        let per_disk = [sc.hibernator.rb_bytes, sc.pdc.rb_bytes, sc.maid.rb_bytes, 8 * 1024]
-            .into_iter()
-            .filter(|&rb| rb > 0)
-            .fold(g.disk_bytes, |bytes, rb| bytes / rb * rb);
-        Ok((array.disks.saturating_sub(2).max(1) as u64).saturating_mul(per_disk))
+        common_span_bytes(array, &s.scheme)
     }
 
     /// Trace-only flags given without a trace are a mistake worth naming.
@@ -395,7 +371,6 @@ fn simulate(a: ArraySimulateArgs) -> Result<()> {
     let run = run_array(&s.array, &scheme, &workload, &mut |n| bar.set_position(n));
     bar.finish_and_clear();
     let run = run?;
-    warn_incomplete(&scheme.label(), &run, &s.array, &workload);
     let mut out = std::io::stdout().lock();
     if a.opts.json {
         serde_json::to_writer_pretty(&mut out, &run)?;
@@ -632,11 +607,6 @@ fn compare_cmd(a: ArrayCompareArgs) -> Result<()> {
     });
     bar.finish_and_clear();
     let rows = rows?;
-    for r in &rows {
-        if let Some(load) = loads.iter().find(|l| l.label == r.load) {
-            warn_incomplete(&format!("{} at {}", r.scheme, r.load), &r.run, &s.array, &load.workload);
-        }
-    }
     let ctx = CompareContext {
         study,
         array: describe_array(&s.array, &s.array.disks.to_string()),

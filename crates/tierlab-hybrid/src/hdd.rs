@@ -3,7 +3,7 @@
 
 use anyhow::{anyhow, Context, Result};
 use std::path::{Path, PathBuf};
-use tierlab_catalog::{Catalog, HddEntry, InnerZoneRate};
+use tierlab_catalog::{Catalog, HddEntry, InnerZoneRate, PowerProfile};
 use tierlab_hdd::{Datasheet, DatasheetTiming, HddDevice, HddSpec, Mechanics};
 use tierlab_power::{IdlePolicy, PowerModel};
 use tierlab_sim::Device;
@@ -93,19 +93,25 @@ pub fn build_hdd(choice: &HddChoice) -> Result<Box<dyn Device + Send>> {
     Ok(Box::new(catalog_hdd(entry, choice)?))
 }
 
+/// The power profile `name` of `entry` (default: its first); `None` when the entry has no
+/// power figures; an error naming the profiles it has when `name` is not one.
+pub fn power_profile<'a>(entry: &'a HddEntry, name: Option<&str>) -> Result<Option<&'a PowerProfile>> {
+    match name {
+        Some(name) => Ok(Some(entry.power_profile(name).ok_or_else(|| {
+            let known: Vec<_> = entry.power_profiles.iter().map(|p| p.name.as_str()).collect();
+            anyhow!("drive `{}` has no power profile `{name}`: it has {}", entry.id, known.join(", "))
+        })?)),
+        None => Ok(entry.default_power()),
+    }
+}
+
 /// The catalog drive `entry` with the power profile, spin-down and standby level `choice`
 /// names (its `device`, `disksim` and `catalog` are not looked at); without a power model
 /// when the entry has no power figures.
-fn catalog_hdd(entry: &HddEntry, choice: &HddChoice) -> Result<HddDevice> {
+pub fn catalog_hdd(entry: &HddEntry, choice: &HddChoice) -> Result<HddDevice> {
     let spec = HddSpec::from_datasheet(&datasheet(entry)?)?;
     let mech = Mechanics::new(spec)?;
-    let profile = match &choice.power_profile {
-        Some(name) => Some(entry.power_profile(name).ok_or_else(|| {
-            let known: Vec<_> = entry.power_profiles.iter().map(|p| p.name.as_str()).collect();
-            anyhow!("drive `{}` has no power profile `{name}`: it has {}", entry.id, known.join(", "))
-        })?),
-        None => entry.default_power(),
-    };
+    let profile = power_profile(entry, choice.power_profile.as_deref())?;
     let Some(profile) = profile else {
         if choice.spin_down_s.is_some() {
             return Err(anyhow!("drive `{}` has no power figures, so it cannot spin down", entry.id));

@@ -1,4 +1,4 @@
-//! Placement-only replay speed on the CloudPhysics trace (issue 4: ≥ 5 M requests/s on
+//! Placement-only replay speed on the CloudPhysics trace (target: ≥ 5 M requests/s on
 //! one core), and the tiering mapping's bytes per extent. Prints figures; asserts nothing.
 //!
 //! `cargo bench -p tierlab-placement` (single-threaded; the trace is parsed once into

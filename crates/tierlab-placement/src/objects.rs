@@ -32,7 +32,7 @@ pub enum ObjectDef {
 }
 
 impl ObjectDef {
-    /// 4 KiB blocks, the file-system block size and the definition of issue 4.
+    /// 4 KiB blocks, the file-system block size.
     pub const BLOCK_4K: ObjectDef = ObjectDef::Block { block_bytes: 4096 };
 
     /// Checks the block size.

@@ -302,7 +302,6 @@ impl<'d> Simulation<'d> {
             if checkpoints.is_none() && self.measure_from_ns.is_some_and(|m| t >= m) {
                 checkpoints = Some(run.restart_measurement());
             }
-            let completed_before = run.requests_done;
             run.io.finished = source_done && run.requests_done == run.requests_in;
             match ev {
                 Event::Arrival => {
@@ -337,7 +336,6 @@ impl<'d> Simulation<'d> {
             // Closed loop: top the outstanding requests back up to the depth (a
             // controller may complete a request within its arrival, e.g. from a cache).
             if let Replay::Closed { depth } = replay {
-                let _ = completed_before;
                 while !source_done && run.requests_in - run.requests_done < u64::from(depth) {
                     match source.next().transpose()? {
                         Some(r) => run.arrive(controller, r)?,

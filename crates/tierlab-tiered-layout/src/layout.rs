@@ -523,6 +523,20 @@ impl Layout {
 
     // ----- small-scale migration -------------------------------------------------------
 
+    /// An error if a reorganisation or a small-scale migration is under way.
+    pub(crate) fn ensure_nothing_running(&self) -> Result<()> {
+        if let Some(r) = &self.reorg {
+            return Err(LayoutError::ReorgInProgress {
+                applied: r.next_slot,
+                slots: self.cfg.slots_per_disk,
+            });
+        }
+        if self.in_flight.is_some() {
+            return Err(LayoutError::MigrationInFlight);
+        }
+        Ok(())
+    }
+
     /// Proposes the next small-scale migration, or `None` if the tiers are in temperature
     /// order. For each pair of adjacent non-empty tiers (faster `f`, slower `l`), with
     /// `hot` the hottest RB of `l` and `cold` the coldest RB of `f` (temperature 0 if `f`
@@ -534,15 +548,7 @@ impl Layout {
         if !(h.is_finite() && h >= 0.0) {
             return Err(LayoutError::BadHysteresis(h));
         }
-        if let Some(r) = &self.reorg {
-            return Err(LayoutError::ReorgInProgress {
-                applied: r.next_slot,
-                slots: self.cfg.slots_per_disk,
-            });
-        }
-        if self.in_flight.is_some() {
-            return Err(LayoutError::MigrationInFlight);
-        }
+        self.ensure_nothing_running()?;
         let nonempty: Vec<usize> = (0..self.tiers.len())
             .filter(|&t| !self.tiers[t].is_empty())
             .collect();

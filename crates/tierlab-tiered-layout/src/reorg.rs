@@ -610,15 +610,7 @@ impl Layout {
     /// temperature) and those bound for colder tiers its coldest. When no disk changes
     /// tier the plan has no steps and nothing is marked as running.
     pub fn plan_reorg(&mut self, target: &[u32], kind: Shuffle, seed: u64) -> Result<ReorgPlan> {
-        if let Some(r) = &self.reorg {
-            return Err(LayoutError::ReorgInProgress {
-                applied: r.next_slot,
-                slots: self.cfg.slots_per_disk,
-            });
-        }
-        if self.in_flight.is_some() {
-            return Err(LayoutError::MigrationInFlight);
-        }
+        self.ensure_nothing_running()?;
         let t_new = validate_tier_sizes(target, self.cfg.n_disks)?;
         let data_slots = self.cfg.n_disks - t_new;
         if self.stripe_rbs > data_slots {
