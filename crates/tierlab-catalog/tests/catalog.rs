@@ -436,3 +436,30 @@ fn other_entries_keep_the_synthesis_defaults() {
         assert_eq!(e.timing.is_some(), e.id == HIBERNATOR, "{}", e.id);
     }
 }
+
+#[test]
+fn t7k250_replication_profile_has_the_papers_transitions_as_printed() {
+    let c = builtin();
+    let d = c.hdd("hitachi-deskstar-t7k250").unwrap();
+    let p = &d.power_profile("replication").unwrap();
+    let costs: Vec<(&str, f64, f64, f64, f64, f64)> = p
+        .spec
+        .standby
+        .iter()
+        .map(|l| {
+            let (e, v) = (l.enter.unwrap(), l.leave.unwrap());
+            (l.name.as_str(), l.power_w, e.time_s, e.energy_j, v.time_s, v.energy_j)
+        })
+        .collect();
+    assert_eq!(
+        costs,
+        [
+            ("unloaded", 4.04, 0.7, 3.5, 0.7, 3.5),
+            ("low_rpm", 2.72, 17.0, 19.0, 17.0, 19.0),
+            ("stopped", 0.93, 0.7, 3.5, 0.7, 3.5)
+        ]
+    );
+    assert_eq!((p.spec.active_w, p.spec.idle_w), (9.7, 5.24));
+    assert!(p.spec.standby.iter().all(|l| l.is_usable()));
+    assert!(p.assumptions[0].starts_with("FLAGGED"), "the garbled transitions are flagged");
+}

@@ -22,17 +22,32 @@ pub struct HddDevice {
     power: Option<PowerModel>,
     /// Commands the power model refused (an unknown level, an unusable transition).
     refused_commands: u64,
+    /// The standby level the `Standby` and `SetIdleTimeout` commands enter (`None`: the
+    /// deepest the power model has).
+    standby_level: Option<usize>,
 }
 
 impl HddDevice {
     /// A drive with timing only (no power figures: energy is reported as 0).
     pub fn new(name: impl Into<String>, mech: Mechanics) -> HddDevice {
-        HddDevice { name: name.into(), mech, power: None, refused_commands: 0 }
+        HddDevice { name: name.into(), mech, power: None, refused_commands: 0, standby_level: None }
     }
 
     /// A drive with timing and a power model (built for the drive's nominal rpm).
     pub fn with_power(name: impl Into<String>, mech: Mechanics, power: PowerModel) -> HddDevice {
-        HddDevice { name: name.into(), mech, power: Some(power), refused_commands: 0 }
+        HddDevice { name: name.into(), mech, power: Some(power), refused_commands: 0, standby_level: None }
+    }
+
+    /// Make the `Standby` and `SetIdleTimeout` commands enter standby level `index` of the
+    /// power model instead of its deepest (a drive with several low-power modes: heads
+    /// unloaded, low rpm, stopped).
+    pub fn with_standby_level(mut self, index: usize) -> HddDevice {
+        self.standby_level = Some(index);
+        self
+    }
+
+    fn standby_level(&self) -> Option<usize> {
+        self.standby_level.or_else(|| self.power.as_ref().and_then(|p| p.deepest_standby()))
     }
 
     pub fn mechanics(&self) -> &Mechanics {
@@ -99,8 +114,10 @@ impl Device for HddDevice {
         let pcmd = match cmd {
             DeviceCommand::FlushCache => return self.mech.flush(now_ns),
             DeviceCommand::SetIdleTimeout(timeout_ns) => {
-                let Some(p) = &self.power else { return now_ns };
-                let policy = match (timeout_ns, p.deepest_standby()) {
+                if self.power.is_none() {
+                    return now_ns;
+                }
+                let policy = match (timeout_ns, self.standby_level()) {
                     (None, _) => Some(IdlePolicy::never()),
                     (Some(t), Some(level)) => Some(IdlePolicy::after(t, level)),
                     (Some(_), None) => None,
@@ -121,7 +138,7 @@ impl Device for HddDevice {
                     }
                 };
             }
-            DeviceCommand::Standby => match self.power.as_ref().and_then(|p| p.deepest_standby()) {
+            DeviceCommand::Standby => match self.standby_level() {
                 Some(level) => PowerCommand::Standby { level },
                 None => return now_ns,
             },

@@ -118,13 +118,20 @@ pub fn catalog_hdd(entry: &HddEntry, choice: &HddChoice) -> Result<HddDevice> {
         }
         return Ok(HddDevice::new(entry.id.clone(), mech));
     };
+    let chosen_level = match &choice.standby {
+        Some(name) => Some(
+            profile
+                .spec
+                .standby_index(name)
+                .ok_or_else(|| anyhow!("power profile `{}` of `{}` has no standby level `{name}`", profile.name, entry.id))?,
+        ),
+        None => None,
+    };
     let policy = match choice.spin_down_s {
         None => IdlePolicy::never(),
         Some(s) if s.is_finite() && s >= 0.0 => {
-            let level = match &choice.standby {
-                Some(name) => profile.spec.standby_index(name).ok_or_else(|| {
-                    anyhow!("power profile `{}` of `{}` has no standby level `{name}`", profile.name, entry.id)
-                })?,
+            let level = match chosen_level {
+                Some(level) => level,
                 None => profile.spec.deepest_standby().ok_or_else(|| {
                     anyhow!("power profile `{}` of `{}` has no standby level to spin down to", profile.name, entry.id)
                 })?,
@@ -134,7 +141,11 @@ pub fn catalog_hdd(entry: &HddEntry, choice: &HddChoice) -> Result<HddDevice> {
         Some(s) => return Err(anyhow!("--spin-down-s: expected a non-negative number of seconds, found {s}")),
     };
     let power = PowerModel::new(&profile.spec, entry.rpm, policy, 0)?;
-    Ok(HddDevice::with_power(entry.id.clone(), mech, power))
+    let device = HddDevice::with_power(entry.id.clone(), mech, power);
+    Ok(match chosen_level {
+        Some(level) => device.with_standby_level(level),
+        None => device,
+    })
 }
 
 #[cfg(test)]
@@ -380,6 +391,25 @@ mod tests {
         assert_eq!(by_command.report().states, r.states);
         // Refused: a standby level the drive does not have.
         assert_eq!(dev.set_idle_policy(200 * S, IdlePolicy::after(S, 1)), Err(PowerError::NoSuchStandbyLevel { index: 1, count: 1 }));
+    }
+
+    #[test]
+    fn the_chosen_standby_level_is_what_a_standby_command_enters() {
+        // The T7K250's replication profile: unloaded 4.04 W, low rpm 2.72 W, stopped 0.93 W,
+        // each entered in 0.7 / 17 / 0.7 s.
+        let cat = tierlab_catalog::builtin();
+        let entry = cat.hdd("hitachi-deskstar-t7k250").unwrap();
+        for (level, enter_s, power_w) in [("unloaded", 0.7_f64, 4.04_f64), ("low_rpm", 17.0, 2.72), ("stopped", 0.7, 0.93)] {
+            let choice = HddChoice { power_profile: Some("replication".into()), standby: Some(level.into()), ..HddChoice::default() };
+            let mut dev = catalog_hdd(entry, &choice).unwrap();
+            let ready = dev.command(S, DeviceCommand::Standby);
+            assert_eq!(ready, S + (enter_s * 1e9).round() as u64, "{level}");
+            dev.finish(1_000 * S);
+            let r = dev.report();
+            let standby = r.states.iter().find(|s| s.standby).unwrap();
+            assert_eq!(standby.state, level);
+            assert!((standby.energy_j / (standby.time_ns as f64 / 1e9) - power_w).abs() < 1e-9, "{level}");
+        }
     }
 
     #[test]
