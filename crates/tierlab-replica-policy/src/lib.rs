@@ -42,7 +42,7 @@
 //! the run. Every excursion above the RTO (by more than [`VIOLATION_TOLERANCE`]) is
 //! counted once.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 const NS_PER_S: f64 = 1e9;
 
@@ -52,7 +52,7 @@ const NS_PER_S: f64 = 1e9;
 pub const VIOLATION_TOLERANCE: f64 = 1e-3;
 
 /// How the RTO bounds the batch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RtoMode {
     /// The paper's formula: recovery from a spinning volume is within the RTO; a disaster
@@ -63,7 +63,7 @@ pub enum RtoMode {
 }
 
 /// When a deferring secondary wakes its data volume.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Trigger {
     /// When the backlog reaches what the RTO allows (tracks a varying log rate).
@@ -73,7 +73,7 @@ pub enum Trigger {
 }
 
 /// Whether shipped log waits before it is applied.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Defer {
     /// Apply as it arrives; the data volume never sleeps by the policy's command.
