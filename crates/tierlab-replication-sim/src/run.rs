@@ -359,35 +359,29 @@ pub struct Comparison {
     pub rows: Vec<SchemeRow>,
 }
 
-/// Run conventional replication and each of `schemes` (conventional is always first).
-pub fn compare(
-    cfg: &ReplicationConfig,
-    schemes: &[Scheme],
-    progress: &mut dyn FnMut(&str, u64),
-) -> Result<Comparison> {
-    let base = run_replication(cfg, Scheme::Conventional, &mut |n| {
-        progress(Scheme::Conventional.name(), n)
-    })?;
-    let f = cfg.data_disk_share;
-    let weighted = |r: &ReplicationRun| f * r.data_disk_w + (1.0 - f) * r.log_disk_w;
-    let saving = |p: f64, c: f64| if c > 0.0 { 1.0 - p / c } else { 0.0 };
-    let row = |run: ReplicationRun| SchemeRow {
-        saving_total: saving(
-            run.data_power_w + run.log_power_w,
-            base.data_power_w + base.log_power_w,
-        ),
-        saving_weighted: saving(weighted(&run), weighted(&base)),
-        saving_data: saving(run.data_power_w, base.data_power_w),
-        run,
-    };
-    let mut rows = vec![row(base.clone())];
-    for &s in schemes.iter().filter(|&&s| s != Scheme::Conventional) {
-        rows.push(row(run_replication(cfg, s, &mut |n| {
-            progress(s.name(), n)
-        })?));
+impl SchemeRow {
+    /// `run` against the conventional run `base` of the same primary; `data_disk_share`
+    /// weights data and log disks as the paper's reference system.
+    pub fn against(run: ReplicationRun, base: &ReplicationRun, data_disk_share: f64) -> SchemeRow {
+        let f = data_disk_share;
+        let weighted = |r: &ReplicationRun| f * r.data_disk_w + (1.0 - f) * r.log_disk_w;
+        let saving = |p: f64, c: f64| if c > 0.0 { 1.0 - p / c } else { 0.0 };
+        SchemeRow {
+            saving_total: saving(run.data_power_w + run.log_power_w, base.data_power_w + base.log_power_w),
+            saving_weighted: saving(weighted(&run), weighted(base)),
+            saving_data: saving(run.data_power_w, base.data_power_w),
+            run,
+        }
     }
-    Ok(Comparison {
-        u: base.data_utilisation,
-        rows,
-    })
+}
+
+/// Run conventional replication and each of `schemes` (conventional is always first).
+pub fn compare(cfg: &ReplicationConfig, schemes: &[Scheme], progress: &mut dyn FnMut(&str, u64)) -> Result<Comparison> {
+    let base = run_replication(cfg, Scheme::Conventional, &mut |n| progress(Scheme::Conventional.name(), n))?;
+    let mut rows = vec![SchemeRow::against(base.clone(), &base, cfg.data_disk_share)];
+    for &s in schemes.iter().filter(|&&s| s != Scheme::Conventional) {
+        let run = run_replication(cfg, s, &mut |n| progress(s.name(), n))?;
+        rows.push(SchemeRow::against(run, &base, cfg.data_disk_share));
+    }
+    Ok(Comparison { u: base.data_utilisation, rows })
 }
