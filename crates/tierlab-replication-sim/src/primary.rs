@@ -17,7 +17,7 @@ use crate::{add_disks, s_to_ns};
 use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 use std::sync::mpsc::SyncSender;
 use tierlab_array::Geometry;
@@ -59,6 +59,8 @@ pub struct PrimaryReport {
 
 #[derive(Clone, Copy, Debug)]
 struct CommitMeta {
+    /// Position in log order (the order the transactions were generated in).
+    seq: u64,
     log_bytes: u64,
     last_lsn: u64,
     records: u32,
@@ -97,6 +99,9 @@ struct PrimaryController {
     parked: VecDeque<u32>,
     unacked_bytes: u64,
     link_free_ns: u64,
+    /// Commits durable locally but waiting for an earlier one, by log position.
+    durable: BTreeMap<u64, Tag>,
+    next_ship: u64,
     cfg_link: crate::config::Link,
     tx: SyncSender<Arrival>,
     stats: PrimaryReport,
@@ -248,7 +253,17 @@ impl Controller for PrimaryController {
         for tag in done {
             match tag.commit {
                 None => io.complete(tag.host),
-                Some(meta) => self.ship(now_ns, meta, tag.host, tag.issued_ns, io),
+                Some(meta) => {
+                    // The log is one sequence: a commit ships once every earlier one is
+                    // durable (writes of a forwarded trace can complete out of order).
+                    self.durable.insert(meta.seq, tag);
+                    while let Some(t) = self.durable.remove(&self.next_ship) {
+                        self.next_ship += 1;
+                        if let Some(m) = t.commit {
+                            self.ship(now_ns, m, t.host, t.issued_ns, io);
+                        }
+                    }
+                }
             }
         }
     }
@@ -339,6 +354,8 @@ pub fn run_primary(cfg: &ReplicationConfig, tx: SyncSender<Arrival>) -> Result<P
         parked: VecDeque::new(),
         unacked_bytes: 0,
         link_free_ns: 0,
+        durable: BTreeMap::new(),
+        next_ship: 0,
         cfg_link: cfg.link,
         tx,
         stats: PrimaryReport::default(),
@@ -357,6 +374,7 @@ pub fn run_primary(cfg: &ReplicationConfig, tx: SyncSender<Arrival>) -> Result<P
         end_ns,
         transactions: transactions.clone(),
         failed: None,
+        commits_issued: 0,
     };
     let mut requests = requests;
     let report = sim.run(
@@ -414,6 +432,7 @@ struct TransactionRequests<'a> {
     end_ns: u64,
     transactions: Rc<Cell<u64>>,
     failed: Option<anyhow::Error>,
+    commits_issued: u64,
 }
 
 impl Iterator for TransactionRequests<'_> {
@@ -425,11 +444,13 @@ impl Iterator for TransactionRequests<'_> {
                 self.next += 1;
                 if self.next == self.txn.primary_ios.len() && !self.txn.records.is_empty() {
                     let meta = CommitMeta {
+                        seq: self.commits_issued,
                         log_bytes: self.txn.log_bytes(),
                         last_lsn: self.txn.records.last().map_or(0, |r| r.lsn),
                         records: self.txn.records.len() as u32,
                     };
                     self.commits.borrow_mut().push_back((self.index, meta));
+                    self.commits_issued += 1;
                 }
                 self.index += 1;
                 let volume = match p.volume {

@@ -72,6 +72,9 @@ pub struct ApplyStats {
     pub bytes_written: u64,
     pub log_bytes_read: u64,
     pub max_backlog_bytes: u64,
+    /// The largest window taken (original log bytes): compaction's memory is bounded by
+    /// it, never by the stream.
+    pub max_window_log_bytes: u64,
     pub final_backlog_bytes: u64,
     pub arrivals: u64,
 }
@@ -217,15 +220,11 @@ impl ReplicaController {
         }
     }
 
-    /// The next record of the stream, if it has arrived.
-    fn next_arrived_record(&mut self) -> Option<UpdateRecord> {
+    /// The next record of the stream, if it has arrived (not consumed).
+    fn peek_arrived(&mut self) -> Option<UpdateRecord> {
         loop {
             if let Some(r) = self.cursor_txn.records.get(self.cursor_pos) {
-                if r.lsn > self.arrived_lsn {
-                    return None;
-                }
-                self.cursor_pos += 1;
-                return Some(*r);
+                return (r.lsn <= self.arrived_lsn).then_some(*r);
             }
             if self.cursor_failed.is_some() {
                 return None;
@@ -241,27 +240,16 @@ impl ReplicaController {
         }
     }
 
-    fn peek_log_bytes(&self) -> Option<u64> {
-        self.cursor_txn
-            .records
-            .get(self.cursor_pos)
-            .map(|r| u64::from(r.log_bytes))
-    }
-
     fn start_window(&mut self, now_ns: u64, io: &mut Io) {
         self.records.clear();
         let mut log_bytes = 0u64;
         let mut full = false;
-        loop {
-            if let Some(next) = self.peek_log_bytes() {
-                if !self.records.is_empty() && log_bytes + next > self.window_bytes {
-                    full = true;
-                    break;
-                }
-            }
-            let Some(r) = self.next_arrived_record() else {
+        while let Some(r) = self.peek_arrived() {
+            if !self.records.is_empty() && log_bytes + u64::from(r.log_bytes) > self.window_bytes {
+                full = true;
                 break;
-            };
+            }
+            self.cursor_pos += 1;
             log_bytes += u64::from(r.log_bytes);
             self.records.push(r);
         }
@@ -466,6 +454,7 @@ impl ReplicaController {
         self.stats.windows += 1;
         self.stats.full_windows += u64::from(w.full);
         self.stats.log_bytes_applied += w.log_bytes;
+        self.stats.max_window_log_bytes = self.stats.max_window_log_bytes.max(w.log_bytes);
         self.stats.apply_busy_s += busy_ns as f64 / NS_PER_S as f64;
         self.decide(
             now_ns,
