@@ -105,6 +105,9 @@ pub struct PolicyConfig {
     pub drain_floor_bytes: u64,
     /// Weight of the newest full window in `R̂_apl`.
     pub ewma_weight: f64,
+    /// Exposure, violations and cycles are scored from this instant on (a warm-up before
+    /// it fills caches and estimates).
+    pub measure_from_ns: u64,
 }
 
 /// What the policy asks of the executor.
@@ -165,6 +168,7 @@ pub struct PolicyReport {
     pub r_apl_bytes_s: f64,
     /// `R̂_apl / R̂_gen` at the end.
     pub r: f64,
+    /// Spin-ups since the measurement began.
     pub cycles: u64,
     /// Mean time between consecutive spin-ups, s (0 with fewer than two).
     pub mean_cycle_s: f64,
@@ -188,7 +192,9 @@ pub struct ReplicaPolicy {
     first_arrival_ns: Option<u64>,
     last_arrival_ns: u64,
     windows: u64,
-    spin_ups: Vec<u64>,
+    /// Spin-ups since `measure_from_ns`, and the gaps between consecutive ones.
+    spin_ups: u64,
+    cycle_gaps: u64,
     cycle_sum_s: f64,
     last_spin_up_ns: Option<u64>,
     up_since_ns: Option<u64>,
@@ -218,7 +224,8 @@ impl ReplicaPolicy {
             first_arrival_ns: None,
             last_arrival_ns: 0,
             windows: 0,
-            spin_ups: Vec::new(),
+            spin_ups: 0,
+            cycle_gaps: 0,
             cycle_sum_s: 0.0,
             last_spin_up_ns: None,
             up_since_ns: Some(0),
@@ -298,17 +305,22 @@ impl ReplicaPolicy {
             Some(Command::ApplyWindow) => self.state = VolumeState::Applying,
             Some(Command::SpinDown) => {
                 if let Some(up) = self.up_since_ns.take() {
-                    self.apply_phase_sum_s += (now_ns.saturating_sub(up)) as f64 / NS_PER_S;
-                    self.apply_phases += 1;
+                    if up >= self.cfg.measure_from_ns {
+                        self.apply_phase_sum_s += (now_ns.saturating_sub(up)) as f64 / NS_PER_S;
+                        self.apply_phases += 1;
+                    }
                 }
                 self.state = VolumeState::SpinningDown { since_ns: now_ns };
             }
             Some(Command::SpinUp) => {
-                if let Some(prev) = self.last_spin_up_ns {
-                    self.cycle_sum_s += (now_ns - prev) as f64 / NS_PER_S;
+                if now_ns >= self.cfg.measure_from_ns {
+                    if let Some(prev) = self.last_spin_up_ns.filter(|&p| p >= self.cfg.measure_from_ns) {
+                        self.cycle_sum_s += (now_ns - prev) as f64 / NS_PER_S;
+                        self.cycle_gaps += 1;
+                    }
+                    self.spin_ups += 1;
                 }
                 self.last_spin_up_ns = Some(now_ns);
-                self.spin_ups.push(now_ns);
                 self.state = VolumeState::SpinningUp { since_ns: now_ns };
             }
             None => {}
@@ -508,9 +520,10 @@ impl ReplicaPolicy {
     }
 
     fn observe(&mut self, now_ns: u64, backlog_bytes: u64) {
-        // Before any rate is known the exposure is undefined; the first arrivals cannot
-        // have built a backlog worth measuring.
-        if self.r_apl_bytes_s() <= 0.0 {
+        // Before the first window is measured the apply rate is unknown (the calibration
+        // backlog is sized at the generation rate, a lower bound), and before
+        // `measure_from_ns` the run is warming up: no exposure is scored.
+        if self.r_apl_bytes_s.is_none() || now_ns < self.cfg.measure_from_ns {
             return;
         }
         let e = self.exposure_s(now_ns, backlog_bytes);
@@ -523,7 +536,7 @@ impl ReplicaPolicy {
     }
 
     pub fn report(&self) -> PolicyReport {
-        let cycles = self.spin_ups.len() as u64;
+        let cycles = self.spin_ups;
         PolicyReport {
             r_gen_bytes_s: self.r_gen_bytes_s(),
             r_apl_bytes_s: self.r_apl_bytes_s(),

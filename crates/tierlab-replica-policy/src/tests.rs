@@ -27,6 +27,7 @@ fn config(mode: RtoMode, trigger: Trigger, rto_s: f64) -> PolicyConfig {
         window_bytes: 64 << 20,
         drain_floor_bytes: 1 << 20,
         ewma_weight: 0.5,
+        measure_from_ns: 0,
     }
 }
 

@@ -12,6 +12,10 @@ fn main() -> anyhow::Result<()> {
             t.warehouses = wh.parse().unwrap();
         }
     }
+    if let Ok(d) = std::env::var("DISK") { cfg.disk = d; }
+    if let Ok(p) = std::env::var("PROFILE") { cfg.power_profile = Some(p); }
+    if let Ok(l) = std::env::var("STANDBY") { cfg.standby = Some(l); }
+    if let Ok(r) = std::env::var("RTO") { cfg.rto_s = r.parse().unwrap(); }
     let t0 = std::time::Instant::now();
     let c = compare(&cfg, &[Scheme::Proposed], &mut |_, _| {})?;
     eprintln!("{:.1} s", t0.elapsed().as_secs_f64());

@@ -177,6 +177,7 @@ pub fn run_replication(
         window_bytes: cfg.window_bytes,
         drain_floor_bytes: (cfg.window_bytes / 64).max(4096),
         ewma_weight: cfg.ewma_weight,
+        measure_from_ns: s_to_ns(cfg.warmup_s),
     });
     let arrivals = Rc::new(RefCell::new(VecDeque::new()));
     let mut controller = ReplicaController::new(
