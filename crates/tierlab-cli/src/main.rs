@@ -3,6 +3,8 @@
 mod args;
 mod cmd_array;
 mod html_array;
+mod cmd_replicate;
+mod html_replicate;
 mod devices;
 mod html;
 mod hybrid;
@@ -45,6 +47,11 @@ enum Command {
     /// Hibernator): simulate one, or compare schemes across loads or response-time goals.
     #[command(subcommand)]
     Array(cmd_array::ArrayCommand),
+    /// Power-aware remote replication: simulate a primary and a secondary that defers and
+    /// compacts its apply, sweep windows, RTOs and standby levels, plan batch intervals,
+    /// write update logs.
+    #[command(subcommand)]
+    Replicate(cmd_replicate::ReplicateCommand),
     /// Replay a trace or synthetic workload against a device and report latency, throughput,
     /// energy and wear. With no arguments: the bundled default workload on the default HDD.
     Simulate(cmd_simulate::SimulateArgs),
@@ -80,6 +87,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Compare(a) => cmd_compare::run(*a),
         Command::Array(c) => cmd_array::run(c),
+        Command::Replicate(c) => cmd_replicate::run(c),
         Command::Simulate(a) => cmd_simulate::run(a),
         Command::Ssd(c) => cmd_ssd::run(c),
         Command::Trace(c) => cmd_trace::run(c),

@@ -43,6 +43,7 @@
 //! counted once.
 
 use serde::{Deserialize, Serialize};
+pub use tierlab_replication::PlanMode;
 
 const NS_PER_S: f64 = 1e9;
 
@@ -50,17 +51,6 @@ const NS_PER_S: f64 = 1e9;
 /// share: the backlog grows in whole arrivals, so a trigger fires up to one arrival late,
 /// and milliseconds of that are not a missed objective.
 pub const VIOLATION_TOLERANCE: f64 = 1e-3;
-
-/// How the RTO bounds the batch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RtoMode {
-    /// The paper's formula: recovery from a spinning volume is within the RTO; a disaster
-    /// during standby may cost up to `T_up·(1 − 1/r)` more.
-    Paper,
-    /// Recovery within the RTO at every instant.
-    Strict,
-}
 
 /// When a deferring secondary wakes its data volume.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,6 +60,17 @@ pub enum Trigger {
     Backlog,
     /// On the batch formula's fixed cycle.
     Schedule,
+}
+
+impl std::str::FromStr for Trigger {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "backlog" => Ok(Trigger::Backlog),
+            "schedule" => Ok(Trigger::Schedule),
+            other => Err(format!("expected backlog or schedule, found `{other}`")),
+        }
+    }
 }
 
 /// Whether shipped log waits before it is applied.
@@ -96,7 +97,7 @@ pub struct VolumeCosts {
 pub struct PolicyConfig {
     pub defer: Defer,
     pub trigger: Trigger,
-    pub mode: RtoMode,
+    pub mode: PlanMode,
     pub rto_s: f64,
     pub costs: VolumeCosts,
     /// Log read and applied per window (original log bytes).
@@ -436,8 +437,8 @@ impl ReplicaPolicy {
         let c = &self.cfg;
         let u_max = r_apl * c.rto_s;
         match c.mode {
-            RtoMode::Paper => u_max - r_gen * c.costs.up_s,
-            RtoMode::Strict => {
+            PlanMode::Paper => u_max - r_gen * c.costs.up_s,
+            PlanMode::Strict => {
                 let r = self.ratio().max(1.0);
                 let first_window = (c.window_bytes as f64).min(u_max);
                 let at_spin_up = r_apl * (c.rto_s - c.costs.up_s);
@@ -452,7 +453,7 @@ impl ReplicaPolicy {
         let r = self.ratio();
         let rto = self.cfg.rto_s;
         let (mut t_wnd, mut t_apl) = (r * r / (r - 1.0) * rto, r / (r - 1.0) * rto);
-        if self.cfg.mode == RtoMode::Strict {
+        if self.cfg.mode == PlanMode::Strict {
             t_wnd -= r * self.cfg.costs.up_s;
             t_apl -= self.cfg.costs.up_s;
         }

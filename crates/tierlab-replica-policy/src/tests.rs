@@ -17,7 +17,7 @@ fn high_end() -> VolumeCosts {
     }
 }
 
-fn config(mode: RtoMode, trigger: Trigger, rto_s: f64) -> PolicyConfig {
+fn config(mode: PlanMode, trigger: Trigger, rto_s: f64) -> PolicyConfig {
     PolicyConfig {
         defer: Defer::UntilRto,
         trigger,
@@ -130,7 +130,7 @@ fn paper_mode_reproduces_the_batch_formula_and_its_overrun() {
     let r = 20.4486;
     let r_gen = 1e6;
     let o = drive(
-        config(RtoMode::Paper, Trigger::Backlog, 100.0),
+        config(PlanMode::Paper, Trigger::Backlog, 100.0),
         r_gen,
         r * r_gen,
         6 * 3600 * 4,
@@ -161,7 +161,7 @@ fn paper_mode_reproduces_the_batch_formula_and_its_overrun() {
 fn strict_mode_never_exposes_more_than_the_rto() {
     let r = 20.4486;
     let o = drive(
-        config(RtoMode::Strict, Trigger::Backlog, 100.0),
+        config(PlanMode::Strict, Trigger::Backlog, 100.0),
         1e6,
         r * 1e6,
         6 * 3600 * 4,
@@ -180,7 +180,7 @@ fn strict_mode_never_exposes_more_than_the_rto() {
 fn schedule_mode_runs_the_fixed_cycle() {
     let r = 9.5835;
     let o = drive(
-        config(RtoMode::Paper, Trigger::Schedule, 100.0),
+        config(PlanMode::Paper, Trigger::Schedule, 100.0),
         1e6,
         r * 1e6,
         6 * 3600 * 2,
@@ -193,7 +193,7 @@ fn schedule_mode_runs_the_fixed_cycle() {
 fn an_rto_shorter_than_a_spin_cycle_keeps_the_volume_up() {
     // 26 + 15 = 41 s > 30 s: infeasible; the secondary runs as a conventional one.
     let o = drive(
-        config(RtoMode::Paper, Trigger::Backlog, 30.0),
+        config(PlanMode::Paper, Trigger::Backlog, 30.0),
         1e6,
         20e6,
         3600,
@@ -212,7 +212,7 @@ fn a_standby_shorter_than_break_even_is_not_taken() {
     // r = 1.05 at RTO 41.5 s: the backlog trigger promises r·T_RTO = 43.6 s off, less
     // than the 43.9 s break-even time.
     let o = drive(
-        config(RtoMode::Paper, Trigger::Backlog, 41.5),
+        config(PlanMode::Paper, Trigger::Backlog, 41.5),
         1e6,
         1.05e6,
         3600,
@@ -221,7 +221,7 @@ fn a_standby_shorter_than_break_even_is_not_taken() {
     assert!(o.report.stayed_up_because.unwrap().contains("break-even"));
     // At RTO 42.5 s it promises 44.6 s: worth it.
     let o = drive(
-        config(RtoMode::Paper, Trigger::Backlog, 42.5),
+        config(PlanMode::Paper, Trigger::Backlog, 42.5),
         1e6,
         1.05e6,
         3600,
@@ -233,7 +233,7 @@ fn a_standby_shorter_than_break_even_is_not_taken() {
 fn without_deferral_every_arrival_is_applied_and_nothing_sleeps() {
     let cfg = PolicyConfig {
         defer: Defer::Never,
-        ..config(RtoMode::Paper, Trigger::Backlog, 100.0)
+        ..config(PlanMode::Paper, Trigger::Backlog, 100.0)
     };
     let o = drive(cfg, 1e6, 20e6, 600);
     assert!(o.commands.iter().all(|(_, c)| *c == Command::ApplyWindow));
@@ -244,7 +244,7 @@ fn without_deferral_every_arrival_is_applied_and_nothing_sleeps() {
 
 #[test]
 fn exposure_counts_the_rest_of_a_spin_down_and_the_spin_up() {
-    let mut p = ReplicaPolicy::new(config(RtoMode::Paper, Trigger::Backlog, 100.0));
+    let mut p = ReplicaPolicy::new(config(PlanMode::Paper, Trigger::Backlog, 100.0));
     p.decide(
         S,
         Event::Arrived {
@@ -276,9 +276,9 @@ proptest::proptest! {
     /// paper mode within its stated overrun.
     #[test]
     fn worst_recovery_is_bounded(r in 3.0f64..60.0, rto in 60.0f64..400.0) {
-        let strict = drive(config(RtoMode::Strict, Trigger::Backlog, rto), 1e6, r * 1e6, 4 * 3600);
+        let strict = drive(config(PlanMode::Strict, Trigger::Backlog, rto), 1e6, r * 1e6, 4 * 3600);
         proptest::prop_assert!(strict.report.worst_recovery_s <= rto + 0.2, "strict {}", strict.report.worst_recovery_s);
-        let paper = drive(config(RtoMode::Paper, Trigger::Backlog, rto), 1e6, r * 1e6, 4 * 3600);
+        let paper = drive(config(PlanMode::Paper, Trigger::Backlog, rto), 1e6, r * 1e6, 4 * 3600);
         // The formula's overrun during spin-up, or a whole first window applied while
         // log keeps arriving.
         let window_s = ((64u64 << 20) as f64).min(r * 1e6 * rto) / (r * 1e6);

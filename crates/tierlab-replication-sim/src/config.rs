@@ -5,7 +5,7 @@ use anyhow::{anyhow, bail, Result};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use tierlab_array::RaidLevel;
-use tierlab_replica_policy::{Defer, RtoMode, Trigger};
+use tierlab_replica_policy::{Defer, PlanMode, Trigger};
 use tierlab_replication::{SourceError, UpdateSource};
 use tierlab_types::{KIB, MIB};
 use tierlab_update_stream::{BlockForwarding, ForwardingConfig, TpccConfig, TpccLog};
@@ -187,7 +187,7 @@ pub struct ReplicationConfig {
     pub warmup_s: f64,
     pub link: Link,
     pub rto_s: f64,
-    pub rto_mode: RtoMode,
+    pub rto_mode: PlanMode,
     pub trigger: Trigger,
     /// Log read, compacted and applied per window (original log bytes).
     pub window_bytes: u64,
@@ -225,7 +225,7 @@ impl Default for ReplicationConfig {
             warmup_s: 600.0,
             link: Link::default(),
             rto_s: 100.0,
-            rto_mode: RtoMode::Paper,
+            rto_mode: PlanMode::Paper,
             trigger: Trigger::Backlog,
             window_bytes: 512 * MIB,
             merge_max_bytes: 256 * KIB,

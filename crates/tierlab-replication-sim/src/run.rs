@@ -118,7 +118,7 @@ pub struct ReplicationRun {
     /// Log bytes applied per second of apply time, over every window.
     pub r_apl_bytes_s: f64,
     pub r: f64,
-    /// The batch formula's interval at the measured r.
+    /// The batch formula's interval at the measured r (the strict formula in strict mode).
     pub t_wnd_planned_s: f64,
     pub t_wnd_observed_s: f64,
     pub cycles_per_day: f64,

@@ -2,7 +2,7 @@
 //! must hold whatever the numbers (no log lost, determinism, the RTO kept or reported),
 //! and the paper's qualitative claims.
 
-use tierlab_replica_policy::RtoMode;
+use tierlab_replica_policy::PlanMode;
 use tierlab_replication_sim::*;
 use tierlab_types::MIB;
 use tierlab_update_stream::TpccConfig;
@@ -77,7 +77,7 @@ fn the_same_configuration_gives_the_same_bytes() {
 
 #[test]
 fn strict_mode_keeps_every_instant_within_the_rto() {
-    let cfg = ReplicationConfig { rto_mode: RtoMode::Strict, ..small() };
+    let cfg = ReplicationConfig { rto_mode: PlanMode::Strict, ..small() };
     let r = run(&cfg, Scheme::Proposed);
     assert!(r.policy.cycles >= 1);
     assert_eq!(r.policy.rto_violations, 0, "worst {}", r.policy.worst_recovery_s);

@@ -103,6 +103,17 @@ pub enum PlanMode {
     Strict,
 }
 
+impl std::str::FromStr for PlanMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "paper" => Ok(PlanMode::Paper),
+            "strict" => Ok(PlanMode::Strict),
+            other => Err(format!("expected paper or strict, found `{other}`")),
+        }
+    }
+}
+
 /// A power-state transition's cost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Transition {
