@@ -7,27 +7,15 @@
 use tierlab_array_policy::SchemeConfig;
 use tierlab_array_sim::{common_span_bytes, oltp_workload, run_array, ArrayConfig};
 use tierlab_hybrid::Workload;
-
-fn cpu_s() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let f: Vec<f64> = after.split_whitespace().map(|x| x.parse().unwrap_or(0.0)).collect();
-    // Fields 14 and 15 (utime, stime) are the 12th and 13th after the command name.
-    (f.get(11).copied().unwrap_or(0.0) + f.get(12).copied().unwrap_or(0.0)) / 100.0
-}
-
-fn peak_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|k| k.parse::<f64>().ok()).unwrap_or(0.0) / 1024.0
-}
+use tierlab_report::process::{cpu_seconds, peak_rss_mib};
 
 fn run(disks: usize, nvram_bytes: u64, iops: f64, requests: u64) -> (u64, f64, f64) {
     let cfg = ArrayConfig { disks, nvram_bytes, ..ArrayConfig::default() };
     let w = oltp_workload(common_span_bytes(&cfg, &SchemeConfig::default()).unwrap(), iops, requests as f64 / iops, 3);
     let scheme = SchemeConfig::named("raid5").unwrap();
-    let (c0, t0) = (cpu_s(), std::time::Instant::now());
+    let (c0, t0) = (cpu_seconds(), std::time::Instant::now());
     let r = run_array(&cfg, &scheme, &Workload::Synthetic(w), &mut |_| {}).unwrap();
-    (r.requests, cpu_s() - c0, t0.elapsed().as_secs_f64())
+    (r.requests, cpu_seconds() - c0, t0.elapsed().as_secs_f64())
 }
 
 fn main() {

@@ -6,12 +6,11 @@
 use crate::args::TraceInput;
 use crate::cmd_simulate::ReplayMode;
 use crate::cmd_workload::load_spec;
-use crate::progress::requests_bar;
+use crate::progress::{csv_field, requests_bar, runs_bar, write_file, write_json};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Deserialize;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use tierlab_array::{Geometry, RaidLevel};
 use tierlab_array_policy::{SchemeConfig, SchemeKind};
@@ -373,8 +372,7 @@ fn simulate(a: ArraySimulateArgs) -> Result<()> {
     let run = run?;
     let mut out = std::io::stdout().lock();
     if a.opts.json {
-        serde_json::to_writer_pretty(&mut out, &run)?;
-        writeln!(out)?;
+        write_json(&mut out, &run)?;
     } else {
         write!(out, "{}", render_run(&s.array, &run))?;
     }
@@ -554,21 +552,6 @@ fn loads(a: &ArrayCompareArgs, s: &Settings) -> Result<(Vec<Load>, String)> {
     Ok((list, "load (requests/s)".into()))
 }
 
-/// A bar counting finished runs, drawn on stderr only on a terminal (never under CI).
-fn runs_bar(total: usize) -> ProgressBar {
-    let show = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
-    let bar = ProgressBar::with_draw_target(Some(total as u64), if show { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() });
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{bar:24}] {pos}/{len} runs ({elapsed}, ETA {eta}) {msg}")
-            .map(|s| s.progress_chars("=> "))
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    if show {
-        bar.enable_steady_tick(std::time::Duration::from_millis(250));
-    }
-    bar
-}
-
 fn compare_cmd(a: ArrayCompareArgs) -> Result<()> {
     if a.speeds.is_some() && a.opts.input.speed != 1.0 {
         bail!("--speed and --speeds: give one or the other");
@@ -618,16 +601,14 @@ fn compare_cmd(a: ArrayCompareArgs) -> Result<()> {
         r_limit_ms: s.scheme.r_limit_ms,
     };
     if let Some(path) = &a.csv {
-        std::fs::write(path, render_csv(&rows)).with_context(|| format!("cannot write {}", path.display()))?;
+        write_file(path, render_csv(&rows))?;
     }
     if let Some(path) = &a.html {
-        let html = crate::html_array::render(&rows, &ctx)?;
-        std::fs::write(path, html).with_context(|| format!("cannot write {}", path.display()))?;
+        write_file(path, crate::html_array::render(&rows, &ctx)?)?;
     }
     let mut out = std::io::stdout().lock();
     if a.opts.json {
-        serde_json::to_writer_pretty(&mut out, &rows)?;
-        writeln!(out)?;
+        write_json(&mut out, &rows)?;
     } else {
         write!(out, "{}", render_compare(&rows, &ctx))?;
     }
@@ -694,14 +675,6 @@ pub fn render_compare(rows: &[CompareRow], ctx: &CompareContext) -> String {
     s.push_str("saving      1 − energy / RAID-5's energy at the same load\n\n");
     s.push_str(&compare_table(rows, ctx).render());
     s
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
 
 pub fn render_csv(rows: &[CompareRow]) -> String {
@@ -788,12 +761,5 @@ mod tests {
         }
         let s = scheme_named("raid-cr+", &SchemeConfig { r_limit_ms: 7.0, ..SchemeConfig::default() }, "--scheme").unwrap();
         assert_eq!((s.kind, s.guarantee, s.r_limit_ms), (SchemeKind::RaidCr, true, 7.0));
-    }
-
-    #[test]
-    fn csv_quotes_what_needs_it() {
-        assert_eq!(csv_field("×2"), "×2");
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"x\""), "\"say \"\"x\"\"\"");
     }
 }

@@ -7,12 +7,11 @@
 //! `tierlab_replication_sim`'s and the formulas `tierlab_replication`'s; this module turns
 //! flags and a config file into their values and renders what comes back.
 
-use crate::progress::requests_bar;
+use crate::progress::{csv_field, requests_bar, runs_bar, write_file, write_json};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use tierlab_replica_policy::Trigger;
 use tierlab_replication::{
@@ -645,14 +644,6 @@ pub fn primary_line(c: &Comparison) -> String {
     )
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 const CSV_ROW_HEADER: &str = "scheme,saving_total,saving_weighted,saving_data,r_gen_bytes_s,r_apl_bytes_s,r,t_wnd_planned_s,t_wnd_observed_s,cycles_per_day,worst_recovery_s,rto_violations,data_disk_w,log_disk_w,data_utilisation,data_start_stops_per_day,stayed_up_because";
 
 fn csv_row(row: &SchemeRow) -> String {
@@ -703,13 +694,11 @@ fn run_cmd(a: RunArgs) -> Result<()> {
     let c = c.map_err(|e| s.blame_error(e))?;
     let ctx = RunContext { lines: describe(&s.cfg, Some(&standby), true), all_disks: a.disks };
     if let Some(path) = &a.opts.html {
-        let html = crate::html_replicate::render_run(&c, &ctx)?;
-        std::fs::write(path, html).with_context(|| format!("cannot write {}", path.display()))?;
+        write_file(path, crate::html_replicate::render_run(&c, &ctx)?)?;
     }
     let mut out = std::io::stdout().lock();
     if a.opts.json {
-        serde_json::to_writer_pretty(&mut out, &c)?;
-        writeln!(out)?;
+        write_json(&mut out, &c)?;
     } else if a.opts.csv {
         writeln!(out, "{CSV_ROW_HEADER}")?;
         for row in &c.rows {
@@ -782,21 +771,6 @@ pub struct SweepReport {
     pub schemes: Vec<Scheme>,
     pub baselines: Vec<Baseline>,
     pub points: Vec<SweepPoint>,
-}
-
-/// A bar counting finished runs, drawn on stderr only on a terminal (never under CI).
-fn runs_bar(total: usize) -> ProgressBar {
-    let show = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
-    let bar = ProgressBar::with_draw_target(Some(total as u64), if show { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() });
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{bar:24}] {pos}/{len} runs ({elapsed}, ETA {eta}) {msg}")
-            .map(|s| s.progress_chars("=> "))
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    if show {
-        bar.enable_steady_tick(std::time::Duration::from_millis(250));
-    }
-    bar
 }
 
 fn sweep_cmd(a: SweepArgs) -> Result<()> {
@@ -907,13 +881,11 @@ fn sweep_cmd(a: SweepArgs) -> Result<()> {
         points,
     };
     if let Some(path) = &a.opts.html {
-        let html = crate::html_replicate::render_sweep(&report)?;
-        std::fs::write(path, html).with_context(|| format!("cannot write {}", path.display()))?;
+        write_file(path, crate::html_replicate::render_sweep(&report)?)?;
     }
     let mut out = std::io::stdout().lock();
     if a.opts.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
+        write_json(&mut out, &report)?;
     } else if a.opts.csv {
         write!(out, "{}", render_sweep_csv(&report))?;
     } else {
@@ -1267,8 +1239,7 @@ fn plan_cmd(a: PlanArgs) -> Result<()> {
     };
     let mut out = std::io::stdout().lock();
     if a.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
+        write_json(&mut out, &report)?;
     } else {
         write!(out, "{}", render_plan(&report))?;
     }
@@ -1420,8 +1391,7 @@ fn grid_cmd(a: &PlanArgs, mode: PlanMode) -> Result<()> {
     let report = GridReport { disk, mode, u: a.u, standby, cells };
     let mut out = std::io::stdout().lock();
     if a.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
+        write_json(&mut out, &report)?;
     } else {
         write!(out, "{}", render_grid(&report))?;
     }

@@ -1,6 +1,7 @@
 //! `tierlab`: evaluate storage built from unlike devices — performance, energy, wear, cost.
 
 mod args;
+mod charts;
 mod cmd_array;
 mod html_array;
 mod cmd_replicate;

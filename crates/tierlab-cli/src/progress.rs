@@ -1,17 +1,81 @@
-//! Progress bars on a terminal, silence when piped.
+//! What a command writes besides its report text: progress bars on a terminal (silence
+//! when piped), JSON, CSV fields and report files.
 
+use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
+use serde::Serialize;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
 
-/// A spinner counting requests, drawn on stderr only when stderr is a terminal (and never
-/// under CI), so that piped or scripted output stays clean.
+/// Whether to draw progress: only when stderr is a terminal, and never under CI, so that
+/// piped or scripted output stays clean.
+fn show() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
+}
+
+/// A spinner counting requests, drawn on stderr where progress is shown.
 pub fn requests_bar(what: &str) -> ProgressBar {
-    let show = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
-    let bar = ProgressBar::with_draw_target(None, if show { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() });
+    let bar = ProgressBar::with_draw_target(None, if show() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() });
     bar.set_style(
         ProgressStyle::with_template("{spinner} {msg}: {human_pos} requests ({per_sec}, {elapsed})")
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
     bar.set_message(what.to_string());
     bar
+}
+
+/// A bar counting finished runs out of `total`, drawn on stderr where progress is shown.
+pub fn runs_bar(total: usize) -> ProgressBar {
+    let show = show();
+    let bar = ProgressBar::with_draw_target(Some(total as u64), if show { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() });
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{bar:24}] {pos}/{len} runs ({elapsed}, ETA {eta}) {msg}")
+            .map(|s| s.progress_chars("=> "))
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    if show {
+        bar.enable_steady_tick(std::time::Duration::from_millis(250));
+    }
+    bar
+}
+
+/// `value` as pretty-printed JSON and a newline.
+pub fn write_json(out: &mut impl Write, value: &impl Serialize) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// A report written to the file `path` (created or replaced).
+pub fn write_file(path: &Path, contents: impl AsRef<[u8]>) -> Result<()> {
+    std::fs::write(path, contents).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `s` as one CSV field: quoted (inner quotes doubled) when it holds a comma, a quote or
+/// a line break.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_what_needs_it() {
+        assert_eq!(csv_field("×2"), "×2");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"x\""), "\"say \"\"x\"\"\"");
+    }
+
+    #[test]
+    fn json_ends_with_a_newline() {
+        let mut out = Vec::new();
+        write_json(&mut out, &[1, 2]).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "[\n  1,\n  2\n]\n");
+    }
 }

@@ -14,23 +14,7 @@
 
 use tierlab_replication::{plan, PlanMode, StandbyCosts, Transition};
 use tierlab_replication_sim::{run_replication, ReplicationConfig, Scheme};
-
-fn cpu_s() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let f: Vec<f64> = after.split_whitespace().map(|x| x.parse().unwrap_or(0.0)).collect();
-    (f.get(11).copied().unwrap_or(0.0) + f.get(12).copied().unwrap_or(0.0)) / 100.0
-}
-
-fn peak_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|k| k.parse::<f64>().ok()).unwrap_or(0.0) / 1024.0
-}
-
-/// Reset the peak-RSS mark (Linux: writing 5 to clear_refs).
-fn reset_peak() {
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
-}
+use tierlab_report::process::{cpu_seconds, peak_rss_mib, reset_peak_rss};
 
 fn costs(standby_w: f64, t: f64, e: f64, up_t: f64, up_e: f64) -> StandbyCosts {
     StandbyCosts { standby_w, down: Transition { time_s: t, energy_j: e }, up: Transition { time_s: up_t, energy_j: up_e } }
@@ -76,10 +60,10 @@ fn main() {
     let mut figures = Vec::new();
     for hours in [6.0, long_h] {
         let cfg = ReplicationConfig { duration_s: hours * 3600.0, warmup_s: 600.0, ..ReplicationConfig::default() };
-        reset_peak();
-        let (c0, t0) = (cpu_s(), std::time::Instant::now());
+        reset_peak_rss();
+        let (c0, t0) = (cpu_seconds(), std::time::Instant::now());
         let r = run_replication(&cfg, Scheme::Proposed, &mut |_| {}).expect("run");
-        let (cpu, wall, rss) = (cpu_s() - c0, t0.elapsed().as_secs_f64(), peak_rss_mib());
+        let (cpu, wall, rss) = (cpu_seconds() - c0, t0.elapsed().as_secs_f64(), peak_rss_mib());
         let p = &r.primary;
         let a = &r.apply;
         let requests = p.data_reads + p.data_writes + p.commits + a.arrivals + a.page_reads + a.write_ios;

@@ -1,6 +1,8 @@
-//! Accounting helpers shared by every report: a latency histogram with its summary, and a
-//! plain-text table renderer for people.
+//! Accounting helpers shared by every report: a latency histogram with its summary, a
+//! plain-text table renderer for people, and the process's own CPU time and peak memory
+//! ([`process`], for benchmarks).
 
+pub mod process;
 mod table;
 pub use table::Table;
 
