@@ -22,8 +22,10 @@
 //! - **When to sleep.** Once a drain is done, spin down if the configuration is feasible
 //!   (`r̂ > 1`, `T_RTO > T_up + T_down`) and the standby period the estimates promise,
 //!   `(R̂_apl·T_RTO − R̂_gen·T_up)/R̂_gen`, is at least the disk's break-even time;
-//!   otherwise stay up (an infeasible configuration runs as a conventional secondary
-//!   and says so).
+//!   otherwise stay up and say why. A volume that stays up still defers, to the backlog
+//!   a spinning volume can recover within the RTO, when applying outpaces generation:
+//!   batches apply faster than the same log a little at a time, and the disks idle in
+//!   between.
 //!
 //! # Estimates
 //!
@@ -385,8 +387,13 @@ impl ReplicaPolicy {
                         if drained {
                             self.stayed_up_because = Some(reason);
                         }
-                        // Staying up: keep the backlog applied.
-                        if backlog_bytes > 0 {
+                        // Staying up. If applying outpaces generation, keep deferring
+                        // within the RTO of a spinning volume: a batch applies faster than
+                        // the same log a little at a time, and the disks idle in between.
+                        // Otherwise keep the backlog applied.
+                        let defer = self.ratio() > 1.0 && (backlog_bytes as f64) < self.limit_bytes(0.0);
+                        if backlog_bytes > 0 && !defer {
+                            self.draining = true;
                             command(Command::ApplyWindow)
                         } else {
                             none
@@ -422,7 +429,7 @@ impl ReplicaPolicy {
     }
 
     fn backlog_trigger(&self, backlog_bytes: u64) -> bool {
-        backlog_bytes as f64 >= self.trigger_limit_bytes()
+        backlog_bytes as f64 >= self.limit_bytes(self.cfg.costs.up_s)
     }
 
     /// The backlog at which a sleeping volume must start spinning up.
@@ -432,17 +439,20 @@ impl ReplicaPolicy {
     /// while applying: a window is applied as a unit (a disaster in its middle re-applies
     /// all of it), so while the first window `w` is applied the exposure grows to
     /// `(U + w/r)/R̂_apl`.
-    fn trigger_limit_bytes(&self) -> f64 {
+    ///
+    /// `up_s` is the spin-up ahead of applying: the disk's, or 0 for a volume that stays
+    /// up and only defers.
+    fn limit_bytes(&self, up_s: f64) -> f64 {
         let (r_apl, r_gen) = (self.r_apl_bytes_s(), self.r_gen_bytes_s());
         let c = &self.cfg;
         let u_max = r_apl * c.rto_s;
         match c.mode {
-            PlanMode::Paper => u_max - r_gen * c.costs.up_s,
+            PlanMode::Paper => u_max - r_gen * up_s,
             PlanMode::Strict => {
                 let r = self.ratio().max(1.0);
                 let first_window = (c.window_bytes as f64).min(u_max);
-                let at_spin_up = r_apl * (c.rto_s - c.costs.up_s);
-                let while_applying = u_max - first_window / r - r_gen * c.costs.up_s;
+                let at_spin_up = r_apl * (c.rto_s - up_s);
+                let while_applying = u_max - first_window / r - r_gen * up_s;
                 at_spin_up.min(while_applying)
             }
         }
@@ -487,7 +497,7 @@ impl ReplicaPolicy {
             ));
         }
         let off_s = match c.trigger {
-            Trigger::Backlog => self.trigger_limit_bytes() / self.r_gen_bytes_s() + c.costs.up_s,
+            Trigger::Backlog => self.limit_bytes(c.costs.up_s) / self.r_gen_bytes_s() + c.costs.up_s,
             Trigger::Schedule => {
                 let (t_wnd, t_apl) = self.cycle_s();
                 t_wnd - t_apl
