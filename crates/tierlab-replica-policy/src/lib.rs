@@ -22,10 +22,8 @@
 //! - **When to sleep.** Once a drain is done, spin down if the configuration is feasible
 //!   (`r̂ > 1`, `T_RTO > T_up + T_down`) and the standby period the estimates promise,
 //!   `(R̂_apl·T_RTO − R̂_gen·T_up)/R̂_gen`, is at least the disk's break-even time;
-//!   otherwise stay up and say why. A volume that stays up still defers, to the backlog
-//!   a spinning volume can recover within the RTO, when applying outpaces generation:
-//!   batches apply faster than the same log a little at a time, and the disks idle in
-//!   between.
+//!   otherwise stay up, apply log as it arrives (as a conventional secondary does) and
+//!   say why, until a later drain finds sleeping worth it.
 //!
 //! # Estimates
 //!
@@ -252,6 +250,12 @@ impl ReplicaPolicy {
         self.state
     }
 
+    /// The last drain ended without a spin-down (the configuration cannot meet the RTO,
+    /// or sleeping would not pay): until a drain ends in one, log is applied as it arrives.
+    pub fn staying_up(&self) -> bool {
+        self.stayed_up_because.is_some()
+    }
+
     /// The arrival rate so far, bytes/s (0 before two arrivals).
     pub fn r_gen_bytes_s(&self) -> f64 {
         match self.first_arrival_ns {
@@ -317,7 +321,10 @@ impl ReplicaPolicy {
             }
             Some(Command::SpinUp) => {
                 if now_ns >= self.cfg.measure_from_ns {
-                    if let Some(prev) = self.last_spin_up_ns.filter(|&p| p >= self.cfg.measure_from_ns) {
+                    if let Some(prev) = self
+                        .last_spin_up_ns
+                        .filter(|&p| p >= self.cfg.measure_from_ns)
+                    {
                         self.cycle_sum_s += (now_ns - prev) as f64 / NS_PER_S;
                         self.cycle_gaps += 1;
                     }
@@ -387,13 +394,8 @@ impl ReplicaPolicy {
                         if drained {
                             self.stayed_up_because = Some(reason);
                         }
-                        // Staying up. If applying outpaces generation, keep deferring
-                        // within the RTO of a spinning volume: a batch applies faster than
-                        // the same log a little at a time, and the disks idle in between.
-                        // Otherwise keep the backlog applied.
-                        let defer = self.ratio() > 1.0 && (backlog_bytes as f64) < self.limit_bytes(0.0);
-                        if backlog_bytes > 0 && !defer {
-                            self.draining = true;
+                        // Staying up: apply as it arrives, as a conventional secondary does.
+                        if backlog_bytes > 0 {
                             command(Command::ApplyWindow)
                         } else {
                             none
@@ -429,7 +431,7 @@ impl ReplicaPolicy {
     }
 
     fn backlog_trigger(&self, backlog_bytes: u64) -> bool {
-        backlog_bytes as f64 >= self.limit_bytes(self.cfg.costs.up_s)
+        backlog_bytes as f64 >= self.limit_bytes()
     }
 
     /// The backlog at which a sleeping volume must start spinning up.
@@ -439,12 +441,10 @@ impl ReplicaPolicy {
     /// while applying: a window is applied as a unit (a disaster in its middle re-applies
     /// all of it), so while the first window `w` is applied the exposure grows to
     /// `(U + w/r)/R̂_apl`.
-    ///
-    /// `up_s` is the spin-up ahead of applying: the disk's, or 0 for a volume that stays
-    /// up and only defers.
-    fn limit_bytes(&self, up_s: f64) -> f64 {
+    fn limit_bytes(&self) -> f64 {
         let (r_apl, r_gen) = (self.r_apl_bytes_s(), self.r_gen_bytes_s());
         let c = &self.cfg;
+        let up_s = c.costs.up_s;
         let u_max = r_apl * c.rto_s;
         match c.mode {
             PlanMode::Paper => u_max - r_gen * up_s,
@@ -497,7 +497,7 @@ impl ReplicaPolicy {
             ));
         }
         let off_s = match c.trigger {
-            Trigger::Backlog => self.limit_bytes(c.costs.up_s) / self.r_gen_bytes_s() + c.costs.up_s,
+            Trigger::Backlog => self.limit_bytes() / self.r_gen_bytes_s() + c.costs.up_s,
             Trigger::Schedule => {
                 let (t_wnd, t_apl) = self.cycle_s();
                 t_wnd - t_apl

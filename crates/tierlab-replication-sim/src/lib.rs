@@ -30,12 +30,21 @@ pub(crate) fn s_to_ns(s: f64) -> u64 {
 
 /// Add `count` disks of `cfg`'s drive to `sim`: the data disks (`data00`, …), then the
 /// rest named as log disks (`log00`, …). Returns the smallest disk's capacity.
-pub(crate) fn add_disks(cfg: &ReplicationConfig, sim: &mut Simulation<'_>, count: usize) -> Result<u64> {
-    let mut model = tierlab_array_sim::DiskModel::from_catalog(&cfg.disk, cfg.power_profile.as_deref())?;
+pub(crate) fn add_disks(
+    cfg: &ReplicationConfig,
+    sim: &mut Simulation<'_>,
+    count: usize,
+) -> Result<u64> {
+    let mut model =
+        tierlab_array_sim::DiskModel::from_catalog(&cfg.disk, cfg.power_profile.as_deref())?;
     model.choice.standby = cfg.standby.clone();
     let mut disk_bytes = u64::MAX;
     for i in 0..count {
-        let name = if i < cfg.data_disks { format!("data{i:02}") } else { format!("log{:02}", i - cfg.data_disks) };
+        let name = if i < cfg.data_disks {
+            format!("data{i:02}")
+        } else {
+            format!("log{:02}", i - cfg.data_disks)
+        };
         let d = model.build(name)?;
         disk_bytes = disk_bytes.min(d.capacity_bytes());
         sim.add_device(d);

@@ -6,11 +6,12 @@
 //! 1. take unapplied records in LSN order, up to the window size in original log bytes
 //!    (only records that have arrived);
 //! 2. deferring schemes read those bytes back from the log volume (sequential reads; the
-//!    immediate schemes apply from the receive buffer);
+//!    immediate schemes, and a deferring one whose policy is staying up, apply from the
+//!    receive buffer);
 //! 3. compact them (the scheme's folding, sorting, merging);
 //! 4. log variant: every page the window touches goes through the apply-side page cache;
 //!    a miss reads the page (read-modify-write), a dirty victim is written back; window
-//!    schemes then write every dirty page (ascending, adjacent pages merged, when they
+//!    schemes (unless their policy is staying up) then write every dirty page (ascending, adjacent pages merged, when they
 //!    sort; in first-touch order otherwise) so the data volume is clean before it may
 //!    sleep. Block variant: the batch's blind writes.
 //!
@@ -53,6 +54,9 @@ struct Window {
     log_bytes: u64,
     full: bool,
     phase: Phase,
+    /// The window leaves the data volume clean (segments, each written back), because
+    /// the volume may sleep after it.
+    clean: bool,
 }
 
 /// What the secondary's executor counted.
@@ -255,11 +259,18 @@ impl ReplicaController {
             log_bytes += u64::from(r.log_bytes);
             self.records.push(r);
         }
+        // A deferring scheme reads its window back from the log volume and leaves the data
+        // volume clean; one whose policy is staying up applies as a conventional secondary.
+        let staying_up = self.policy.staying_up();
+        let windowed = self.scheme.defer() == Defer::UntilRto && !staying_up;
+        let clean =
+            !matches!(self.scheme, Scheme::Conventional | Scheme::IdleTimeout) && !staying_up;
         self.window = Some(Window {
             started_ns: now_ns,
             log_bytes,
             full,
             phase: Phase::LogRead,
+            clean,
         });
         if self.records.is_empty() {
             // The backlog is log the cursor cannot read (a failed stream): an empty window,
@@ -267,7 +278,7 @@ impl ReplicaController {
             self.finish_window(now_ns, io);
             return;
         }
-        if self.scheme.defer() == Defer::UntilRto {
+        if windowed {
             let mut left = log_bytes.div_ceil(512) * 512;
             while left > 0 {
                 let len = left.min(LOG_READ_CHUNK_BYTES);
@@ -363,10 +374,10 @@ impl ReplicaController {
         self.next_page = end;
     }
 
-    /// Window schemes leave the data volume clean after every window (it may sleep next);
-    /// the conventional secondary writes pages back only as the cache evicts them.
+    /// Whether the window in progress leaves the data volume clean; otherwise pages are
+    /// written back only as the cache evicts them.
     fn flushes(&self) -> bool {
-        !matches!(self.scheme, Scheme::Conventional | Scheme::IdleTimeout)
+        self.window.as_ref().is_some_and(|w| w.clean)
     }
 
     fn set_phase(&mut self, phase: Phase) {
@@ -387,8 +398,7 @@ impl ReplicaController {
                     self.stats.bytes_written += len;
                 }
                 let data = self.data;
-                self.data_jobs
-                    .start(io, &data, op, offset, len, ());
+                self.data_jobs.start(io, &data, op, offset, len, ());
             }
             if !self.queue.is_empty() || self.data_jobs.in_flight() > 0 {
                 return;

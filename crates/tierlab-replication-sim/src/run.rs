@@ -368,7 +368,10 @@ impl SchemeRow {
         let weighted = |r: &ReplicationRun| f * r.data_disk_w + (1.0 - f) * r.log_disk_w;
         let saving = |p: f64, c: f64| if c > 0.0 { 1.0 - p / c } else { 0.0 };
         SchemeRow {
-            saving_total: saving(run.data_power_w + run.log_power_w, base.data_power_w + base.log_power_w),
+            saving_total: saving(
+                run.data_power_w + run.log_power_w,
+                base.data_power_w + base.log_power_w,
+            ),
             saving_weighted: saving(weighted(&run), weighted(base)),
             saving_data: saving(run.data_power_w, base.data_power_w),
             run,
@@ -377,12 +380,21 @@ impl SchemeRow {
 }
 
 /// Run conventional replication and each of `schemes` (conventional is always first).
-pub fn compare(cfg: &ReplicationConfig, schemes: &[Scheme], progress: &mut dyn FnMut(&str, u64)) -> Result<Comparison> {
-    let base = run_replication(cfg, Scheme::Conventional, &mut |n| progress(Scheme::Conventional.name(), n))?;
+pub fn compare(
+    cfg: &ReplicationConfig,
+    schemes: &[Scheme],
+    progress: &mut dyn FnMut(&str, u64),
+) -> Result<Comparison> {
+    let base = run_replication(cfg, Scheme::Conventional, &mut |n| {
+        progress(Scheme::Conventional.name(), n)
+    })?;
     let mut rows = vec![SchemeRow::against(base.clone(), &base, cfg.data_disk_share)];
     for &s in schemes.iter().filter(|&&s| s != Scheme::Conventional) {
         let run = run_replication(cfg, s, &mut |n| progress(s.name(), n))?;
         rows.push(SchemeRow::against(run, &base, cfg.data_disk_share));
     }
-    Ok(Comparison { u: base.data_utilisation, rows })
+    Ok(Comparison {
+        u: base.data_utilisation,
+        rows,
+    })
 }

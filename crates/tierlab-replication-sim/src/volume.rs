@@ -203,7 +203,9 @@ impl<T> LogAppender<T> {
         let volume = self.volume;
         // A log volume is whole disks (gigabytes), so a write of at most its capacity
         // always starts.
-        let started = self.jobs.start(io, &volume, Op::Write, self.offset_bytes, len, ());
+        let started = self
+            .jobs
+            .start(io, &volume, Op::Write, self.offset_bytes, len, ());
         debug_assert!(started, "a log volume of {cap} bytes refused {len} bytes");
         self.offset_bytes += len;
     }
