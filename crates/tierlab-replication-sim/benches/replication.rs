@@ -4,7 +4,7 @@
 //!   300, 1,000 s × both modes × the three standby levels of the mid-range disk) and over
 //!   a dense grid of a million (r, RTO) points.
 //! - The primary and the secondary (proposed scheme) on the default 160-warehouse
-//!   TPC-C-like workload for 6 hours and for a day of primary time, side by side: CPU
+//!   TPC-C-like workload for 3 hours and for a day of primary time, side by side: CPU
 //!   time, requests per CPU-second and peak memory of each (the day must not need more
 //!   memory than the 3 hours: compaction is bounded by the window, the engine by what is
 //!   outstanding).
@@ -123,7 +123,7 @@ fn main() {
         figures.push((requests as f64 / cpu, rss));
     }
     println!(
-        "day vs 6 h: speed ratio {:.2}, peak-memory ratio {:.2}",
+        "day vs 3 h: speed ratio {:.2}, peak-memory ratio {:.2}",
         figures[1].0 / figures[0].0,
         figures[1].1 / figures[0].1
     );
