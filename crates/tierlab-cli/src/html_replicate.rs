@@ -185,7 +185,8 @@ pub fn render_sweep(r: &SweepReport) -> Result<String> {
             &format!("Batch interval against window size, observed and planned (the batch formula at the measured r): {workload}, standby {level} (cf. the paper's Table 3)"),
             &plot_log(&chart, STYLE)?,
         );
-        let mut cycles = series_of(", observed", false, &|p| Some(p.row.run.cycles_per_day));
+        // Observed cycles need two spin-ups in the run; an infeasible point never cycles.
+        let mut cycles = series_of(", observed", false, &|p| if p.infeasible.is_some() { Some(0.0) } else { measured(p.row.run.cycles_per_day) });
         cycles.extend(series_of(", planned", true, &|p| planned(p).map(|t| 86_400.0 / t)));
         let chart = Chart { x_desc, y_desc: "start/stop cycles per day", categories: &windows, series: &cycles, joined: true, reference: None };
         figure(&mut s, &format!("Start/stop cycles a day against window size, observed and planned: {workload}, standby {level}"), &plot_linear(&chart, STYLE)?);

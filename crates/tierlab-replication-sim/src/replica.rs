@@ -10,10 +10,11 @@
 //!    receive buffer);
 //! 3. compact them (the scheme's folding, sorting, merging);
 //! 4. log variant: every page the window touches goes through the apply-side page cache;
-//!    a miss reads the page (read-modify-write), a dirty victim is written back; window
-//!    schemes (unless their policy is staying up) then write every dirty page (ascending, adjacent pages merged, when they
-//!    sort; in first-touch order otherwise) so the data volume is clean before it may
-//!    sleep. Block variant: the batch's blind writes.
+//!    a miss reads the page (read-modify-write), a dirty victim is written back; deferring
+//!    schemes (unless their policy is staying up) then write every dirty page
+//!    (ascending, adjacent pages merged, when they sort; in first-touch order otherwise)
+//!    so the data volume is clean before it may sleep. Block variant: the batch's blind
+//!    writes.
 //!
 //! Apply I/O is issued in the order the applier produces it, at most `apply_depth` at
 //! once; the disks serve first come, first served, so the only elevator is the sort.
@@ -260,17 +261,16 @@ impl ReplicaController {
             self.records.push(r);
         }
         // A deferring scheme reads its window back from the log volume and leaves the data
-        // volume clean; one whose policy is staying up applies as a conventional secondary.
-        let staying_up = self.policy.staying_up();
-        let windowed = self.scheme.defer() == Defer::UntilRto && !staying_up;
-        let clean =
-            !matches!(self.scheme, Scheme::Conventional | Scheme::IdleTimeout) && !staying_up;
+        // volume clean (it may sleep next). Every immediate scheme, and a deferring one whose
+        // policy is staying up, applies from the receive buffer and writes pages back as the
+        // cache evicts them.
+        let windowed = self.scheme.defer() == Defer::UntilRto && !self.policy.staying_up();
         self.window = Some(Window {
             started_ns: now_ns,
             log_bytes,
             full,
             phase: Phase::LogRead,
-            clean,
+            clean: windowed,
         });
         if self.records.is_empty() {
             // The backlog is log the cursor cannot read (a failed stream): an empty window,
