@@ -43,15 +43,18 @@ fn pattern(i: u64, v: u64) -> Vec<u8> {
     (0..4096u64).map(|k| (i.wrapping_mul(31) ^ v.wrapping_mul(131) ^ k) as u8).collect()
 }
 
+/// Wait until the background migrations have moved something and then nothing for
+/// 150 ms (five samples 30 ms apart), or 10 s: a loaded machine can stall the migration
+/// threads for longer than one sample.
 fn settle(d: &Drive) {
     let deadline = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < deadline {
-        let s = d.stats().unwrap();
+    let mut quiet = 0;
+    let mut last = d.stats().unwrap().policy.bytes_moved;
+    while Instant::now() < deadline && quiet < 5 {
         std::thread::sleep(Duration::from_millis(30));
-        let t = d.stats().unwrap();
-        if s.policy.bytes_moved == t.policy.bytes_moved && s.policy.bytes_moved > 0 {
-            return;
-        }
+        let now = d.stats().unwrap().policy.bytes_moved;
+        quiet = if now == last && now > 0 { quiet + 1 } else { 0 };
+        last = now;
     }
 }
 
@@ -74,6 +77,9 @@ fn survives_migrations_and_reopen(dir: &Dir, create: CreateSpec) -> DriveStats {
                 d.write(i * 4096, &pattern(i, 2), false).unwrap();
             }
         }
+        // Let each round's moves finish, so the next round's writes meet the extents
+        // where the policy put them (in caching mode: dirty in the SSD, to be written back).
+        settle(&d);
     }
     settle(&d);
     d.flush().unwrap();
