@@ -11,7 +11,8 @@
 //! - **When to apply.** With [`Defer::Never`] every arrival is applied at once (the
 //!   conventional secondary, and compaction without deferral). With deferral, log
 //!   accumulates while the data volume sleeps and is applied window after window once the
-//!   volume is up, until less than `drain_floor_bytes` is left.
+//!   volume is up, until less than `drain_floor_bytes` is left or a window leaves no less
+//!   than there was before it (applying does not outpace the log).
 //! - **When to wake.** [`Trigger::Backlog`]: spin up when the backlog reaches what the RTO
 //!   allows. `paper` mode: `U + R̂_gen·T_up ≥ R̂_apl·T_RTO`, so applying starts with
 //!   `U = R̂_apl·T_RTO` (the batch formula's peak backlog). `strict` mode:
@@ -212,6 +213,8 @@ pub struct ReplicaPolicy {
     first_of_phase: bool,
     /// A deferred drain is under way (for counting drains that end without sleep).
     draining: bool,
+    /// The backlog when the window in progress (or the last one) started.
+    window_start_backlog_bytes: u64,
 }
 
 impl ReplicaPolicy {
@@ -239,6 +242,7 @@ impl ReplicaPolicy {
             next_apply_ns: None,
             first_of_phase: true,
             draining: false,
+            window_start_backlog_bytes: 0,
         }
     }
 
@@ -309,7 +313,10 @@ impl ReplicaPolicy {
         self.observe(now_ns, backlog_bytes);
         let decision = self.next(now_ns, backlog_bytes);
         match decision.command {
-            Some(Command::ApplyWindow) => self.state = VolumeState::Applying,
+            Some(Command::ApplyWindow) => {
+                self.state = VolumeState::Applying;
+                self.window_start_backlog_bytes = backlog_bytes;
+            }
             Some(Command::SpinDown) => {
                 if let Some(up) = self.up_since_ns.take() {
                     if up >= self.cfg.measure_from_ns {
@@ -373,7 +380,10 @@ impl ReplicaPolicy {
                     }
                     return none;
                 }
-                if backlog_bytes >= self.cfg.drain_floor_bytes.max(1) {
+                // Drain while windows shrink the backlog; a window that left at least as
+                // much as there was before it means applying does not outpace the log.
+                let progressing = !self.draining || backlog_bytes < self.window_start_backlog_bytes;
+                if backlog_bytes >= self.cfg.drain_floor_bytes.max(1) && progressing {
                     self.draining = true;
                     return command(Command::ApplyWindow);
                 }

@@ -286,3 +286,14 @@ proptest::proptest! {
         proptest::prop_assert!(paper.report.worst_recovery_s <= bound + 0.2, "paper {} > {bound}", paper.report.worst_recovery_s);
     }
 }
+
+#[test]
+fn a_drain_that_makes_no_progress_ends_and_says_why() {
+    // Applying at 0.9 × the generation rate: the first (calibration) window cannot shrink
+    // the backlog, so the drain ends, the volume stays up and the reason is given.
+    let o = drive(config(PlanMode::Paper, Trigger::Backlog, 100.0), 1e6, 0.9e6, 3600);
+    assert_eq!(o.report.cycles, 0);
+    assert!(!o.commands.iter().any(|(_, c)| *c == Command::SpinDown));
+    let why = o.report.stayed_up_because.unwrap();
+    assert!(why.contains("not above the generation rate"), "{why}");
+}
