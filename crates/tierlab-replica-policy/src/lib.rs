@@ -45,6 +45,7 @@
 
 use serde::{Deserialize, Serialize};
 pub use tierlab_replication::PlanMode;
+use tierlab_replication::{t_apl, t_apl_strict, t_wnd, t_wnd_strict};
 
 const NS_PER_S: f64 = 1e9;
 
@@ -470,14 +471,11 @@ impl ReplicaPolicy {
 
     /// `(T_wnd, T_apl)` of the batch formula at the current estimates (paper or strict).
     fn cycle_s(&self) -> (f64, f64) {
-        let r = self.ratio();
-        let rto = self.cfg.rto_s;
-        let (mut t_wnd, mut t_apl) = (r * r / (r - 1.0) * rto, r / (r - 1.0) * rto);
-        if self.cfg.mode == PlanMode::Strict {
-            t_wnd -= r * self.cfg.costs.up_s;
-            t_apl -= self.cfg.costs.up_s;
+        let (r, rto, up) = (self.ratio(), self.cfg.rto_s, self.cfg.costs.up_s);
+        match self.cfg.mode {
+            PlanMode::Paper => (t_wnd(r, rto), t_apl(r, rto)),
+            PlanMode::Strict => (t_wnd_strict(r, rto, up), t_apl_strict(r, rto, up)),
         }
-        (t_wnd, t_apl)
     }
 
     fn ratio(&self) -> f64 {

@@ -24,9 +24,6 @@ pub use volume::{Jobs, Volume};
 use anyhow::Result;
 use tierlab_sim::Simulation;
 
-pub(crate) fn s_to_ns(s: f64) -> u64 {
-    (s.max(0.0) * 1e9).round() as u64
-}
 
 /// Add `count` disks of `cfg`'s drive to `sim`: the data disks (`data00`, …), then the
 /// rest named as log disks (`log00`, …). Returns the smallest disk's capacity.

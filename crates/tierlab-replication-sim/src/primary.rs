@@ -13,7 +13,8 @@
 
 use crate::config::{ReplicationConfig, Shipping};
 use crate::volume::{Jobs, LogAppender, Volume};
-use crate::{add_disks, s_to_ns};
+use crate::add_disks;
+use tierlab_array_sim::s_to_ns;
 use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
 use std::cell::{Cell, RefCell};

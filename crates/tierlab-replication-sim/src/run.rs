@@ -3,7 +3,8 @@
 use crate::config::{ReplicationConfig, Scheme};
 use crate::primary::{run_primary, volumes, Arrival, PrimaryReport};
 use crate::replica::{ApplyStats, ReplicaController, ReplicaSetup};
-use crate::{add_disks, s_to_ns};
+use crate::add_disks;
+use tierlab_array_sim::s_to_ns;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Serialize;
 use std::cell::RefCell;
