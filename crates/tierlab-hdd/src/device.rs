@@ -185,6 +185,7 @@ impl Device for HddDevice {
             Some(p) => {
                 counters.insert("start_stop_cycles".into(), p.start_stop_cycles() as f64);
                 counters.insert("load_unload_cycles".into(), p.load_unload_cycles() as f64);
+                counters.insert("power_cycles".into(), p.power_cycles() as f64);
                 counters.insert("speed_changes".into(), p.speed_changes() as f64);
                 counters.insert("refused_commands".into(), self.refused_commands as f64);
                 let states = p

@@ -140,6 +140,7 @@ pub struct PowerModel {
     ledger: Vec<((StateKind, usize), Tally)>,
     start_stop_cycles: u64,
     load_unload_cycles: u64,
+    power_cycles: u64,
     speed_changes: u64,
     /// The usable standby level with the lowest power (what "standby now" enters).
     deepest_standby: Option<usize>,
@@ -214,6 +215,7 @@ impl PowerModel {
             ledger: Vec::new(),
             start_stop_cycles: 0,
             load_unload_cycles: 0,
+            power_cycles: 0,
             speed_changes: 0,
             deepest_standby: spec.deepest_standby(),
         })
@@ -365,6 +367,12 @@ impl PowerModel {
         self.start_stop_cycles
     }
 
+    /// Entries into levels that cut the drive's power (a slot powered down); each is
+    /// also counted in [`PowerModel::start_stop_cycles`].
+    pub fn power_cycles(&self) -> u64 {
+        self.power_cycles
+    }
+
     /// Entries into levels that unload the heads.
     pub fn load_unload_cycles(&self) -> u64 {
         self.load_unload_cycles
@@ -444,6 +452,10 @@ impl PowerModel {
         match cycle {
             CycleKind::StartStop => self.start_stop_cycles += 1,
             CycleKind::LoadUnload => self.load_unload_cycles += 1,
+            CycleKind::Power => {
+                self.power_cycles += 1;
+                self.start_stop_cycles += 1;
+            }
             CycleKind::None => {}
         }
         self.in_standby = Some(level);

@@ -62,6 +62,9 @@ pub enum CycleKind {
     StartStop,
     /// A load/unload cycle: the heads are parked on the ramp, the spindle keeps turning.
     LoadUnload,
+    /// The drive's power is cut (its enclosure slot powered down): a power cycle, which
+    /// also stops the spindle and so counts as a start/stop cycle too.
+    Power,
 }
 
 /// A change of state that takes time and energy.

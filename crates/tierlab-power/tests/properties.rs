@@ -14,13 +14,13 @@ fn transition() -> impl Strategy<Value = Transition> {
 }
 
 fn standby_level(i: usize) -> impl Strategy<Value = StandbyLevel> {
-    (0u32..100, transition(), transition(), 0u8..3).prop_map(move |(p, enter, leave, c)| {
+    (0u32..100, transition(), transition(), 0u8..4).prop_map(move |(p, enter, leave, c)| {
         StandbyLevel {
             name: format!("level{i}"),
             power_w: p as f64 / 10.0,
             enter: Some(enter),
             leave: Some(leave),
-            cycle: [CycleKind::None, CycleKind::StartStop, CycleKind::LoadUnload][c as usize],
+            cycle: [CycleKind::None, CycleKind::StartStop, CycleKind::LoadUnload, CycleKind::Power][c as usize],
         }
     })
 }
@@ -143,7 +143,7 @@ proptest! {
 
         // Energy = Σ steady power × time + Σ transition costs.
         let mut expected = 0.0;
-        let (mut enters, mut leaves, mut start_stop, mut load_unload) = (0u64, 0u64, 0u64, 0u64);
+        let (mut enters, mut leaves, mut start_stop, mut load_unload, mut power) = (0u64, 0u64, 0u64, 0u64, 0u64);
         for s in m.states() {
             match s.kind {
                 StateKind::Enter => {
@@ -155,6 +155,10 @@ proptest! {
                     match l.cycle {
                         CycleKind::StartStop => start_stop += s.transitions,
                         CycleKind::LoadUnload => load_unload += s.transitions,
+                        CycleKind::Power => {
+                            power += s.transitions;
+                            start_stop += s.transitions;
+                        }
                         CycleKind::None => {}
                     }
                 }
@@ -191,6 +195,7 @@ proptest! {
         // Wear is counted once per entry, and every spin-up follows one spin-down.
         prop_assert_eq!(m.start_stop_cycles(), start_stop);
         prop_assert_eq!(m.load_unload_cycles(), load_unload);
+        prop_assert_eq!(m.power_cycles(), power);
         prop_assert_eq!(enters - leaves, u64::from(m.standby_level().is_some()));
     }
 
