@@ -1,5 +1,5 @@
 //! Schemes × loads on one array: each scheme's energy saving against RAID-5 at the same
-//! load, mean and p99 response time, whether the goal held, speed changes and spin-downs
+//! load (of the disks, and of the whole system when one is described), mean and p99 response time, whether the goal held, speed changes and spin-downs
 //! per disk per day.
 
 use crate::run::{run_array, ArrayConfig, ArrayRun};
@@ -25,6 +25,9 @@ pub struct CompareRow {
     pub scheme: String,
     /// `1 − E / E(raid5)` at the same load (0 for RAID-5 itself).
     pub energy_saving: f64,
+    /// The same for the whole system (controller, enclosures and disks), when the array
+    /// sits in a described system.
+    pub system_saving: Option<f64>,
     pub run: ArrayRun,
 }
 
@@ -39,13 +42,17 @@ pub fn compare(cfg: &ArrayConfig, schemes: &[SchemeConfig], loads: &[Load], prog
     let total = list.len() * loads.len();
     let mut rows = Vec::with_capacity(total);
     for load in loads {
-        let mut reference = None;
+        let mut reference: Option<ArrayRun> = None;
         for scheme in &list {
             let label = format!("{} at {}", scheme.label(), load.label);
             let run = run_array(cfg, scheme, &load.workload, &mut |_| {})?;
-            let base_j = *reference.get_or_insert(run.energy_j);
-            let energy_saving = if base_j > 0.0 { 1.0 - run.energy_j / base_j } else { 0.0 };
-            rows.push(CompareRow { load: load.label.clone(), load_iops: load.iops, scheme: scheme.label(), energy_saving, run });
+            let base = reference.get_or_insert_with(|| run.clone());
+            let energy_saving = if base.energy_j > 0.0 { 1.0 - run.energy_j / base.energy_j } else { 0.0 };
+            let system_saving = match (&run.system, &base.system) {
+                (Some(e), Some(b)) => Some(e.saving_against(b).system),
+                _ => None,
+            };
+            rows.push(CompareRow { load: load.label.clone(), load_iops: load.iops, scheme: scheme.label(), energy_saving, system_saving, run });
             progress(rows.len(), total, &label);
         }
     }

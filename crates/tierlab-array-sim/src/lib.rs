@@ -13,4 +13,4 @@ mod run;
 
 pub use compare::{compare, CompareRow, Load};
 pub use controller::{ArrayController, ExecutorStats};
-pub use run::{common_span_bytes, oltp_workload, oltp_workload_with, run_array, s_to_ns, OltpSkew, ArrayConfig, ArrayRun, DiskModel, DiskRun, StateTotal, DEFAULT_ARRAY_DISK};
+pub use run::{common_span_bytes, oltp_workload, oltp_workload_with, run_array, s_to_ns, system_usage, OltpSkew, ArrayConfig, ArrayRun, DiskModel, DiskRun, StateTotal, DEFAULT_ARRAY_DISK};

@@ -10,7 +10,8 @@ use tierlab_array_policy::{ArraySetup, SchemeConfig, SchemeReport, SpeedInfo, St
 use tierlab_catalog::HddEntry;
 use tierlab_hybrid::{AddressMap, HddChoice, Workload};
 use tierlab_report::LatencySummary;
-use tierlab_sim::{Controller, Device, Replay, SchedulerKind, SimError, SimReport, Simulation};
+use tierlab_sim::{Controller, Device, DeviceRun, Replay, SchedulerKind, SimError, SimReport, Simulation};
+use tierlab_system_power::{powered_down_level, DiskUsage, System, SystemEnergy, SystemSpec, SystemUsage, POWERED_DOWN};
 use tierlab_types::{IoRequest, GIB, KIB, NS_PER_S};
 
 /// The disk the Hibernator study simulates (its Table 2), the default array disk.
@@ -41,6 +42,11 @@ pub struct ArrayConfig {
     /// NVRAM and gives the schemes their first epoch of statistics).
     pub warmup_s: Option<f64>,
     pub scheduler: String,
+    /// The controller and enclosures the disks sit in (`tierlab_system_power`): the run
+    /// then also reports the whole system's energy, and `low_power = "power-down"` makes
+    /// a scheme's spin-downs cut the disks' slot power instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system: Option<SystemSpec>,
 }
 
 impl Default for ArrayConfig {
@@ -60,6 +66,7 @@ impl Default for ArrayConfig {
             closed_depth: None,
             warmup_s: None,
             scheduler: "fcfs".into(),
+            system: None,
         }
     }
 }
@@ -103,6 +110,31 @@ impl DiskModel {
         Ok(DiskModel { entry, choice, capacity_bytes, speeds, speed_change, standby, average_seek_s: sheet.seek_average_ms / 1e3 })
     }
 
+    /// The same drive in `system`: when the system powers slots down, the drive gains
+    /// the powered-down level ([`tierlab_system_power::powered_down_level`]) and spins
+    /// down into it.
+    pub fn in_system(mut self, system: &System) -> Result<DiskModel> {
+        let Some(extra_s) = system.power_down_extra_s() else {
+            return Ok(self);
+        };
+        let profile_name = tierlab_hybrid::power_profile(&self.entry, self.choice.power_profile.as_deref())?
+            .map(|p| p.name.clone())
+            .ok_or_else(|| anyhow!("drive `{}` has no power figures, so its slot cannot be powered down", self.entry.id))?;
+        let Some(profile) = self.entry.power_profiles.iter_mut().find(|p| p.name == profile_name) else {
+            bail!("drive `{}` lost its power profile `{profile_name}`", self.entry.id);
+        };
+        let level = powered_down_level(&profile.spec, extra_s).map_err(|e| anyhow!("drive `{}` (profile `{profile_name}`): {e}", self.entry.id))?;
+        let transition = |t: tierlab_power::Transition| Transition { time_s: t.time_s, energy_j: t.energy_j };
+        self.standby = Some(StandbyInfo {
+            power_w: level.power_w,
+            enter: transition(level.enter.unwrap_or(tierlab_power::Transition { time_s: 0.0, energy_j: 0.0 })),
+            leave: transition(level.leave.unwrap_or(tierlab_power::Transition { time_s: 0.0, energy_j: 0.0 })),
+        });
+        profile.spec.standby.push(level);
+        self.choice.standby = Some(POWERED_DOWN.into());
+        Ok(self)
+    }
+
     /// One disk of the array, named `name`.
     pub fn build(&self, name: String) -> Result<Box<dyn Device + Send>> {
         Ok(Box::new(Named { inner: tierlab_hybrid::catalog_hdd(&self.entry, &self.choice)?, name }))
@@ -126,6 +158,8 @@ pub struct DiskRun {
     pub energy_j: f64,
     pub speed_changes: u64,
     pub start_stop_cycles: u64,
+    /// Slot power-downs (each also a start/stop cycle).
+    pub power_cycles: u64,
     pub states: Vec<StateTotal>,
 }
 
@@ -149,6 +183,9 @@ pub struct ArrayRun {
     pub speed_changes_per_disk_day: f64,
     pub start_stops_per_disk_day: f64,
     pub max_speed_changes_per_disk_day: f64,
+    pub power_cycles_per_disk_day: f64,
+    /// The whole system's energy, when the array sits in a described system.
+    pub system: Option<SystemEnergy>,
     pub scheme_report: SchemeReport,
     pub executor: ExecutorStats,
     pub per_disk: Vec<DiskRun>,
@@ -157,7 +194,15 @@ pub struct ArrayRun {
 /// Replay `workload` on the array `cfg` under `scheme`; `progress` hears completions.
 pub fn run_array(cfg: &ArrayConfig, scheme: &SchemeConfig, workload: &Workload, progress: &mut dyn FnMut(u64)) -> Result<ArrayRun> {
     scheme.check().map_err(|(k, e)| anyhow!("scheme setting `{k}`: expected {e}"))?;
-    let model = DiskModel::from_catalog(&cfg.disk, cfg.power_profile.as_deref())?;
+    let extra = scheme.extra_disks();
+    let system = match &cfg.system {
+        Some(spec) => Some(spec.resolve_with_own_catalog(cfg.disks + extra).map_err(|e| anyhow!("the system description: {e}"))?),
+        None => None,
+    };
+    let mut model = DiskModel::from_catalog(&cfg.disk, cfg.power_profile.as_deref())?;
+    if let Some(s) = &system {
+        model = model.in_system(s)?;
+    }
     if scheme.kind.needs_speeds() && model.speeds.len() < 2 {
         bail!("scheme `{}` changes disk speeds, but `{}` has one speed; use a multi-speed disk such as `{DEFAULT_ARRAY_DISK}`", scheme.label(), cfg.disk);
     }
@@ -178,7 +223,6 @@ pub fn run_array(cfg: &ArrayConfig, scheme: &SchemeConfig, workload: &Workload, 
         measure_from_ns: cfg.warmup_s.map(s_to_ns),
     };
     let nvram = (cfg.nvram_bytes > 0).then(|| Nvram::new(NvramConfig::new(cfg.nvram_bytes, geometry.stripe_data_bytes().min(geometry.stripe_unit_bytes * 16))));
-    let extra = scheme.extra_disks();
     let mut controller = ArrayController::new(geometry, scheme.build(), nvram, cfg.max_destages, cfg.wrap).with_extra_disks(extra);
     controller.start(model.speeds.len() - 1, &setup);
     let capacity_bytes = controller.capacity_bytes();
@@ -191,7 +235,27 @@ pub fn run_array(cfg: &ArrayConfig, scheme: &SchemeConfig, workload: &Workload, 
         sim.add_device(model.build(format!("disk{i:03}"))?);
     }
     let (name, report) = replay_workload(sim, workload, capacity_bytes, cfg, replay, &mut controller, progress)?;
-    Ok(summarise(&controller, report, name, scheme, cfg.disks))
+    let energy = match &system {
+        Some(s) => Some(s.account(&system_usage(&report.devices, report.span_s, &model)).map_err(|e| anyhow!(e))?),
+        None => None,
+    };
+    Ok(ArrayRun { system: energy, ..summarise(&controller, report, name, scheme, cfg.disks) })
+}
+
+/// What the system accounting needs of a run's disks (in system placement order, all of
+/// them `model`s): per disk its energy and the time its slot was powered down; the bytes
+/// moved to and from them, and the rate at which they stream all together.
+pub fn system_usage(devices: &[DeviceRun], span_s: f64, model: &DiskModel) -> SystemUsage {
+    let disks = devices
+        .iter()
+        .map(|d| DiskUsage {
+            energy_j: d.device.energy_j,
+            powered_down_s: d.device.states.iter().filter(|s| s.state == POWERED_DOWN).map(|s| s.time_ns as f64 / 1e9).sum(),
+        })
+        .collect();
+    let bytes_moved = devices.iter().map(|d| d.read_bytes + d.write_bytes).sum();
+    let streaming_mb_s = model.speeds.iter().map(|s| s.media_bytes_per_s).fold(0.0, f64::max) / 1e6 * devices.len() as f64;
+    SystemUsage { span_s, bytes_moved, streaming_mb_s, disks }
 }
 
 /// A device under another name (disk000, disk001, …).
@@ -269,7 +333,8 @@ fn sim_error(e: SimError) -> anyhow::Error {
 fn summarise(c: &ArrayController, report: SimReport, workload: String, scheme: &SchemeConfig, disks: usize) -> ArrayRun {
     let mut states: BTreeMap<String, (f64, f64)> = BTreeMap::new();
     let mut per_disk = Vec::with_capacity(report.devices.len());
-    let (mut speed_changes, mut start_stops, mut max_changes) = (0u64, 0u64, 0u64);
+    let (mut speed_changes, mut start_stops, mut max_changes, mut power_cycles) = (0u64, 0u64, 0u64, 0u64);
+
     for d in &report.devices {
         let count = |k: &str| d.device.counters.get(k).copied().unwrap_or(0.0) as u64;
         let mut ds = Vec::new();
@@ -281,6 +346,7 @@ fn summarise(c: &ArrayController, report: SimReport, workload: String, scheme: &
         }
         speed_changes += count("speed_changes");
         start_stops += count("start_stop_cycles");
+        power_cycles += count("power_cycles");
         max_changes = max_changes.max(count("speed_changes"));
         per_disk.push(DiskRun {
             name: d.device.name.clone(),
@@ -289,6 +355,7 @@ fn summarise(c: &ArrayController, report: SimReport, workload: String, scheme: &
             energy_j: d.device.energy_j,
             speed_changes: count("speed_changes"),
             start_stop_cycles: count("start_stop_cycles"),
+            power_cycles: count("power_cycles"),
             states: ds,
         });
     }
@@ -311,6 +378,8 @@ fn summarise(c: &ArrayController, report: SimReport, workload: String, scheme: &
         speed_changes_per_disk_day: speed_changes as f64 / n / days,
         start_stops_per_disk_day: start_stops as f64 / n / days,
         max_speed_changes_per_disk_day: max_changes as f64 / days,
+        power_cycles_per_disk_day: power_cycles as f64 / n / days,
+        system: None,
         scheme_report: c.scheme().report(),
         executor: c.stats(),
         per_disk,

@@ -29,6 +29,21 @@ pub fn figure(out: &mut String, caption: &str, svg: &str) {
     let _ = write!(out, "<figure><figcaption>{}</figcaption>\n{svg}\n</figure>\n", esc(caption));
 }
 
+/// Ten distinct colours (the category10 scheme), for series without a colour of their
+/// own; take them round with `PALETTE[i % PALETTE.len()]`.
+pub const PALETTE: [RGBColor; 10] = [
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0xd6, 0x27, 0x28),
+    RGBColor(0x2c, 0xa0, 0x2c),
+    RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0x94, 0x67, 0xbd),
+    RGBColor(0x8c, 0x56, 0x4b),
+    RGBColor(0xe3, 0x77, 0xc2),
+    RGBColor(0x7f, 0x7f, 0x7f),
+    RGBColor(0xbc, 0xbd, 0x22),
+    RGBColor(0x17, 0xbe, 0xcf),
+];
+
 /// How a series marks its points: circles, or triangles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Marker {

@@ -18,6 +18,7 @@ use tierlab_array_sim::{common_span_bytes, compare, oltp_workload, run_array, Ar
 use tierlab_hybrid::Workload;
 use tierlab_report::{fmt_bytes, Table};
 use tierlab_sim::SchedulerKind;
+use tierlab_system_power::{LowPower, SystemEnergy, SystemSpec};
 use tierlab_workload::Arrival;
 
 /// The schemes `array compare` runs when `--schemes` is absent: the Hibernator paper's set.
@@ -109,6 +110,16 @@ pub struct ArrayOptions {
     /// Seed of the synthetic OLTP workload.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// A system description (TOML: a controller and the enclosures that hold the disks;
+    /// see `tierlab system show` and examples/system-hibernator.toml): the report then
+    /// splits energy into controller, enclosures and disks, and states savings for the
+    /// disks alone and for the whole system.
+    #[arg(long, value_name = "FILE")]
+    pub system: Option<PathBuf>,
+    /// What a scheme's spin-down does in the system: spin-down (the drive's standby) or
+    /// power-down (the enclosure cuts the slot's power). Default: the system file's.
+    #[arg(long, value_name = "MODE", requires = "system")]
+    pub low_power: Option<LowPower>,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -210,6 +221,12 @@ fn load_config(path: &Path) -> Result<(ArrayConfig, SchemeConfig, bool)> {
         let e = tierlab_config::FieldError::new(format!("scheme.{key}"), format!("expected {expected}"));
         return Err(tierlab_config::field_error(&text, &name, e).into());
     }
+    if let Some(spec) = file.array.as_ref().and_then(|a| a.system.as_ref()) {
+        let disks = file.array.as_ref().map_or(ArrayConfig::default().disks, |a| a.disks);
+        if let Err(e) = spec.resolve_with_own_catalog(disks) {
+            return Err(tierlab_config::field_error(&text, &name, e.within("array.system")).into());
+        }
+    }
     if let Some(w) = file.array.as_ref().and_then(|a| a.warmup_s) {
         if !(w.is_finite() && w >= 0.0) {
             let e = tierlab_config::FieldError::new("array.warmup_s", format!("expected a warm-up >= 0 s, found {w}"));
@@ -217,6 +234,16 @@ fn load_config(path: &Path) -> Result<(ArrayConfig, SchemeConfig, bool)> {
         }
     }
     Ok((file.array.unwrap_or_default(), scheme, kind_from_file))
+}
+
+/// A system description file, checked against the catalog for `disks` disks; errors name
+/// the file, line and key.
+pub fn load_system(path: &Path, disks: usize) -> Result<SystemSpec> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the system description {}", path.display()))?;
+    let name = path.display().to_string();
+    let spec: SystemSpec = tierlab_config::parse_toml_validated(&text, &name)?;
+    spec.resolve_with_own_catalog(disks).map_err(|e| tierlab_config::field_error(&text, &name, e))?;
+    Ok(spec)
 }
 
 fn positive(v: f64, flag: &str, what: &str) -> Result<f64> {
@@ -281,6 +308,13 @@ impl ArrayOptions {
         // request, or runs on without end): refuse one smaller than any sane write.
         if array.nvram_bytes > 0 && array.nvram_bytes < MIN_NVRAM_BYTES {
             bail!("the NVRAM (--nvram, or nvram_bytes in [array]): expected 0 (none) or at least 1 MiB, found {} bytes", array.nvram_bytes);
+        }
+        if let Some(path) = &self.system {
+            array.system = Some(load_system(path, array.disks)?);
+        }
+        if let (Some(mode), Some(system)) = (self.low_power, array.system.as_mut()) {
+            system.low_power = mode;
+            system.resolve_with_own_catalog(array.disks).map_err(|e| anyhow!("--low-power {}: {e}", mode.name()))?;
         }
         if let Some(r) = self.r_limit_ms {
             scheme.r_limit_ms = r;
@@ -431,9 +465,16 @@ pub fn render_run(c: &ArrayConfig, r: &ArrayRun) -> String {
     ));
     s.push_str(&format!("energy      {:.1} J ({:.3} kWh), average {:.2} W\n", r.energy_j, r.energy_j / 3.6e6, r.average_power_w));
     s.push_str(&format!(
-        "per disk    {:.2} speed changes/day (busiest disk {:.2}), {:.2} start/stops/day\n",
+        "per disk    {:.2} speed changes/day (busiest disk {:.2}), {:.2} start/stops/day",
         r.speed_changes_per_disk_day, r.max_speed_changes_per_disk_day, r.start_stops_per_disk_day
     ));
+    if r.power_cycles_per_disk_day > 0.0 {
+        s.push_str(&format!(" ({:.2} of them slot power-downs)", r.power_cycles_per_disk_day));
+    }
+    s.push('\n');
+    if let Some(e) = &r.system {
+        s.push_str(&render_system_energy(e));
+    }
 
     let mut t = Table::new(["power state", "time (disk-s)", "energy (J)", "energy %"]);
     for st in &r.energy_by_state {
@@ -497,6 +538,22 @@ pub fn render_run(c: &ArrayConfig, r: &ArrayRun) -> String {
     s
 }
 
+/// The whole-system lines of a report: what the system is and where its power goes.
+pub fn render_system_energy(e: &SystemEnergy) -> String {
+    let share = |w: f64| if e.total_w > 0.0 { w / e.total_w * 100.0 } else { 0.0 };
+    format!(
+        "system      {}\n  power     controller {:.1} W (load {:.2}), enclosures {:.1} W, disks {:.1} W: {:.1} W, the disks {:.1} %; {:.1} kWh\n",
+        e.system,
+        e.controller_w,
+        e.controller_load,
+        e.enclosures_w,
+        e.disks_w,
+        e.total_w,
+        share(e.disks_w),
+        e.total_j / 3.6e6
+    )
+}
+
 /// What a comparison varied, for the report and the charts.
 #[derive(Clone, Debug)]
 pub enum Study {
@@ -513,6 +570,8 @@ pub struct CompareContext {
     pub array: String,
     pub workload: String,
     pub r_limit_ms: f64,
+    /// The system the array sits in, when one is described.
+    pub system: Option<String>,
 }
 
 fn loads(a: &ArrayCompareArgs, s: &Settings) -> Result<(Vec<Load>, String)> {
@@ -599,6 +658,7 @@ fn compare_cmd(a: ArrayCompareArgs) -> Result<()> {
             (None, None) => format!("synthetic OLTP workload, {} h per load, seed {}", a.opts.hours, a.opts.seed),
         },
         r_limit_ms: s.scheme.r_limit_ms,
+        system: rows.first().and_then(|r| r.run.system.as_ref()).map(|e| e.system.clone()),
     };
     if let Some(path) = &a.csv {
         write_file(path, render_csv(&rows))?;
@@ -633,7 +693,12 @@ pub fn compare_cells(rows: &[CompareRow], ctx: &CompareContext) -> (Vec<String>,
     if sweep {
         header.push("R_limit ms");
     }
-    header.extend(["mean ms", "p99 ms", "goal", "energy kJ", "saving %", "speed changes/disk/day", "start-stops/disk/day", "guarantee activations"]);
+    header.extend(["mean ms", "p99 ms", "goal", "energy kJ", "saving %"]);
+    let system = ctx.system.is_some();
+    if system {
+        header.extend(["system kJ", "system saving %"]);
+    }
+    header.extend(["speed changes/disk/day", "start-stops/disk/day", "guarantee activations"]);
     let cells = rows
         .iter()
         .map(|r| {
@@ -647,6 +712,12 @@ pub fn compare_cells(rows: &[CompareRow], ctx: &CompareContext) -> (Vec<String>,
                 if r.run.goal_met { "✓" } else { "✗" }.to_string(),
                 format!("{:.1}", r.run.energy_j / 1e3),
                 format!("{:.1}", percent(r.energy_saving)),
+            ]);
+            if system {
+                cells.push(r.run.system.as_ref().map_or("-".into(), |e| format!("{:.1}", e.total_j / 1e3)));
+                cells.push(r.system_saving.map_or("-".into(), |v| format!("{:.1}", percent(v))));
+            }
+            cells.extend([
                 format!("{:.2}", r.run.speed_changes_per_disk_day),
                 format!("{:.2}", r.run.start_stops_per_disk_day),
                 r.run.scheme_report.guarantee_activations.to_string(),
@@ -672,20 +743,27 @@ pub fn render_compare(rows: &[CompareRow], ctx: &CompareContext) -> String {
         Study::Loads { .. } => s.push_str(&format!("R_limit     {} ms (mean response time)\n", ctx.r_limit_ms)),
         Study::RLimits { load, .. } => s.push_str(&format!("study       saving against R_limit at {load}\n")),
     }
-    s.push_str("saving      1 − energy / RAID-5's energy at the same load\n\n");
+    match &ctx.system {
+        Some(system) => {
+            s.push_str(&format!("system      {system}\n"));
+            s.push_str("saving      1 − energy / RAID-5's energy at the same load: of the disks alone (saving %) and of the whole system (system saving %)\n\n");
+        }
+        None => s.push_str("saving      1 − energy / RAID-5's energy at the same load\n\n"),
+    }
     s.push_str(&compare_table(rows, ctx).render());
     s
 }
 
 pub fn render_csv(rows: &[CompareRow]) -> String {
+    let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
     let mut s = String::from(
-        "load,load_iops,scheme,r_limit_ms,requests,span_s,throughput_iops,mean_ms,p50_ms,p99_ms,max_ms,goal_met,energy_j,average_power_w,energy_saving,speed_changes_per_disk_day,start_stops_per_disk_day,max_speed_changes_per_disk_day,guarantee_activations,guarantee_s\n",
+        "load,load_iops,scheme,r_limit_ms,requests,span_s,throughput_iops,mean_ms,p50_ms,p99_ms,max_ms,goal_met,energy_j,average_power_w,energy_saving,speed_changes_per_disk_day,start_stops_per_disk_day,max_speed_changes_per_disk_day,guarantee_activations,guarantee_s,controller_j,enclosures_j,system_j,system_saving\n",
     );
     for r in rows {
         let run = &r.run;
         let rt = &run.response_time;
         s.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             csv_field(&r.load),
             r.load_iops.map(|v| v.to_string()).unwrap_or_default(),
             csv_field(&r.scheme),
@@ -705,7 +783,11 @@ pub fn render_csv(rows: &[CompareRow]) -> String {
             run.start_stops_per_disk_day,
             run.max_speed_changes_per_disk_day,
             run.scheme_report.guarantee_activations,
-            run.scheme_report.guarantee_s
+            run.scheme_report.guarantee_s,
+            opt(run.system.as_ref().map(|e| e.controller_j)),
+            opt(run.system.as_ref().map(|e| e.enclosures_j)),
+            opt(run.system.as_ref().map(|e| e.total_j)),
+            opt(r.system_saving)
         ));
     }
     s

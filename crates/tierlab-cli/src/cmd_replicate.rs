@@ -23,6 +23,7 @@ use tierlab_replication_sim::{
 };
 use tierlab_report::{fmt_bytes, Table};
 use tierlab_update_stream::{BlockForwarding, ForwardingConfig, TpccConfig, TpccLog};
+use tierlab_system_power::LowPower;
 
 #[derive(Subcommand)]
 pub enum ReplicateCommand {
@@ -135,6 +136,15 @@ pub struct ReplicationOptions {
     /// Default: synchronous shipping.
     #[arg(long, value_name = "BYTES", value_parser = crate::args::parse_bytes)]
     pub async_lag: Option<u64>,
+    /// The secondary site's system description (TOML: a controller and the enclosures
+    /// holding its data and log disks, data first; see `tierlab system show`): reports
+    /// then give the site's whole power and its saving beside the disks'.
+    #[arg(long, value_name = "FILE")]
+    pub system: Option<PathBuf>,
+    /// What the data volume's sleep does in the system: spin-down (the drive's standby)
+    /// or power-down (the enclosure cuts the slots' power). Default: the system file's.
+    #[arg(long, value_name = "MODE", requires = "system")]
+    pub low_power: Option<LowPower>,
     /// Schemes to run besides conventional replication, comma-separated: proposed,
     /// deferred-only, compaction-only, idle-timeout (conventional is always run: it is
     /// the reference for savings).
@@ -260,6 +270,12 @@ impl Settings {
     /// named after its flag or located in the config file.
     fn check(&self, cfg: &ReplicationConfig) -> Result<()> {
         cfg.check().map_err(|e| self.blame_error(e))?;
+        if let Some(spec) = &cfg.system {
+            if let Err(e) = spec.resolve_with_own_catalog(cfg.data_disks + cfg.log_disks) {
+                let e = e.within("system");
+                return Err(self.blame(&e.key, &e.message).unwrap_or_else(|| anyhow!("the secondary's system description: {e}")));
+            }
+        }
         if let SourceSpec::Tpcc(t) = &cfg.source {
             if let Err(errors) = t.check() {
                 let e = &errors.0[0];
@@ -379,6 +395,12 @@ impl ReplicationOptions {
         }
         if let Some(lag) = self.async_lag {
             cfg.link.shipping = Shipping::Async { max_lag_bytes: lag };
+        }
+        if let Some(path) = &self.system {
+            cfg.system = Some(crate::cmd_array::load_system(path, cfg.data_disks + cfg.log_disks)?);
+        }
+        if let (Some(mode), Some(system)) = (self.low_power, cfg.system.as_mut()) {
+            system.low_power = mode;
         }
         let mut schemes = Vec::new();
         for name in &self.schemes {
@@ -551,11 +573,12 @@ pub fn never_slept(run: &ReplicationRun) -> Option<String> {
 
 /// Header and cells of the per-scheme table of `run`.
 pub fn scheme_cells(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
-    let header = [
-        "scheme",
-        "saving %",
-        "weighted %",
-        "data %",
+    let system = c.rows.iter().any(|r| r.saving_system.is_some());
+    let mut header = vec!["scheme", "saving %", "weighted %", "data %"];
+    if system {
+        header.push("system %");
+    }
+    header.extend([
         "R_gen MiB/s",
         "R_apl MiB/s",
         "r",
@@ -566,17 +589,17 @@ pub fn scheme_cells(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
         "RTO violations",
         "data disk W",
         "log disk W",
-    ];
+    ]);
     let cells = c
         .rows
         .iter()
         .map(|row| {
             let r = &row.run;
-            vec![
-                r.scheme.name().to_string(),
-                percent(row.saving_total),
-                percent(row.saving_weighted),
-                percent(row.saving_data),
+            let mut cells = vec![r.scheme.name().to_string(), percent(row.saving_total), percent(row.saving_weighted), percent(row.saving_data)];
+            if system {
+                cells.push(row.saving_system.map_or("-".into(), percent));
+            }
+            cells.extend([
                 format!("{:.3}", r.r_gen_bytes_s / MIB_F),
                 format!("{:.3}", r.r_apl_bytes_s / MIB_F),
                 format!("{:.2}", r.r),
@@ -587,7 +610,8 @@ pub fn scheme_cells(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
                 r.policy.rto_violations.to_string(),
                 format!("{:.2}", r.data_disk_w),
                 format!("{:.2}", r.log_disk_w),
-            ]
+            ]);
+            cells
         })
         .collect();
     (header.into_iter().map(str::to_string).collect(), cells)
@@ -644,14 +668,14 @@ pub fn primary_line(c: &Comparison) -> String {
     )
 }
 
-const CSV_ROW_HEADER: &str = "scheme,saving_total,saving_weighted,saving_data,r_gen_bytes_s,r_apl_bytes_s,r,t_wnd_planned_s,t_wnd_observed_s,cycles_per_day,worst_recovery_s,rto_violations,data_disk_w,log_disk_w,data_utilisation,data_start_stops_per_day,stayed_up_because";
+const CSV_ROW_HEADER: &str = "scheme,saving_total,saving_weighted,saving_data,r_gen_bytes_s,r_apl_bytes_s,r,t_wnd_planned_s,t_wnd_observed_s,cycles_per_day,worst_recovery_s,rto_violations,data_disk_w,log_disk_w,data_utilisation,data_start_stops_per_day,stayed_up_because,saving_system,system_w";
 
 fn csv_row(row: &SchemeRow) -> String {
     let r = &row.run;
     let data: Vec<_> = r.disks.iter().filter(|d| d.role == "data").collect();
     let start_stops = if data.is_empty() { 0.0 } else { data.iter().map(|d| d.start_stops_per_day).sum::<f64>() / data.len() as f64 };
     format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
         r.scheme.name(),
         row.saving_total,
         row.saving_weighted,
@@ -668,7 +692,9 @@ fn csv_row(row: &SchemeRow) -> String {
         r.log_disk_w,
         r.data_utilisation,
         start_stops,
-        csv_field(r.policy.stayed_up_because.as_deref().unwrap_or(""))
+        csv_field(r.policy.stayed_up_because.as_deref().unwrap_or("")),
+        row.saving_system.map(|v| v.to_string()).unwrap_or_default(),
+        r.system.as_ref().map(|e| e.total_w.to_string()).unwrap_or_default()
     )
 }
 
@@ -722,6 +748,11 @@ pub fn render_run(c: &Comparison, ctx: &RunContext) -> String {
     for row in &c.rows {
         if let Some(why) = &row.run.policy.stayed_up_because {
             s.push_str(&format!("{:<11} stayed up because {why}\n", row.run.scheme.name()));
+        }
+    }
+    for row in &c.rows {
+        if let Some(e) = &row.run.system {
+            s.push_str(&format!("\n{}:\n{}", row.run.scheme.name(), crate::cmd_array::render_system_energy(e)));
         }
     }
     for run in disk_tables(c, ctx.all_disks) {

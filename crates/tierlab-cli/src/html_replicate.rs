@@ -12,25 +12,11 @@
 //! A series keeps its colour across charts; filled markers are points where the data
 //! volume slept, hollow ones where it never did (infeasible).
 
-use crate::charts::{esc, figure, num, page_head, plot_linear, plot_log, Chart, Marker, Series, Style};
+use crate::charts::{esc, figure, num, page_head, plot_linear, plot_log, Chart, Marker, Series, Style, PALETTE};
 use crate::cmd_replicate::{disk_cells, disk_tables, primary_line, scheme_cells, size_label, sweep_cells, sweep_lines, RunContext, SweepPoint, SweepReport};
 use anyhow::Result;
-use plotters::style::RGBColor;
 use std::fmt::Write;
 use tierlab_replication_sim::Comparison;
-
-const PALETTE: [RGBColor; 10] = [
-    RGBColor(0x1f, 0x77, 0xb4),
-    RGBColor(0xd6, 0x27, 0x28),
-    RGBColor(0x2c, 0xa0, 0x2c),
-    RGBColor(0xff, 0x7f, 0x0e),
-    RGBColor(0x94, 0x67, 0xbd),
-    RGBColor(0x8c, 0x56, 0x4b),
-    RGBColor(0xe3, 0x77, 0xc2),
-    RGBColor(0x7f, 0x7f, 0x7f),
-    RGBColor(0xbc, 0xbd, 0x22),
-    RGBColor(0x17, 0xbe, 0xcf),
-];
 
 /// Linear axes start at zero unless a value is negative.
 const STYLE: Style = Style { height: 420, legend_width: 200, zero_based: true };

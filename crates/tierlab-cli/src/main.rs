@@ -14,6 +14,7 @@ mod cmd_catalog;
 mod cmd_compare;
 mod cmd_serve;
 mod cmd_simulate;
+mod cmd_system;
 mod cmd_ssd;
 mod cmd_trace;
 mod cmd_validate;
@@ -53,6 +54,11 @@ enum Command {
     /// write update logs.
     #[command(subcommand)]
     Replicate(cmd_replicate::ReplicateCommand),
+    /// Whole-system power: storage controllers and disk enclosures beside the disks (the
+    /// GreenDM dissertation's chapter 4): the catalog's figures, how many enclosures must
+    /// be spun or powered down to save 20 %, and a system description file resolved.
+    #[command(subcommand)]
+    System(cmd_system::SystemCommand),
     /// Replay a trace or synthetic workload against a device and report latency, throughput,
     /// energy and wear. With no arguments: the bundled default workload on the default HDD.
     Simulate(cmd_simulate::SimulateArgs),
@@ -89,6 +95,7 @@ fn main() -> ExitCode {
         Command::Compare(a) => cmd_compare::run(*a),
         Command::Array(c) => cmd_array::run(c),
         Command::Replicate(c) => cmd_replicate::run(c),
+        Command::System(c) => cmd_system::run(c),
         Command::Simulate(a) => cmd_simulate::run(a),
         Command::Ssd(c) => cmd_ssd::run(c),
         Command::Trace(c) => cmd_trace::run(c),

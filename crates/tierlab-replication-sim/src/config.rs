@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use tierlab_array::RaidLevel;
 use tierlab_replica_policy::{Defer, PlanMode, Trigger};
 use tierlab_replication::{SourceError, UpdateSource};
+use tierlab_system_power::{System, SystemSpec};
 use tierlab_types::{KIB, MIB};
 use tierlab_update_stream::{BlockForwarding, ForwardingConfig, TpccConfig, TpccLog};
 
@@ -203,6 +204,11 @@ pub struct ReplicationConfig {
     /// (IBM System p5 595: 6,400 data and 360 log disks, which the paper rounds to 94.4 %);
     /// the weighted saving uses it.
     pub data_disk_share: f64,
+    /// The secondary site's controller and the enclosures that hold its data and log
+    /// disks (`tierlab_system_power`): runs then also report the site's whole energy,
+    /// and with `low_power = "power-down"` the data volume sleeps with its slots off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system: Option<SystemSpec>,
 }
 
 impl Default for ReplicationConfig {
@@ -233,11 +239,20 @@ impl Default for ReplicationConfig {
             apply_depth: 64,
             ewma_weight: 0.3,
             data_disk_share: 0.944,
+            system: None,
         }
     }
 }
 
 impl ReplicationConfig {
+    /// The secondary's system, resolved for its data and log disks (data first).
+    pub fn system(&self) -> Result<Option<System>> {
+        self.system
+            .as_ref()
+            .map(|s| s.resolve_with_own_catalog(self.data_disks + self.log_disks).map_err(|e| anyhow!("the secondary's system description: {e}")))
+            .transpose()
+    }
+
     /// Reject settings that cannot run, naming the field.
     pub fn check(&self) -> Result<()> {
         let pos = |v: f64| v.is_finite() && v > 0.0;

@@ -32,9 +32,7 @@ pub(crate) fn add_disks(
     sim: &mut Simulation<'_>,
     count: usize,
 ) -> Result<u64> {
-    let mut model =
-        tierlab_array_sim::DiskModel::from_catalog(&cfg.disk, cfg.power_profile.as_deref())?;
-    model.choice.standby = cfg.standby.clone();
+    let model = disk_model(cfg)?;
     let mut disk_bytes = u64::MAX;
     for i in 0..count {
         let name = if i < cfg.data_disks {
@@ -47,4 +45,16 @@ pub(crate) fn add_disks(
         sim.add_device(d);
     }
     Ok(disk_bytes)
+}
+
+/// The secondary's drive: the catalog drive with the chosen standby level, or with the
+/// slot power-down level when its system powers slots down.
+pub(crate) fn disk_model(cfg: &ReplicationConfig) -> Result<tierlab_array_sim::DiskModel> {
+    let mut model =
+        tierlab_array_sim::DiskModel::from_catalog(&cfg.disk, cfg.power_profile.as_deref())?;
+    model.choice.standby = cfg.standby.clone();
+    match cfg.system()? {
+        Some(system) => model.in_system(&system),
+        None => Ok(model),
+    }
 }

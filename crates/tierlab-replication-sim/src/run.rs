@@ -3,18 +3,19 @@
 use crate::config::{ReplicationConfig, Scheme};
 use crate::primary::{run_primary, volumes, Arrival, PrimaryReport};
 use crate::replica::{ApplyStats, ReplicaController, ReplicaSetup};
-use crate::add_disks;
-use tierlab_array_sim::s_to_ns;
+use crate::{add_disks, disk_model};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
+use tierlab_array_sim::{s_to_ns, system_usage};
 use tierlab_replica_policy::{PolicyConfig, PolicyReport, ReplicaPolicy, VolumeCosts};
 use tierlab_replication::{
     break_even_s, t_wnd, CompactionConfig, Compactor, StandbyCosts, Transition,
 };
 use tierlab_sim::{DeviceRun, Replay, SchedulerKind, Simulation};
+use tierlab_system_power::SystemEnergy;
 use tierlab_types::{IoRequest, Op};
 
 /// The data volume's standby level, its costs, and the disk's idle and active power.
@@ -31,17 +32,16 @@ pub struct DataStandby {
 /// The standby level of `cfg`'s disk that the data volume sleeps in (the chosen one, or
 /// the profile's deepest) and what it costs.
 pub fn data_standby(cfg: &ReplicationConfig) -> Result<DataStandby> {
-    let cat = tierlab_hybrid::catalog(None)?;
-    let entry = cat.hdd(&cfg.disk)?;
-    let profile =
-        tierlab_hybrid::power_profile(entry, cfg.power_profile.as_deref())?.ok_or_else(|| {
+    let model = disk_model(cfg)?;
+    let profile = tierlab_hybrid::power_profile(&model.entry, cfg.power_profile.as_deref())?
+        .ok_or_else(|| {
             anyhow!(
                 "drive `{}` has no power figures: a replica's energy cannot be accounted",
                 cfg.disk
             )
         })?;
     let spec = &profile.spec;
-    let index = match &cfg.standby {
+    let index = match &model.choice.standby {
         Some(name) => spec.standby_index(name).ok_or_else(|| {
             let known: Vec<&str> = spec.standby.iter().map(|l| l.name.as_str()).collect();
             anyhow!(
@@ -132,6 +132,8 @@ pub struct ReplicationRun {
     pub policy: PolicyReport,
     pub apply: ApplyStats,
     pub disks: Vec<DiskFigures>,
+    /// The secondary site's whole energy, when its system is described.
+    pub system: Option<SystemEnergy>,
 }
 
 /// Run the primary and the secondary under `scheme`.
@@ -141,6 +143,7 @@ pub fn run_replication(
     progress: &mut dyn FnMut(u64),
 ) -> Result<ReplicationRun> {
     cfg.check()?;
+    let system = cfg.system()?;
     let standby = data_standby(cfg)?;
     let costs = standby.costs;
     let cursor = cfg.source.open()?;
@@ -223,15 +226,29 @@ pub fn run_replication(
         bail!("reading the update stream back for applying: {e}");
     }
     controller.finish();
-    Ok(summarise(
-        cfg,
-        scheme,
-        standby,
-        primary,
-        &controller,
-        &report.devices,
-        report.span_s,
-    ))
+    let energy = match &system {
+        Some(s) => Some(
+            s.account(&system_usage(
+                &report.devices,
+                report.span_s,
+                &disk_model(cfg)?,
+            ))
+            .map_err(|e| anyhow!(e))?,
+        ),
+        None => None,
+    };
+    Ok(ReplicationRun {
+        system: energy,
+        ..summarise(
+            cfg,
+            scheme,
+            standby,
+            primary,
+            &controller,
+            &report.devices,
+            report.span_s,
+        )
+    })
 }
 
 fn summarise(
@@ -337,6 +354,7 @@ fn summarise(
         policy,
         apply: stats,
         disks,
+        system: None,
     }
 }
 
@@ -351,6 +369,9 @@ pub struct SchemeRow {
     pub saving_weighted: f64,
     /// Data disks alone.
     pub saving_data: f64,
+    /// The secondary site's whole power (controller, enclosures, disks), when its system
+    /// is described.
+    pub saving_system: Option<f64>,
 }
 
 /// Several schemes on the same primary.
@@ -375,6 +396,10 @@ impl SchemeRow {
             ),
             saving_weighted: saving(weighted(&run), weighted(base)),
             saving_data: saving(run.data_power_w, base.data_power_w),
+            saving_system: match (&run.system, &base.system) {
+                (Some(e), Some(b)) => Some(e.saving_against(b).system),
+                _ => None,
+            },
             run,
         }
     }

@@ -10,8 +10,6 @@ pub struct DiskUsage {
     pub energy_j: f64,
     /// Time its slot was powered down, s.
     pub powered_down_s: f64,
-    /// Fraction of the run it was busy.
-    pub utilisation: f64,
 }
 
 /// What a run measured, for [`System::account`].
@@ -21,6 +19,9 @@ pub struct SystemUsage {
     pub span_s: f64,
     /// Bytes the controller moved to and from the disks.
     pub bytes_moved: u64,
+    /// The rate at which the disks could move data all together (their sustained media
+    /// rates summed), MB/s: the controller's full load unless the system rates it.
+    pub streaming_mb_s: f64,
     /// Per disk, in the system's placement order.
     pub disks: Vec<DiskUsage>,
 }
@@ -76,9 +77,7 @@ impl System {
             return Err(format!("the system holds {} disks, the run measured {}", self.placement.len(), usage.disks.len()));
         }
         let span_s = usage.span_s.max(0.0);
-        let n = usage.disks.len().max(1) as f64;
-        let utilisation = usage.disks.iter().map(|d| d.utilisation).sum::<f64>() / n;
-        let load = self.controller.load(usage.bytes_moved, span_s, utilisation);
+        let load = self.controller.load(usage.bytes_moved, span_s, usage.streaming_mb_s);
         let controller_j = self.controller.power_w(load) * span_s;
         let mut enclosures_j: f64 = self.enclosures.iter().map(|e| e.base_w * span_s).sum();
         let mut powered_down_disk_s = 0.0;

@@ -76,8 +76,8 @@ pub struct ControllerModel {
     /// The chosen workload's rise (0 when the entry has none).
     pub workload: Option<String>,
     pub rise: f64,
-    /// I/O rate at which the controller counts as fully loaded, MB/s; `None`: load is
-    /// the disks' mean utilisation.
+    /// I/O rate at which the controller counts as fully loaded, MB/s; `None`: the rate
+    /// at which its disks stream all together.
     pub rated_mb_s: Option<f64>,
 }
 
@@ -86,13 +86,15 @@ impl ControllerModel {
         self.idle_w * (1.0 + self.rise * load.clamp(0.0, 1.0))
     }
 
-    /// The load of a run that moved `bytes` in `span_s` with the disks busy for
-    /// `disk_utilisation` of the time on average.
-    pub fn load(&self, bytes: u64, span_s: f64, disk_utilisation: f64) -> f64 {
-        match self.rated_mb_s {
-            Some(rated) if span_s > 0.0 && rated > 0.0 => (bytes as f64 / span_s / 1e6 / rated).clamp(0.0, 1.0),
-            Some(_) => 0.0,
-            None => disk_utilisation.clamp(0.0, 1.0),
+    /// The load of a run that moved `bytes` in `span_s` behind disks that stream
+    /// `streaming_mb_s` all together: the I/O rate over the rated one (the system's, else
+    /// the disks' streaming rate), at most 1.
+    pub fn load(&self, bytes: u64, span_s: f64, streaming_mb_s: f64) -> f64 {
+        let rated = self.rated_mb_s.unwrap_or(streaming_mb_s);
+        if span_s > 0.0 && rated > 0.0 {
+            (bytes as f64 / span_s / 1e6 / rated).clamp(0.0, 1.0)
+        } else {
+            0.0
         }
     }
 }
@@ -165,8 +167,8 @@ pub struct SystemSpec {
     /// the entry's).
     #[serde(default)]
     pub controller_workload: Option<String>,
-    /// The I/O rate at which the controller is fully loaded, MB/s; absent: its load is
-    /// the disks' mean utilisation.
+    /// The I/O rate at which the controller is fully loaded, MB/s; absent: the rate at
+    /// which its disks stream all together.
     #[serde(default)]
     pub controller_rated_mb_s: Option<f64>,
     /// What a scheme's spin-down does.
@@ -326,7 +328,7 @@ impl System {
         let encl: Vec<String> = groups.iter().map(|(id, n)| format!("{n} × {id}")).collect();
         let load = match (&self.controller.workload, self.controller.rated_mb_s) {
             (Some(w), Some(r)) => format!(" ({w} rise, loaded at {r} MB/s)"),
-            (Some(w), None) => format!(" ({w} rise with disk utilisation)"),
+            (Some(w), None) => format!(" ({w} rise, loaded at the disks' streaming rate)"),
             _ => String::new(),
         };
         format!("{}{load} + {} holding {} disks; {}", self.controller.id, encl.join(" + "), self.disks(), self.low_power.name())

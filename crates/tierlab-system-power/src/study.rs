@@ -119,10 +119,10 @@ pub fn managed_curve(catalog: &SystemCatalog, controller: &str, enclosure: &str,
             .map(|i| match (i < managed_disks, mode) {
                 (false, _) => DiskUsage { energy_j: m.implied_idle_w, ..DiskUsage::default() },
                 (true, LowPower::SpinDown) => DiskUsage { energy_j: m.measured_standby_w, ..DiskUsage::default() },
-                (true, LowPower::PowerDown) => DiskUsage { energy_j: 0.0, powered_down_s: 1.0, utilisation: 0.0 },
+                (true, LowPower::PowerDown) => DiskUsage { energy_j: 0.0, powered_down_s: 1.0 },
             })
             .collect();
-        let energy = system.account(&SystemUsage { span_s: 1.0, bytes_moved: 0, disks })?;
+        let energy = system.account(&SystemUsage { span_s: 1.0, bytes_moved: 0, streaming_mb_s: 0.0, disks })?;
         let base = *base_w.get_or_insert(energy.total_w);
         points.push(CurvePoint { managed, total_w: energy.total_w, saving: 1.0 - energy.total_w / base });
     }

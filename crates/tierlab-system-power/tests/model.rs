@@ -19,7 +19,7 @@ fn disks_fill_enclosures_in_order() {
     assert_eq!(s.placement[15].enclosure, 0);
     assert_eq!(s.placement[16].enclosure, 1);
     assert_eq!(s.controller.workload.as_deref(), Some("wl-a"));
-    assert_eq!(s.describe(), "emc-dd880 (wl-a rise with disk utilisation) + 2 × emc-es20 holding 24 disks; spin-down");
+    assert_eq!(s.describe(), "emc-dd880 (wl-a rise, loaded at the disks' streaming rate) + 2 × emc-es20 holding 24 disks; spin-down");
     // Explicit counts are kept; the others are filled.
     let s = resolve("controller = \"emc-dd880\"\n[[enclosures]]\nmodel = \"emc-es20\"\ndisks = 4\n[[enclosures]]\nmodel = \"emc-es30\"\n", 10).unwrap();
     assert_eq!(s.disks_per_enclosure, [4, 6]);
@@ -141,32 +141,36 @@ fn two_es20() -> tierlab_system_power::System {
 fn the_account_adds_controller_enclosures_and_disks() {
     let s = two_es20();
     assert_eq!(s.power_down_extra_s(), Some(3.0));
-    let disks = vec![DiskUsage { energy_j: 10.0, powered_down_s: 0.0, utilisation: 0.5 }; 24];
-    let e = s.account(&SystemUsage { span_s: 1.0, bytes_moved: 0, disks }).unwrap();
+    let disks = vec![DiskUsage { energy_j: 10.0, powered_down_s: 0.0 }; 24];
+    // Half the disks' streaming rate is half the controller's load.
+    let e = s.account(&SystemUsage { span_s: 1.0, bytes_moved: 600_000_000, streaming_mb_s: 1200.0, disks }).unwrap();
+    assert!((e.controller_load - 0.5).abs() < 1e-12);
     let es20 = &s.enclosures[0];
     assert!((e.controller_w - 555.0 * (1.0 + 0.44 * 0.5)).abs() < 1e-9);
     assert!((e.enclosures_w - (2.0 * 155.0 + 24.0 * es20.slot_w)).abs() < 1e-9);
     assert_eq!(e.disks_w, 240.0);
     assert!((e.total_j - (e.controller_j + e.enclosures_j + e.disks_j)).abs() < 1e-9);
-    assert!(s.account(&SystemUsage { span_s: 1.0, bytes_moved: 0, disks: vec![] }).unwrap_err().contains("holds 24 disks"));
-    // With a rated throughput the load is the I/O moved.
+    assert!(s.account(&SystemUsage { span_s: 1.0, bytes_moved: 0, streaming_mb_s: 1.0, disks: vec![] }).unwrap_err().contains("holds 24 disks"));
+    // A rated throughput replaces the streaming rate; the load never exceeds 1.
     let mut rated = s.clone();
     rated.controller.rated_mb_s = Some(100.0);
     let disks = vec![DiskUsage::default(); 24];
-    let e = rated.account(&SystemUsage { span_s: 10.0, bytes_moved: 500_000_000, disks }).unwrap();
+    let e = rated.account(&SystemUsage { span_s: 10.0, bytes_moved: 500_000_000, streaming_mb_s: 1e6, disks: disks.clone() }).unwrap();
     assert!((e.controller_load - 0.5).abs() < 1e-12);
+    let e = rated.account(&SystemUsage { span_s: 1.0, bytes_moved: 500_000_000, streaming_mb_s: 1e6, disks }).unwrap();
+    assert_eq!(e.controller_load, 1.0);
 }
 
 proptest! {
     /// Powering slots down never raises the enclosures' energy, lowers it by exactly the
     /// per-slot overhead of the time powered down, and the parts always add up.
     #[test]
-    fn powered_down_time_saves_the_slot_overhead(span in 1.0f64..1e5, downs in proptest::collection::vec(0.0f64..1.0, 24), j in proptest::collection::vec(0.0f64..1e6, 24), u in 0.0f64..1.0) {
+    fn powered_down_time_saves_the_slot_overhead(span in 1.0f64..1e5, downs in proptest::collection::vec(0.0f64..1.0, 24), j in proptest::collection::vec(0.0f64..1e6, 24), mb in 0u64..10_000_000) {
         let s = two_es20();
-        let up: Vec<DiskUsage> = j.iter().map(|&e| DiskUsage { energy_j: e, powered_down_s: 0.0, utilisation: u }).collect();
+        let up: Vec<DiskUsage> = j.iter().map(|&e| DiskUsage { energy_j: e, powered_down_s: 0.0 }).collect();
         let down: Vec<DiskUsage> = up.iter().zip(&downs).map(|(d, &f)| DiskUsage { powered_down_s: f * span, ..*d }).collect();
-        let a = s.account(&SystemUsage { span_s: span, bytes_moved: 0, disks: up }).unwrap();
-        let b = s.account(&SystemUsage { span_s: span, bytes_moved: 0, disks: down }).unwrap();
+        let a = s.account(&SystemUsage { span_s: span, bytes_moved: mb * 1000, streaming_mb_s: 50.0, disks: up }).unwrap();
+        let b = s.account(&SystemUsage { span_s: span, bytes_moved: mb * 1000, streaming_mb_s: 50.0, disks: down }).unwrap();
         let saved = s.enclosures[0].slot_w * downs.iter().sum::<f64>() * span;
         prop_assert!((a.enclosures_j - b.enclosures_j - saved).abs() <= 1e-6 * a.enclosures_j);
         prop_assert!(b.enclosures_j <= a.enclosures_j + 1e-9);
