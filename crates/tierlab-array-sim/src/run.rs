@@ -124,12 +124,11 @@ impl DiskModel {
             bail!("drive `{}` lost its power profile `{profile_name}`", self.entry.id);
         };
         let level = powered_down_level(&profile.spec, extra_s).map_err(|e| anyhow!("drive `{}` (profile `{profile_name}`): {e}", self.entry.id))?;
+        let (Some(enter), Some(leave)) = (level.enter, level.leave) else {
+            bail!("drive `{}`: the powered-down level has no transition costs", self.entry.id);
+        };
         let transition = |t: tierlab_power::Transition| Transition { time_s: t.time_s, energy_j: t.energy_j };
-        self.standby = Some(StandbyInfo {
-            power_w: level.power_w,
-            enter: transition(level.enter.unwrap_or(tierlab_power::Transition { time_s: 0.0, energy_j: 0.0 })),
-            leave: transition(level.leave.unwrap_or(tierlab_power::Transition { time_s: 0.0, energy_j: 0.0 })),
-        });
+        self.standby = Some(StandbyInfo { power_w: level.power_w, enter: transition(enter), leave: transition(leave) });
         profile.spec.standby.push(level);
         self.choice.standby = Some(POWERED_DOWN.into());
         Ok(self)
@@ -334,7 +333,6 @@ fn summarise(c: &ArrayController, report: SimReport, workload: String, scheme: &
     let mut states: BTreeMap<String, (f64, f64)> = BTreeMap::new();
     let mut per_disk = Vec::with_capacity(report.devices.len());
     let (mut speed_changes, mut start_stops, mut max_changes, mut power_cycles) = (0u64, 0u64, 0u64, 0u64);
-
     for d in &report.devices {
         let count = |k: &str| d.device.counters.get(k).copied().unwrap_or(0.0) as u64;
         let mut ds = Vec::new();

@@ -249,7 +249,10 @@ impl ReplicationConfig {
     pub fn system(&self) -> Result<Option<System>> {
         self.system
             .as_ref()
-            .map(|s| s.resolve_with_own_catalog(self.data_disks + self.log_disks).map_err(|e| anyhow!("the secondary's system description: {e}")))
+            .map(|s| {
+                s.resolve_with_own_catalog(self.data_disks + self.log_disks)
+                    .map_err(|e| anyhow!("the secondary's system description: {e}"))
+            })
             .transpose()
     }
 

@@ -24,7 +24,6 @@ pub use volume::{Jobs, Volume};
 use anyhow::Result;
 use tierlab_sim::Simulation;
 
-
 /// Add `count` disks of `cfg`'s drive to `sim`: the data disks (`data00`, …), then the
 /// rest named as log disks (`log00`, …). Returns the smallest disk's capacity.
 pub(crate) fn add_disks(

@@ -11,10 +11,9 @@
 //! arrival order, through a bounded channel: the primary and the secondary run side by
 //! side and neither keeps the stream.
 
+use crate::add_disks;
 use crate::config::{ReplicationConfig, Shipping};
 use crate::volume::{Jobs, LogAppender, Volume};
-use crate::add_disks;
-use tierlab_array_sim::s_to_ns;
 use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
 use std::cell::{Cell, RefCell};
@@ -22,6 +21,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 use std::sync::mpsc::SyncSender;
 use tierlab_array::Geometry;
+use tierlab_array_sim::s_to_ns;
 use tierlab_replication::{PrimaryVolume, Transaction, UpdateSource};
 use tierlab_sim::{
     Controller, DeviceInfo, HostId, Io, Replay, SchedulerKind, SimError, Simulation, Slab,

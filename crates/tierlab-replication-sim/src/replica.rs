@@ -216,13 +216,19 @@ impl ReplicaController {
                 for d in self.data.devices() {
                     io.command(d, DeviceCommand::Standby);
                 }
-                io.timer(now_ns + tierlab_array_sim::s_to_ns(self.spin_down_s), SPUN_DOWN_TIMER);
+                io.timer(
+                    now_ns + tierlab_array_sim::s_to_ns(self.spin_down_s),
+                    SPUN_DOWN_TIMER,
+                );
             }
             Some(Command::SpinUp) => {
                 for d in self.data.devices() {
                     io.command(d, DeviceCommand::Wake);
                 }
-                io.timer(now_ns + tierlab_array_sim::s_to_ns(self.spin_up_s), SPUN_UP_TIMER);
+                io.timer(
+                    now_ns + tierlab_array_sim::s_to_ns(self.spin_up_s),
+                    SPUN_UP_TIMER,
+                );
             }
         }
     }

@@ -63,7 +63,10 @@ fn saving(e: f64, base: f64) -> f64 {
 impl SystemEnergy {
     /// `1 − E / E_base` for the disks and for the whole system.
     pub fn saving_against(&self, base: &SystemEnergy) -> Saving {
-        Saving { disks: saving(self.disks_j, base.disks_j), system: saving(self.total_j, base.total_j) }
+        Saving {
+            disks: saving(self.disks_j, base.disks_j),
+            system: saving(self.total_j, base.total_j),
+        }
     }
 }
 
@@ -74,10 +77,16 @@ impl System {
     /// disk.
     pub fn account(&self, usage: &SystemUsage) -> Result<SystemEnergy, String> {
         if usage.disks.len() != self.placement.len() {
-            return Err(format!("the system holds {} disks, the run measured {}", self.placement.len(), usage.disks.len()));
+            return Err(format!(
+                "the system holds {} disks, the run measured {}",
+                self.placement.len(),
+                usage.disks.len()
+            ));
         }
         let span_s = usage.span_s.max(0.0);
-        let load = self.controller.load(usage.bytes_moved, span_s, usage.streaming_mb_s);
+        let load = self
+            .controller
+            .load(usage.bytes_moved, span_s, usage.streaming_mb_s);
         let controller_j = self.controller.power_w(load) * span_s;
         let mut enclosures_j: f64 = self.enclosures.iter().map(|e| e.base_w * span_s).sum();
         let mut powered_down_disk_s = 0.0;

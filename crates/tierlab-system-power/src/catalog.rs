@@ -146,10 +146,17 @@ const ENCLOSURE_KEYS: [&str; 10] = [
 ];
 
 fn check_id(id: &str) -> Result<(), FieldError> {
-    if !id.is_empty() && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+    if !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
         Ok(())
     } else {
-        Err(FieldError::new("id", format!("expected lower-case letters, digits and `-`, found `{id}`")))
+        Err(FieldError::new(
+            "id",
+            format!("expected lower-case letters, digits and `-`, found `{id}`"),
+        ))
     }
 }
 
@@ -157,16 +164,29 @@ fn check_w(key: &str, w: f64) -> Result<(), FieldError> {
     if w.is_finite() && (0.0..=MAX_SYSTEM_W).contains(&w) {
         Ok(())
     } else {
-        Err(FieldError::new(key, format!("expected watts between 0 and {MAX_SYSTEM_W}, found {w}")))
+        Err(FieldError::new(
+            key,
+            format!("expected watts between 0 and {MAX_SYSTEM_W}, found {w}"),
+        ))
     }
 }
 
-fn check_source(sources: &BTreeMap<String, String>, key: &str, source: &str) -> Result<(), FieldError> {
+fn check_source(
+    sources: &BTreeMap<String, String>,
+    key: &str,
+    source: &str,
+) -> Result<(), FieldError> {
     if sources.contains_key(source) {
         Ok(())
     } else {
         let known: Vec<&str> = sources.keys().map(String::as_str).collect();
-        Err(FieldError::new(key, format!("expected a key of [sources] ({}), found `{source}`", known.join(", "))))
+        Err(FieldError::new(
+            key,
+            format!(
+                "expected a key of [sources] ({}), found `{source}`",
+                known.join(", ")
+            ),
+        ))
     }
 }
 
@@ -174,8 +194,14 @@ fn check_source(sources: &BTreeMap<String, String>, key: &str, source: &str) -> 
 fn check_known(unknown: &[String], key: &str, present: bool) -> Result<(), FieldError> {
     let listed = unknown.iter().any(|u| u == key);
     match (present, listed) {
-        (true, true) => Err(FieldError::new("unknown", format!("lists `{key}`, but the entry gives it"))),
-        (false, false) => Err(FieldError::new(key, "expected a value, or the key listed in `unknown`")),
+        (true, true) => Err(FieldError::new(
+            "unknown",
+            format!("lists `{key}`, but the entry gives it"),
+        )),
+        (false, false) => Err(FieldError::new(
+            key,
+            "expected a value, or the key listed in `unknown`",
+        )),
         _ => Ok(()),
     }
 }
@@ -183,7 +209,10 @@ fn check_known(unknown: &[String], key: &str, present: bool) -> Result<(), Field
 fn check_listed_keys(field: &str, keys: &[String], allowed: &[&str]) -> Result<(), FieldError> {
     for (i, k) in keys.iter().enumerate() {
         if !allowed.contains(&k.as_str()) {
-            return Err(FieldError::new(format!("{field}[{i}]"), format!("expected one of {}, found `{k}`", allowed.join(", "))));
+            return Err(FieldError::new(
+                format!("{field}[{i}]"),
+                format!("expected one of {}, found `{k}`", allowed.join(", ")),
+            ));
         }
     }
     Ok(())
@@ -194,21 +223,45 @@ impl Validate for ControllerEntry {
         check_id(&self.id)?;
         check_source(&self.sources, "source", &self.source)?;
         check_w("idle_w", self.idle_w)?;
-        check_listed_keys("unknown", &self.unknown, &["ship_year", "max_capacity_tb", "max_enclosures", "load_rise", "deep_c_state"])?;
-        check_known(&self.unknown, "max_enclosures", self.max_enclosures.is_some())?;
+        check_listed_keys(
+            "unknown",
+            &self.unknown,
+            &[
+                "ship_year",
+                "max_capacity_tb",
+                "max_enclosures",
+                "load_rise",
+                "deep_c_state",
+            ],
+        )?;
+        check_known(
+            &self.unknown,
+            "max_enclosures",
+            self.max_enclosures.is_some(),
+        )?;
         check_known(&self.unknown, "ship_year", self.ship_year.is_some())?;
-        check_known(&self.unknown, "max_capacity_tb", self.max_capacity_tb.is_some())?;
+        check_known(
+            &self.unknown,
+            "max_capacity_tb",
+            self.max_capacity_tb.is_some(),
+        )?;
         check_known(&self.unknown, "load_rise", self.load_rise.is_some())?;
         check_known(&self.unknown, "deep_c_state", self.deep_c_state.is_some())?;
         if let Some(tb) = self.max_capacity_tb {
             if !(tb.is_finite() && tb > 0.0) {
-                return Err(FieldError::new("max_capacity_tb", format!("expected a capacity > 0 TB, found {tb}")));
+                return Err(FieldError::new(
+                    "max_capacity_tb",
+                    format!("expected a capacity > 0 TB, found {tb}"),
+                ));
             }
         }
         if let Some(r) = &self.load_rise {
             check_source(&self.sources, "load_rise.source", &r.source)?;
             if r.workloads.is_empty() {
-                return Err(FieldError::new("load_rise.workloads", "expected at least one workload"));
+                return Err(FieldError::new(
+                    "load_rise.workloads",
+                    "expected at least one workload",
+                ));
             }
             for (name, &rise) in &r.workloads {
                 if !(rise.is_finite() && (0.0..=10.0).contains(&rise)) {
@@ -216,7 +269,14 @@ impl Validate for ControllerEntry {
                 }
             }
             if !r.workloads.contains_key(&r.default) {
-                return Err(FieldError::new("load_rise.default", format!("expected one of the workloads ({}), found `{}`", r.workloads.keys().cloned().collect::<Vec<_>>().join(", "), r.default)));
+                return Err(FieldError::new(
+                    "load_rise.default",
+                    format!(
+                        "expected one of the workloads ({}), found `{}`",
+                        r.workloads.keys().cloned().collect::<Vec<_>>().join(", "),
+                        r.default
+                    ),
+                ));
             }
         }
         if let Some(c) = &self.deep_c_state {
@@ -224,12 +284,28 @@ impl Validate for ControllerEntry {
                 check_source(&self.sources, "deep_c_state.source", s)?;
             }
             match (c.supported, c.saving_w) {
-                (true, None) => return Err(FieldError::new("deep_c_state.saving_w", "expected the idle saving in the state, W")),
-                (false, Some(_)) => return Err(FieldError::new("deep_c_state.saving_w", "expected none: the state is not supported")),
+                (true, None) => {
+                    return Err(FieldError::new(
+                        "deep_c_state.saving_w",
+                        "expected the idle saving in the state, W",
+                    ))
+                }
+                (false, Some(_)) => {
+                    return Err(FieldError::new(
+                        "deep_c_state.saving_w",
+                        "expected none: the state is not supported",
+                    ))
+                }
                 (true, Some(w)) => {
                     check_w("deep_c_state.saving_w", w)?;
                     if w > self.idle_w {
-                        return Err(FieldError::new("deep_c_state.saving_w", format!("expected at most the idle power {} W, found {w}", self.idle_w)));
+                        return Err(FieldError::new(
+                            "deep_c_state.saving_w",
+                            format!(
+                                "expected at most the idle power {} W, found {w}",
+                                self.idle_w
+                            ),
+                        ));
                     }
                 }
                 (false, None) => {}
@@ -243,9 +319,16 @@ impl Validate for EnclosureEntry {
     fn validate(&self) -> Result<(), FieldError> {
         check_id(&self.id)?;
         check_source(&self.sources, "source", &self.source)?;
-        check_source(&self.sources, "measured_disk.source", &self.measured_disk.source)?;
+        check_source(
+            &self.sources,
+            "measured_disk.source",
+            &self.measured_disk.source,
+        )?;
         if self.slots == 0 || self.slots > 1_000 {
-            return Err(FieldError::new("slots", format!("expected 1 to 1000 slots, found {}", self.slots)));
+            return Err(FieldError::new(
+                "slots",
+                format!("expected 1 to 1000 slots, found {}", self.slots),
+            ));
         }
         check_w("idle_w", self.idle_w)?;
         check_w("spun_down_w", self.spun_down_w)?;
@@ -260,23 +343,54 @@ impl Validate for EnclosureEntry {
         }
         check_known(&self.unknown, "ship_year", self.ship_year.is_some())?;
         check_known(&self.unknown, "max_w", self.max_w.is_some())?;
-        check_known(&self.unknown, "powered_down_w", self.powered_down_w.is_some())?;
-        check_known(&self.unknown, "slot_power_on_s", self.slot_power_on_s.is_some())?;
-        check_known(&self.unknown, "measured_disk.idle_w_range", self.measured_disk.idle_w_range.is_some())?;
-        check_known(&self.unknown, "measured_disk.active_w_range", self.measured_disk.active_w_range.is_some())?;
+        check_known(
+            &self.unknown,
+            "powered_down_w",
+            self.powered_down_w.is_some(),
+        )?;
+        check_known(
+            &self.unknown,
+            "slot_power_on_s",
+            self.slot_power_on_s.is_some(),
+        )?;
+        check_known(
+            &self.unknown,
+            "measured_disk.idle_w_range",
+            self.measured_disk.idle_w_range.is_some(),
+        )?;
+        check_known(
+            &self.unknown,
+            "measured_disk.active_w_range",
+            self.measured_disk.active_w_range.is_some(),
+        )?;
         if self.spun_down_w > self.idle_w {
-            return Err(FieldError::new("spun_down_w", format!("expected at most the idle {} W, found {}", self.idle_w, self.spun_down_w)));
+            return Err(FieldError::new(
+                "spun_down_w",
+                format!(
+                    "expected at most the idle {} W, found {}",
+                    self.idle_w, self.spun_down_w
+                ),
+            ));
         }
         if let Some(max) = self.max_w {
             check_w("max_w", max)?;
             if max < self.idle_w {
-                return Err(FieldError::new("max_w", format!("expected at least the idle {} W, found {max}", self.idle_w)));
+                return Err(FieldError::new(
+                    "max_w",
+                    format!("expected at least the idle {} W, found {max}", self.idle_w),
+                ));
             }
         }
         if let Some(off) = self.powered_down_w {
             check_w("powered_down_w", off)?;
             if off > self.spun_down_w {
-                return Err(FieldError::new("powered_down_w", format!("expected at most the spun-down {} W, found {off}", self.spun_down_w)));
+                return Err(FieldError::new(
+                    "powered_down_w",
+                    format!(
+                        "expected at most the spun-down {} W, found {off}",
+                        self.spun_down_w
+                    ),
+                ));
             }
         }
         let disks_standby_w = self.measured_disk.standby_w * f64::from(self.slots);
@@ -298,20 +412,38 @@ impl Validate for EnclosureEntry {
                 return Err(FieldError::new("powered_down_w", "expected a value: power_down = true needs the enclosure's power with every slot off"));
             }
             if self.slot_power_on_s.is_none() {
-                return Err(FieldError::new("slot_power_on_s", "expected a value: power_down = true needs the time a slot takes to come back"));
+                return Err(FieldError::new(
+                    "slot_power_on_s",
+                    "expected a value: power_down = true needs the time a slot takes to come back",
+                ));
             }
         }
         if let Some(s) = self.slot_power_on_s {
             if !(s.is_finite() && (0.0..=3_600.0).contains(&s)) {
-                return Err(FieldError::new("slot_power_on_s", format!("expected 0 to 3600 s, found {s}")));
+                return Err(FieldError::new(
+                    "slot_power_on_s",
+                    format!("expected 0 to 3600 s, found {s}"),
+                ));
             }
         }
-        for (key, range) in [("measured_disk.idle_w_range", self.measured_disk.idle_w_range), ("measured_disk.active_w_range", self.measured_disk.active_w_range)] {
+        for (key, range) in [
+            (
+                "measured_disk.idle_w_range",
+                self.measured_disk.idle_w_range,
+            ),
+            (
+                "measured_disk.active_w_range",
+                self.measured_disk.active_w_range,
+            ),
+        ] {
             if let Some([lo, hi]) = range {
                 check_w(key, lo)?;
                 check_w(key, hi)?;
                 if lo > hi {
-                    return Err(FieldError::new(key, format!("expected [low, high], found [{lo}, {hi}]")));
+                    return Err(FieldError::new(
+                        key,
+                        format!("expected [low, high], found [{lo}, {hi}]"),
+                    ));
                 }
             }
         }
@@ -327,9 +459,18 @@ pub enum SystemCatalogError {
     #[error("{path}: {message}")]
     Io { path: String, message: String },
     #[error("no {kind} `{id}` in the catalog; known: {}", known.join(", "))]
-    Unknown { kind: &'static str, id: String, known: Vec<String> },
+    Unknown {
+        kind: &'static str,
+        id: String,
+        known: Vec<String>,
+    },
     #[error("{kind} id `{id}` is defined twice: in {first} and in {second}")]
-    Duplicate { kind: &'static str, id: String, first: String, second: String },
+    Duplicate {
+        kind: &'static str,
+        id: String,
+        first: String,
+        second: String,
+    },
     #[error("{file}: id `{id}` does not match the file name (expected `{id}.toml`)")]
     FileName { file: String, id: String },
 }
@@ -342,15 +483,33 @@ pub struct SystemCatalog {
 }
 
 const BUILTIN_CONTROLLERS: [(&str, &str); 4] = [
-    ("catalog/system/controller/emc-dd670.toml", include_str!("../../../catalog/system/controller/emc-dd670.toml")),
-    ("catalog/system/controller/emc-dd860.toml", include_str!("../../../catalog/system/controller/emc-dd860.toml")),
-    ("catalog/system/controller/emc-dd880.toml", include_str!("../../../catalog/system/controller/emc-dd880.toml")),
-    ("catalog/system/controller/emc-dd990.toml", include_str!("../../../catalog/system/controller/emc-dd990.toml")),
+    (
+        "catalog/system/controller/emc-dd670.toml",
+        include_str!("../../../catalog/system/controller/emc-dd670.toml"),
+    ),
+    (
+        "catalog/system/controller/emc-dd860.toml",
+        include_str!("../../../catalog/system/controller/emc-dd860.toml"),
+    ),
+    (
+        "catalog/system/controller/emc-dd880.toml",
+        include_str!("../../../catalog/system/controller/emc-dd880.toml"),
+    ),
+    (
+        "catalog/system/controller/emc-dd990.toml",
+        include_str!("../../../catalog/system/controller/emc-dd990.toml"),
+    ),
 ];
 
 const BUILTIN_ENCLOSURES: [(&str, &str); 2] = [
-    ("catalog/system/enclosure/emc-es20.toml", include_str!("../../../catalog/system/enclosure/emc-es20.toml")),
-    ("catalog/system/enclosure/emc-es30.toml", include_str!("../../../catalog/system/enclosure/emc-es30.toml")),
+    (
+        "catalog/system/enclosure/emc-es20.toml",
+        include_str!("../../../catalog/system/enclosure/emc-es20.toml"),
+    ),
+    (
+        "catalog/system/enclosure/emc-es30.toml",
+        include_str!("../../../catalog/system/enclosure/emc-es30.toml"),
+    ),
 ];
 
 /// The shipped controllers and enclosures.
@@ -359,7 +518,10 @@ const BUILTIN_ENCLOSURES: [(&str, &str); 2] = [
 /// Never in a released build: the embedded files are constants, and a test parses them.
 pub fn builtin() -> SystemCatalog {
     let mut c = SystemCatalog::default();
-    if let Err(e) = c.add_texts(BUILTIN_CONTROLLERS.iter().copied(), BUILTIN_ENCLOSURES.iter().copied()) {
+    if let Err(e) = c.add_texts(
+        BUILTIN_CONTROLLERS.iter().copied(),
+        BUILTIN_ENCLOSURES.iter().copied(),
+    ) {
         panic!("the built-in system catalog is invalid (a test should have caught this): {e}");
     }
     c
@@ -368,15 +530,24 @@ pub fn builtin() -> SystemCatalog {
 /// The `(file, text)` pairs of the shipped entries, for tests that compare them with the
 /// directory.
 pub fn builtin_files() -> impl Iterator<Item = &'static str> {
-    BUILTIN_CONTROLLERS.iter().chain(BUILTIN_ENCLOSURES.iter()).map(|(f, _)| *f)
+    BUILTIN_CONTROLLERS
+        .iter()
+        .chain(BUILTIN_ENCLOSURES.iter())
+        .map(|(f, _)| *f)
 }
 
 fn stem(name: &str) -> &str {
-    Path::new(name).file_stem().and_then(|s| s.to_str()).unwrap_or_default()
+    Path::new(name)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default()
 }
 
 fn read_dir_tomls(dir: &Path) -> Result<Vec<(String, String)>, SystemCatalogError> {
-    let io = |e: std::io::Error| SystemCatalogError::Io { path: dir.display().to_string(), message: e.to_string() };
+    let io = |e: std::io::Error| SystemCatalogError::Io {
+        path: dir.display().to_string(),
+        message: e.to_string(),
+    };
     let mut paths = Vec::new();
     if !dir.exists() {
         return Ok(Vec::new());
@@ -393,7 +564,10 @@ fn read_dir_tomls(dir: &Path) -> Result<Vec<(String, String)>, SystemCatalogErro
         .map(|p| {
             std::fs::read_to_string(&p)
                 .map(|t| (p.display().to_string(), t))
-                .map_err(|e| SystemCatalogError::Io { path: p.display().to_string(), message: e.to_string() })
+                .map_err(|e| SystemCatalogError::Io {
+                    path: p.display().to_string(),
+                    message: e.to_string(),
+                })
         })
         .collect()
 }
@@ -430,19 +604,25 @@ impl SystemCatalog {
     }
 
     pub fn controller(&self, id: &str) -> Result<&ControllerEntry, SystemCatalogError> {
-        self.controllers.get(id).map(|(_, e)| e).ok_or_else(|| SystemCatalogError::Unknown {
-            kind: "controller",
-            id: id.into(),
-            known: self.controllers.keys().cloned().collect(),
-        })
+        self.controllers
+            .get(id)
+            .map(|(_, e)| e)
+            .ok_or_else(|| SystemCatalogError::Unknown {
+                kind: "controller",
+                id: id.into(),
+                known: self.controllers.keys().cloned().collect(),
+            })
     }
 
     pub fn enclosure(&self, id: &str) -> Result<&EnclosureEntry, SystemCatalogError> {
-        self.enclosures.get(id).map(|(_, e)| e).ok_or_else(|| SystemCatalogError::Unknown {
-            kind: "enclosure",
-            id: id.into(),
-            known: self.enclosures.keys().cloned().collect(),
-        })
+        self.enclosures
+            .get(id)
+            .map(|(_, e)| e)
+            .ok_or_else(|| SystemCatalogError::Unknown {
+                kind: "enclosure",
+                id: id.into(),
+                known: self.enclosures.keys().cloned().collect(),
+            })
     }
 
     pub fn controllers(&self) -> impl Iterator<Item = &ControllerEntry> {
@@ -454,12 +634,26 @@ impl SystemCatalog {
     }
 }
 
-fn insert<T>(map: &mut BTreeMap<String, (String, T)>, kind: &'static str, file: &str, id: String, entry: T) -> Result<(), SystemCatalogError> {
+fn insert<T>(
+    map: &mut BTreeMap<String, (String, T)>,
+    kind: &'static str,
+    file: &str,
+    id: String,
+    entry: T,
+) -> Result<(), SystemCatalogError> {
     if stem(file) != id {
-        return Err(SystemCatalogError::FileName { file: file.into(), id });
+        return Err(SystemCatalogError::FileName {
+            file: file.into(),
+            id,
+        });
     }
     if let Some((first, _)) = map.get(&id) {
-        return Err(SystemCatalogError::Duplicate { kind, id, first: first.clone(), second: file.into() });
+        return Err(SystemCatalogError::Duplicate {
+            kind,
+            id,
+            first: first.clone(),
+            second: file.into(),
+        });
     }
     map.insert(id, (file.into(), entry));
     Ok(())

@@ -27,8 +27,8 @@ pub mod study;
 
 pub use account::{DiskUsage, Saving, SystemEnergy, SystemUsage};
 pub use catalog::{
-    builtin, builtin_files, ControllerEntry, DeepCState, EnclosureEntry, LoadRise, MeasuredDisk, SystemCatalog,
-    SystemCatalogError,
+    builtin, builtin_files, ControllerEntry, DeepCState, EnclosureEntry, LoadRise, MeasuredDisk,
+    SystemCatalog, SystemCatalogError,
 };
 pub use model::{
     powered_down_level, ControllerModel, EnclosureGroup, EnclosureModel, LowPower, Placement,

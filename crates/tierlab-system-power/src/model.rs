@@ -55,7 +55,11 @@ impl EnclosureModel {
             base_w,
             slot_w: slot_w.max(0.0),
             power_down: e.power_down,
-            slot_power_on_s: if e.power_down { e.slot_power_on_s.unwrap_or(0.0) } else { 0.0 },
+            slot_power_on_s: if e.power_down {
+                e.slot_power_on_s.unwrap_or(0.0)
+            } else {
+                0.0
+            },
             measured_standby_w: standby_w,
             implied_idle_w: per_disk(e.idle_w),
             implied_active_w: e.max_w.map(per_disk),
@@ -184,16 +188,25 @@ pub struct SystemSpec {
 impl Validate for SystemSpec {
     fn validate(&self) -> Result<(), FieldError> {
         if self.enclosures.is_empty() {
-            return Err(FieldError::new("enclosures", "expected at least one [[enclosures]] entry"));
+            return Err(FieldError::new(
+                "enclosures",
+                "expected at least one [[enclosures]] entry",
+            ));
         }
         for (i, g) in self.enclosures.iter().enumerate() {
             if g.count == 0 || g.count > 10_000 {
-                return Err(FieldError::new(format!("enclosures[{i}].count"), format!("expected 1 to 10000 enclosures, found {}", g.count)));
+                return Err(FieldError::new(
+                    format!("enclosures[{i}].count"),
+                    format!("expected 1 to 10000 enclosures, found {}", g.count),
+                ));
             }
         }
         if let Some(r) = self.controller_rated_mb_s {
             if !(r.is_finite() && r > 0.0) {
-                return Err(FieldError::new("controller_rated_mb_s", format!("expected a rate > 0 MB/s, found {r}")));
+                return Err(FieldError::new(
+                    "controller_rated_mb_s",
+                    format!("expected a rate > 0 MB/s, found {r}"),
+                ));
             }
         }
         Ok(())
@@ -226,29 +239,58 @@ impl SystemSpec {
     pub fn resolve(&self, catalog: &SystemCatalog, disks: usize) -> Result<System, FieldError> {
         self.validate()?;
         let lookup = |e: SystemCatalogError| e.to_string();
-        let entry = catalog.controller(&self.controller).map_err(|e| FieldError::new("controller", lookup(e)))?.clone();
+        let entry = catalog
+            .controller(&self.controller)
+            .map_err(|e| FieldError::new("controller", lookup(e)))?
+            .clone();
         let (workload, rise) = match (&entry.load_rise, &self.controller_workload) {
             (Some(r), Some(w)) => match r.workloads.get(w) {
                 Some(&rise) => (Some(w.clone()), rise),
                 None => {
                     let known: Vec<&str> = r.workloads.keys().map(String::as_str).collect();
-                    return Err(FieldError::new("controller_workload", format!("expected one of `{}`'s measured workloads ({}), found `{w}`", entry.id, known.join(", "))));
+                    return Err(FieldError::new(
+                        "controller_workload",
+                        format!(
+                            "expected one of `{}`'s measured workloads ({}), found `{w}`",
+                            entry.id,
+                            known.join(", ")
+                        ),
+                    ));
                 }
             },
             (Some(r), None) => (Some(r.default.clone()), r.workloads[&r.default]),
-            (None, Some(w)) => return Err(FieldError::new("controller_workload", format!("`{}` has no load figures, so no workload `{w}`", entry.id))),
+            (None, Some(w)) => {
+                return Err(FieldError::new(
+                    "controller_workload",
+                    format!("`{}` has no load figures, so no workload `{w}`", entry.id),
+                ))
+            }
             (None, None) => (None, 0.0),
         };
-        let controller = ControllerModel { id: entry.id.clone(), idle_w: entry.idle_w, workload, rise, rated_mb_s: self.controller_rated_mb_s };
+        let controller = ControllerModel {
+            id: entry.id.clone(),
+            idle_w: entry.idle_w,
+            workload,
+            rise,
+            rated_mb_s: self.controller_rated_mb_s,
+        };
 
         let mut enclosures = Vec::new();
         let mut fixed: Vec<Option<u32>> = Vec::new();
         for (i, g) in self.enclosures.iter().enumerate() {
             let key = |k: &str| format!("enclosures[{i}].{k}");
-            let e = catalog.enclosure(&g.model).map_err(|err| FieldError::new(key("model"), lookup(err)))?;
+            let e = catalog
+                .enclosure(&g.model)
+                .map_err(|err| FieldError::new(key("model"), lookup(err)))?;
             if let Some(d) = g.disks {
                 if d > e.slots {
-                    return Err(FieldError::new(key("disks"), format!("expected at most {} disks (the slots of `{}`), found {d}", e.slots, e.id)));
+                    return Err(FieldError::new(
+                        key("disks"),
+                        format!(
+                            "expected at most {} disks (the slots of `{}`), found {d}",
+                            e.slots, e.id
+                        ),
+                    ));
                 }
             }
             if self.low_power == LowPower::PowerDown && !e.power_down {
@@ -265,7 +307,14 @@ impl SystemSpec {
         }
         if let Some(max) = entry.max_enclosures {
             if enclosures.len() > max as usize {
-                return Err(FieldError::new("enclosures", format!("expected at most {max} enclosures (what `{}` attaches), found {}", entry.id, enclosures.len())));
+                return Err(FieldError::new(
+                    "enclosures",
+                    format!(
+                        "expected at most {max} enclosures (what `{}` attaches), found {}",
+                        entry.id,
+                        enclosures.len()
+                    ),
+                ));
             }
         }
 
@@ -291,14 +340,26 @@ impl SystemSpec {
             let slots: u64 = enclosures.iter().map(|e| u64::from(e.slots)).sum();
             return Err(FieldError::new("enclosures", format!("{disks} disks do not fit: the enclosures have {slots} slots ({left} disks left over)")));
         }
-        let placement = per.iter().enumerate().flat_map(|(i, &n)| (0..n).map(move |_| Placement { enclosure: i })).collect();
-        Ok(System { controller, controller_entry: entry, enclosures, disks_per_enclosure: per, placement, low_power: self.low_power })
+        let placement = per
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &n)| (0..n).map(move |_| Placement { enclosure: i }))
+            .collect();
+        Ok(System {
+            controller,
+            controller_entry: entry,
+            enclosures,
+            disks_per_enclosure: per,
+            placement,
+            low_power: self.low_power,
+        })
     }
 
     /// [`SystemSpec::resolve`] against the built-in catalog plus `catalog` if named.
     pub fn resolve_with_own_catalog(&self, disks: usize) -> Result<System, FieldError> {
         let catalog = match &self.catalog {
-            Some(dir) => SystemCatalog::with_dir(dir).map_err(|e| FieldError::new("catalog", e.to_string()))?,
+            Some(dir) => SystemCatalog::with_dir(dir)
+                .map_err(|e| FieldError::new("catalog", e.to_string()))?,
             None => crate::catalog::builtin(),
         };
         self.resolve(&catalog, disks)
@@ -313,7 +374,12 @@ impl System {
     /// The slot power-down's extra time (the slowest enclosure's), when the system powers
     /// slots down.
     pub fn power_down_extra_s(&self) -> Option<f64> {
-        (self.low_power == LowPower::PowerDown).then(|| self.enclosures.iter().map(|e| e.slot_power_on_s).fold(0.0, f64::max))
+        (self.low_power == LowPower::PowerDown).then(|| {
+            self.enclosures
+                .iter()
+                .map(|e| e.slot_power_on_s)
+                .fold(0.0, f64::max)
+        })
     }
 
     /// One line: controller, enclosures, disks, low-power mode.
@@ -331,7 +397,13 @@ impl System {
             (Some(w), None) => format!(" ({w} rise, loaded at the disks' streaming rate)"),
             _ => String::new(),
         };
-        format!("{}{load} + {} holding {} disks; {}", self.controller.id, encl.join(" + "), self.disks(), self.low_power.name())
+        format!(
+            "{}{load} + {} holding {} disks; {}",
+            self.controller.id,
+            encl.join(" + "),
+            self.disks(),
+            self.low_power.name()
+        )
     }
 }
 
@@ -352,7 +424,10 @@ pub fn powered_down_level(spec: &PowerSpec, slot_power_on_s: f64) -> Result<Stan
         name: POWERED_DOWN.into(),
         power_w: 0.0,
         enter: Some(down),
-        leave: Some(Transition { time_s: up.time_s + slot_power_on_s, energy_j: up.energy_j + stopped_w * slot_power_on_s }),
+        leave: Some(Transition {
+            time_s: up.time_s + slot_power_on_s,
+            energy_j: up.energy_j + stopped_w * slot_power_on_s,
+        }),
         cycle: CycleKind::Power,
     })
 }

@@ -53,7 +53,9 @@ pub fn enclosure_figures(e: &EnclosureEntry) -> EnclosureFigures {
         model_powered_down_w: m.own_w(0.0),
         model_max_w: m.implied_active_w.map(full),
         implied_idle_in_range: in_range(m.implied_idle_w, e.measured_disk.idle_w_range),
-        implied_active_in_range: m.implied_active_w.and_then(|a| in_range(a, e.measured_disk.active_w_range)),
+        implied_active_in_range: m
+            .implied_active_w
+            .and_then(|a| in_range(a, e.measured_disk.active_w_range)),
         model: m,
     }
 }
@@ -79,8 +81,20 @@ pub fn controller_figures(c: &ControllerEntry) -> ControllerFigures {
         idle_w: c.idle_w,
         max_capacity_tb: c.max_capacity_tb,
         idle_w_per_tb: c.max_capacity_tb.map(|tb| c.idle_w / tb),
-        loaded: c.load_rise.iter().flat_map(|r| r.workloads.iter().map(|(w, &rise)| (w.clone(), rise, c.idle_w * (1.0 + rise)))).collect(),
-        deep_c_idle_w: c.deep_c_state.as_ref().and_then(|d| d.saving_w).map(|s| c.idle_w - s),
+        loaded: c
+            .load_rise
+            .iter()
+            .flat_map(|r| {
+                r.workloads
+                    .iter()
+                    .map(|(w, &rise)| (w.clone(), rise, c.idle_w * (1.0 + rise)))
+            })
+            .collect(),
+        deep_c_idle_w: c
+            .deep_c_state
+            .as_ref()
+            .and_then(|d| d.saving_w)
+            .map(|s| c.idle_w - s),
     }
 }
 
@@ -98,7 +112,13 @@ pub struct CurvePoint {
 /// idle `enclosure`s full of the enclosure's measured disks, and the system's power as
 /// 0, 1, …, `enclosures` of them have every disk spun down or powered down (`mode`).
 /// Computed through [`crate::System::account`], the same accounting array runs use.
-pub fn managed_curve(catalog: &SystemCatalog, controller: &str, enclosure: &str, enclosures: u32, mode: LowPower) -> Result<Vec<CurvePoint>, String> {
+pub fn managed_curve(
+    catalog: &SystemCatalog,
+    controller: &str,
+    enclosure: &str,
+    enclosures: u32,
+    mode: LowPower,
+) -> Result<Vec<CurvePoint>, String> {
     let e = catalog.enclosure(enclosure).map_err(|e| e.to_string())?;
     let spec = SystemSpec {
         controller: controller.into(),
@@ -106,10 +126,16 @@ pub fn managed_curve(catalog: &SystemCatalog, controller: &str, enclosure: &str,
         controller_rated_mb_s: None,
         low_power: mode,
         catalog: None,
-        enclosures: vec![EnclosureGroup { model: enclosure.into(), count: enclosures, disks: None }],
+        enclosures: vec![EnclosureGroup {
+            model: enclosure.into(),
+            count: enclosures,
+            disks: None,
+        }],
     };
     let slots = e.slots as usize;
-    let system = spec.resolve(catalog, slots * enclosures as usize).map_err(|e| e.to_string())?;
+    let system = spec
+        .resolve(catalog, slots * enclosures as usize)
+        .map_err(|e| e.to_string())?;
     let m = EnclosureModel::new(e);
     let mut points = Vec::with_capacity(enclosures as usize + 1);
     let mut base_w = None;
@@ -117,14 +143,32 @@ pub fn managed_curve(catalog: &SystemCatalog, controller: &str, enclosure: &str,
         let managed_disks = managed as usize * slots;
         let disks = (0..system.disks())
             .map(|i| match (i < managed_disks, mode) {
-                (false, _) => DiskUsage { energy_j: m.implied_idle_w, ..DiskUsage::default() },
-                (true, LowPower::SpinDown) => DiskUsage { energy_j: m.measured_standby_w, ..DiskUsage::default() },
-                (true, LowPower::PowerDown) => DiskUsage { energy_j: 0.0, powered_down_s: 1.0 },
+                (false, _) => DiskUsage {
+                    energy_j: m.implied_idle_w,
+                    ..DiskUsage::default()
+                },
+                (true, LowPower::SpinDown) => DiskUsage {
+                    energy_j: m.measured_standby_w,
+                    ..DiskUsage::default()
+                },
+                (true, LowPower::PowerDown) => DiskUsage {
+                    energy_j: 0.0,
+                    powered_down_s: 1.0,
+                },
             })
             .collect();
-        let energy = system.account(&SystemUsage { span_s: 1.0, bytes_moved: 0, streaming_mb_s: 0.0, disks })?;
+        let energy = system.account(&SystemUsage {
+            span_s: 1.0,
+            bytes_moved: 0,
+            streaming_mb_s: 0.0,
+            disks,
+        })?;
         let base = *base_w.get_or_insert(energy.total_w);
-        points.push(CurvePoint { managed, total_w: energy.total_w, saving: 1.0 - energy.total_w / base });
+        points.push(CurvePoint {
+            managed,
+            total_w: energy.total_w,
+            saving: 1.0 - energy.total_w / base,
+        });
     }
     Ok(points)
 }
@@ -146,9 +190,18 @@ pub struct PairSummary {
 }
 
 /// [`managed_curve`] summarised.
-pub fn summarise(catalog: &SystemCatalog, controller: &str, enclosure: &str, enclosures: u32, mode: LowPower) -> Result<PairSummary, String> {
+pub fn summarise(
+    catalog: &SystemCatalog,
+    controller: &str,
+    enclosure: &str,
+    enclosures: u32,
+    mode: LowPower,
+) -> Result<PairSummary, String> {
     let curve = managed_curve(catalog, controller, enclosure, enclosures, mode)?;
-    let hit = curve.iter().find(|p| p.saving >= 0.2 - 1e-12).map(|p| p.managed);
+    let hit = curve
+        .iter()
+        .find(|p| p.saving >= 0.2 - 1e-12)
+        .map(|p| p.managed);
     Ok(PairSummary {
         controller: controller.into(),
         enclosure: enclosure.into(),
@@ -166,8 +219,14 @@ pub fn summarise(catalog: &SystemCatalog, controller: &str, enclosure: &str, enc
 pub fn figure_4_4(catalog: &SystemCatalog, enclosures: u32) -> Result<Vec<PairSummary>, String> {
     let mut out = Vec::new();
     for mode in [LowPower::SpinDown, LowPower::PowerDown] {
-        for c in catalog.controllers().filter(|c| c.max_enclosures.is_none_or(|m| m >= enclosures)) {
-            for e in catalog.enclosures().filter(|e| mode == LowPower::SpinDown || e.power_down) {
+        for c in catalog
+            .controllers()
+            .filter(|c| c.max_enclosures.is_none_or(|m| m >= enclosures))
+        {
+            for e in catalog
+                .enclosures()
+                .filter(|e| mode == LowPower::SpinDown || e.power_down)
+            {
                 out.push(summarise(catalog, &c.id, &e.id, enclosures, mode)?);
             }
         }

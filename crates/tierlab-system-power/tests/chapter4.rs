@@ -1,7 +1,9 @@
 //! The GreenDM dissertation's chapter 4, recomputed from the shipped catalog: every
 //! figure the chapter prints about its controllers, enclosures and systems.
 
-use tierlab_system_power::study::{controller_figures, enclosure_figures, figure_4_4, managed_curve, summarise};
+use tierlab_system_power::study::{
+    controller_figures, enclosure_figures, figure_4_4, managed_curve, summarise,
+};
 use tierlab_system_power::{builtin, LowPower};
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -19,7 +21,9 @@ fn the_builtin_catalog_is_every_file_in_the_directory() {
         }
     }
     on_disk.sort();
-    let mut embedded: Vec<String> = tierlab_system_power::builtin_files().map(String::from).collect();
+    let mut embedded: Vec<String> = tierlab_system_power::builtin_files()
+        .map(String::from)
+        .collect();
     embedded.sort();
     assert_eq!(on_disk, embedded);
     let c = builtin();
@@ -31,11 +35,20 @@ fn the_builtin_catalog_is_every_file_in_the_directory() {
 fn controllers_idle_power_per_terabyte_and_under_load() {
     let c = builtin();
     // Section 4.3.1: 2.89, 2.96, 1.35 and 0.675 W/TB.
-    for (id, idle, per_tb) in [("emc-dd880", 555.0, 2.89), ("emc-dd670", 225.0, 2.96), ("emc-dd860", 261.0, 1.35), ("emc-dd990", 778.0, 0.675)] {
+    for (id, idle, per_tb) in [
+        ("emc-dd880", 555.0, 2.89),
+        ("emc-dd670", 225.0, 2.96),
+        ("emc-dd860", 261.0, 1.35),
+        ("emc-dd990", 778.0, 0.675),
+    ] {
         let f = controller_figures(c.controller(id).unwrap());
         assert_eq!(f.idle_w, idle, "{id}");
         // The chapter truncates DD860's 1.359 to 1.35.
-        assert!(close(f.idle_w_per_tb.unwrap(), per_tb, 0.01), "{id}: {:?}", f.idle_w_per_tb);
+        assert!(
+            close(f.idle_w_per_tb.unwrap(), per_tb, 0.01),
+            "{id}: {:?}",
+            f.idle_w_per_tb
+        );
     }
     // "almost 3.5x more power than DD670"
     assert!(close(778.0 / 225.0, 3.5, 0.06));
@@ -47,12 +60,25 @@ fn controllers_idle_power_per_terabyte_and_under_load() {
     assert_eq!(dd990.deep_c_idle_w, Some(718.0));
     assert!(close(60.0 / 778.0, 0.08, 0.005));
     for id in ["emc-dd880", "emc-dd670", "emc-dd860"] {
-        assert_eq!(controller_figures(c.controller(id).unwrap()).deep_c_idle_w, None);
+        assert_eq!(
+            controller_figures(c.controller(id).unwrap()).deep_c_idle_w,
+            None
+        );
     }
     // Table 4.5's trend: DD880 and DD860 always rise more than DD670 and DD990.
     for w in ["wl-a", "wl-b", "wl-c"] {
-        let rise = |id: &str| c.controller(id).unwrap().load_rise.as_ref().unwrap().workloads[w];
-        assert!(rise("emc-dd880").min(rise("emc-dd860")) > rise("emc-dd670").max(rise("emc-dd990")), "{w}");
+        let rise = |id: &str| {
+            c.controller(id)
+                .unwrap()
+                .load_rise
+                .as_ref()
+                .unwrap()
+                .workloads[w]
+        };
+        assert!(
+            rise("emc-dd880").min(rise("emc-dd860")) > rise("emc-dd670").max(rise("emc-dd990")),
+            "{w}"
+        );
     }
 }
 
@@ -61,19 +87,48 @@ fn enclosure_spin_down_and_power_down_savings() {
     let c = builtin();
     // Section 4.3.2 / Figure 4.3: ES30 179 -> 80 W (-55 %), power-down -78 %;
     // ES20 278 -> 176 W (-37 %), power-down -44 % (155 W); Table 4.6 maxima +15 %, +22 %.
-    for (id, spun, powered, rise) in [("emc-es30", 0.55, 0.78, 0.15), ("emc-es20", 0.37, 0.44, 0.22)] {
+    for (id, spun, powered, rise) in [
+        ("emc-es30", 0.55, 0.78, 0.15),
+        ("emc-es20", 0.37, 0.44, 0.22),
+    ] {
         let f = enclosure_figures(c.enclosure(id).unwrap());
-        assert!(close(f.spun_down_saving, spun, 0.005), "{id} spin-down {}", f.spun_down_saving);
-        assert!(close(f.powered_down_saving.unwrap(), powered, 0.005), "{id} power-down {:?}", f.powered_down_saving);
-        assert!(close(f.max_rise.unwrap(), rise, 0.005), "{id} max {:?}", f.max_rise);
+        assert!(
+            close(f.spun_down_saving, spun, 0.005),
+            "{id} spin-down {}",
+            f.spun_down_saving
+        );
+        assert!(
+            close(f.powered_down_saving.unwrap(), powered, 0.005),
+            "{id} power-down {:?}",
+            f.powered_down_saving
+        );
+        assert!(
+            close(f.max_rise.unwrap(), rise, 0.005),
+            "{id} max {:?}",
+            f.max_rise
+        );
         // The model's split gives the printed states back ...
         assert!(close(f.model_idle_w, f.idle_w, 1e-9));
         assert!(close(f.model_spun_down_w, f.spun_down_w, 1e-9));
-        assert!(close(f.model_powered_down_w, f.powered_down_w.unwrap(), 1e-9));
+        assert!(close(
+            f.model_powered_down_w,
+            f.powered_down_w.unwrap(),
+            1e-9
+        ));
         assert!(close(f.model_max_w.unwrap(), f.max_w.unwrap(), 1e-9));
         // ... and the disk power it implies is what section 4.2 says the drives draw.
-        assert_eq!(f.implied_idle_in_range, Some(true), "{id}: implied idle {}", f.model.implied_idle_w);
-        assert_eq!(f.implied_active_in_range, Some(true), "{id}: implied active {:?}", f.model.implied_active_w);
+        assert_eq!(
+            f.implied_idle_in_range,
+            Some(true),
+            "{id}: implied idle {}",
+            f.model.implied_idle_w
+        );
+        assert_eq!(
+            f.implied_active_in_range,
+            Some(true),
+            "{id}: implied active {:?}",
+            f.model.implied_active_w
+        );
         assert!(f.model.slot_w > 0.0);
     }
     let es20 = enclosure_figures(c.enclosure("emc-es20").unwrap());
@@ -86,12 +141,19 @@ fn enclosure_spin_down_and_power_down_savings() {
     for id in ["emc-es20", "emc-es30"] {
         let f = enclosure_figures(c.enclosure(id).unwrap());
         assert!(close(f.idle_w - f.spun_down_w, 100.0, 3.0), "{id}");
-        assert!((f.spun_down_w - f.powered_down_w.unwrap()) / f64::from(f.slots) > 1.0, "{id}");
+        assert!(
+            (f.spun_down_w - f.powered_down_w.unwrap()) / f64::from(f.slots) > 1.0,
+            "{id}"
+        );
     }
     // "an idle ES30 consumes 64 % of an idle ES20, ... in power-down mode only 25 %".
     let es30 = enclosure_figures(c.enclosure("emc-es30").unwrap());
     assert!(close(es30.idle_w / es20.idle_w, 0.64, 0.005));
-    assert!(close(es30.powered_down_w.unwrap() / es20.powered_down_w.unwrap(), 0.25, 0.005));
+    assert!(close(
+        es30.powered_down_w.unwrap() / es20.powered_down_w.unwrap(),
+        0.25,
+        0.005
+    ));
 }
 
 #[test]
@@ -108,16 +170,32 @@ fn figure_4_4_system_savings() {
     // Six pairs (DD670 left out: it attaches four shelves); two pass 50 % with every disk
     // spun down.
     let all = figure_4_4(&c, 32).unwrap();
-    let spun: Vec<_> = all.iter().filter(|p| p.mode == LowPower::SpinDown).collect();
+    let spun: Vec<_> = all
+        .iter()
+        .filter(|p| p.mode == LowPower::SpinDown)
+        .collect();
     assert_eq!(spun.len(), 6);
     assert!(spun.iter().all(|p| p.controller != "emc-dd670"));
-    let passing: Vec<_> = spun.iter().filter(|p| p.saving_all > 0.5).map(|p| (p.controller.as_str(), p.enclosure.as_str())).collect();
-    assert_eq!(passing, [("emc-dd860", "emc-es30"), ("emc-dd880", "emc-es30")]);
+    let passing: Vec<_> = spun
+        .iter()
+        .filter(|p| p.saving_all > 0.5)
+        .map(|p| (p.controller.as_str(), p.enclosure.as_str()))
+        .collect();
+    assert_eq!(
+        passing,
+        [("emc-dd860", "emc-es30"), ("emc-dd880", "emc-es30")]
+    );
     // Power-down does better on every pair, but still needs many disks.
     for p in all.iter().filter(|p| p.mode == LowPower::PowerDown) {
-        let s = spun.iter().find(|s| s.controller == p.controller && s.enclosure == p.enclosure).unwrap();
+        let s = spun
+            .iter()
+            .find(|s| s.controller == p.controller && s.enclosure == p.enclosure)
+            .unwrap();
         assert!(p.saving_all > s.saving_all, "{p:?}");
-        assert!(p.managed_for_20pct.unwrap() <= s.managed_for_20pct.unwrap(), "{p:?}");
+        assert!(
+            p.managed_for_20pct.unwrap() <= s.managed_for_20pct.unwrap(),
+            "{p:?}"
+        );
         assert!(p.managed_for_20pct.unwrap() >= 8, "{p:?}");
     }
     // A curve is monotone and starts at no saving.

@@ -1,20 +1,28 @@
 //! The system description, power-down and the energy account.
 
 use proptest::prelude::*;
-use tierlab_system_power::{builtin, powered_down_level, DiskUsage, SystemCatalog, SystemSpec, SystemUsage, POWERED_DOWN};
+use tierlab_system_power::{
+    builtin, powered_down_level, DiskUsage, SystemCatalog, SystemSpec, SystemUsage, POWERED_DOWN,
+};
 
 fn spec(text: &str) -> Result<SystemSpec, String> {
-    tierlab_config::parse_toml_validated::<SystemSpec>(text, "system.toml").map_err(|e| e.to_string())
+    tierlab_config::parse_toml_validated::<SystemSpec>(text, "system.toml")
+        .map_err(|e| e.to_string())
 }
 
 fn resolve(text: &str, disks: usize) -> Result<tierlab_system_power::System, String> {
     let s = spec(text)?;
-    s.resolve(&builtin(), disks).map_err(|e| tierlab_config::field_error(text, "system.toml", e).to_string())
+    s.resolve(&builtin(), disks)
+        .map_err(|e| tierlab_config::field_error(text, "system.toml", e).to_string())
 }
 
 #[test]
 fn disks_fill_enclosures_in_order() {
-    let s = resolve("controller = \"emc-dd880\"\n[[enclosures]]\nmodel = \"emc-es20\"\ncount = 2\n", 24).unwrap();
+    let s = resolve(
+        "controller = \"emc-dd880\"\n[[enclosures]]\nmodel = \"emc-es20\"\ncount = 2\n",
+        24,
+    )
+    .unwrap();
     assert_eq!(s.disks_per_enclosure, [16, 8]);
     assert_eq!(s.placement[15].enclosure, 0);
     assert_eq!(s.placement[16].enclosure, 1);
@@ -29,21 +37,49 @@ fn disks_fill_enclosures_in_order() {
 fn bad_systems_name_the_field() {
     let more = "controller = \"emc-dd880\"\n[[enclosures]]\nmodel = \"emc-es20\"\ndisks = 17\n";
     let e = resolve(more, 17).unwrap_err();
-    assert!(e.starts_with("system.toml:4: field `enclosures[0].disks`"), "{e}");
+    assert!(
+        e.starts_with("system.toml:4: field `enclosures[0].disks`"),
+        "{e}"
+    );
     assert!(e.contains("at most 16 disks"), "{e}");
-    let e = resolve("controller = \"emc-dd880\"\n[[enclosures]]\nmodel = \"emc-es30\"\n", 16).unwrap_err();
-    assert!(e.contains("16 disks do not fit: the enclosures have 15 slots"), "{e}");
-    let e = resolve("controller = \"emc-dd999\"\n[[enclosures]]\nmodel = \"emc-es30\"\n", 1).unwrap_err();
+    let e = resolve(
+        "controller = \"emc-dd880\"\n[[enclosures]]\nmodel = \"emc-es30\"\n",
+        16,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("16 disks do not fit: the enclosures have 15 slots"),
+        "{e}"
+    );
+    let e = resolve(
+        "controller = \"emc-dd999\"\n[[enclosures]]\nmodel = \"emc-es30\"\n",
+        1,
+    )
+    .unwrap_err();
     assert!(e.starts_with("system.toml:1: field `controller`"), "{e}");
     assert!(e.contains("emc-dd880"), "lists the known ids: {e}");
-    let e = resolve("controller = \"emc-dd670\"\n[[enclosures]]\nmodel = \"emc-es30\"\ncount = 5\n", 1).unwrap_err();
+    let e = resolve(
+        "controller = \"emc-dd670\"\n[[enclosures]]\nmodel = \"emc-es30\"\ncount = 5\n",
+        1,
+    )
+    .unwrap_err();
     assert!(e.contains("at most 4 enclosures"), "{e}");
     let e = resolve("controller = \"emc-dd880\"\ncontroller_workload = \"wl-z\"\n[[enclosures]]\nmodel = \"emc-es30\"\n", 1).unwrap_err();
-    assert!(e.starts_with("system.toml:2: field `controller_workload`") && e.contains("wl-a, wl-b, wl-c"), "{e}");
-    let e = spec("controller = \"emc-dd880\"\nlow_power = \"sleep\"\n[[enclosures]]\nmodel = \"emc-es30\"\n").unwrap_err();
+    assert!(
+        e.starts_with("system.toml:2: field `controller_workload`")
+            && e.contains("wl-a, wl-b, wl-c"),
+        "{e}"
+    );
+    let e = spec(
+        "controller = \"emc-dd880\"\nlow_power = \"sleep\"\n[[enclosures]]\nmodel = \"emc-es30\"\n",
+    )
+    .unwrap_err();
     assert!(e.contains("low_power"), "{e}");
     let e = spec("controller = \"emc-dd880\"\nenclosures = []\n").unwrap_err();
-    assert!(e.contains("enclosures") && e.contains("at least one"), "{e}");
+    assert!(
+        e.contains("enclosures") && e.contains("at least one"),
+        "{e}"
+    );
 }
 
 const OLD_SHELF: &str = r#"
@@ -80,9 +116,17 @@ fn power_down_needs_an_enclosure_that_can() {
     let text = "controller = \"emc-dd880\"\nlow_power = \"power-down\"\n[[enclosures]]\nmodel = \"emc-es20\"\n[[enclosures]]\nmodel = \"old-shelf\"\n";
     let e = spec(text).unwrap().resolve(&c, 20).unwrap_err();
     assert_eq!(e.key, "enclosures[1].model");
-    assert!(e.message.contains("`old-shelf` cannot power its slots down"), "{}", e.message);
+    assert!(
+        e.message
+            .contains("`old-shelf` cannot power its slots down"),
+        "{}",
+        e.message
+    );
     // Spin-down is fine, and without a powered-down figure the overhead is all fixed.
-    let s = spec(&text.replace("power-down", "spin-down")).unwrap().resolve(&c, 20).unwrap();
+    let s = spec(&text.replace("power-down", "spin-down"))
+        .unwrap()
+        .resolve(&c, 20)
+        .unwrap();
     let shelf = &s.enclosures[1];
     assert_eq!(shelf.slot_w, 0.0);
     assert_eq!(shelf.base_w, 70.0 - 8.0);
@@ -92,16 +136,31 @@ fn power_down_needs_an_enclosure_that_can() {
 #[test]
 fn a_controller_without_an_idle_figure_is_refused_with_its_line() {
     let mut c = SystemCatalog::default();
-    let e = c.add_texts([("no-idle.toml", NO_IDLE)], []).unwrap_err().to_string();
+    let e = c
+        .add_texts([("no-idle.toml", NO_IDLE)], [])
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("no-idle.toml:"), "{e}");
     assert!(e.contains("idle_w"), "{e}");
     // An enclosure entry whose figures contradict each other.
     let bad = OLD_SHELF.replace("spun_down_w = 70.0", "spun_down_w = 130.0");
-    let e = c.add_texts([], [("old-shelf.toml", bad.as_str())]).unwrap_err().to_string();
-    assert!(e.contains("spun_down_w") && e.contains("at most the idle 120 W"), "{e}");
+    let e = c
+        .add_texts([], [("old-shelf.toml", bad.as_str())])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("spun_down_w") && e.contains("at most the idle 120 W"),
+        "{e}"
+    );
     let bad = OLD_SHELF.replace("power_down = false", "power_down = true");
-    let e = c.add_texts([], [("old-shelf.toml", bad.as_str())]).unwrap_err().to_string();
-    assert!(e.contains("powered_down_w") && e.contains("power_down = true"), "{e}");
+    let e = c
+        .add_texts([], [("old-shelf.toml", bad.as_str())])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("powered_down_w") && e.contains("power_down = true"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -130,7 +189,9 @@ leave = { time_s = 10.9, energy_j = 135.0 }
     assert!((l.leave.unwrap().energy_j - 142.5).abs() < 1e-12);
     let mut unloaded = spec.clone();
     unloaded.standby[0].cycle = tierlab_power::CycleKind::LoadUnload;
-    assert!(powered_down_level(&unloaded, 3.0).unwrap_err().contains("spindle-stopped"));
+    assert!(powered_down_level(&unloaded, 3.0)
+        .unwrap_err()
+        .contains("spindle-stopped"));
 }
 
 fn two_es20() -> tierlab_system_power::System {
@@ -141,23 +202,58 @@ fn two_es20() -> tierlab_system_power::System {
 fn the_account_adds_controller_enclosures_and_disks() {
     let s = two_es20();
     assert_eq!(s.power_down_extra_s(), Some(3.0));
-    let disks = vec![DiskUsage { energy_j: 10.0, powered_down_s: 0.0 }; 24];
+    let disks = vec![
+        DiskUsage {
+            energy_j: 10.0,
+            powered_down_s: 0.0
+        };
+        24
+    ];
     // Half the disks' streaming rate is half the controller's load.
-    let e = s.account(&SystemUsage { span_s: 1.0, bytes_moved: 600_000_000, streaming_mb_s: 1200.0, disks }).unwrap();
+    let e = s
+        .account(&SystemUsage {
+            span_s: 1.0,
+            bytes_moved: 600_000_000,
+            streaming_mb_s: 1200.0,
+            disks,
+        })
+        .unwrap();
     assert!((e.controller_load - 0.5).abs() < 1e-12);
     let es20 = &s.enclosures[0];
     assert!((e.controller_w - 555.0 * (1.0 + 0.44 * 0.5)).abs() < 1e-9);
     assert!((e.enclosures_w - (2.0 * 155.0 + 24.0 * es20.slot_w)).abs() < 1e-9);
     assert_eq!(e.disks_w, 240.0);
     assert!((e.total_j - (e.controller_j + e.enclosures_j + e.disks_j)).abs() < 1e-9);
-    assert!(s.account(&SystemUsage { span_s: 1.0, bytes_moved: 0, streaming_mb_s: 1.0, disks: vec![] }).unwrap_err().contains("holds 24 disks"));
+    assert!(s
+        .account(&SystemUsage {
+            span_s: 1.0,
+            bytes_moved: 0,
+            streaming_mb_s: 1.0,
+            disks: vec![]
+        })
+        .unwrap_err()
+        .contains("holds 24 disks"));
     // A rated throughput replaces the streaming rate; the load never exceeds 1.
     let mut rated = s.clone();
     rated.controller.rated_mb_s = Some(100.0);
     let disks = vec![DiskUsage::default(); 24];
-    let e = rated.account(&SystemUsage { span_s: 10.0, bytes_moved: 500_000_000, streaming_mb_s: 1e6, disks: disks.clone() }).unwrap();
+    let e = rated
+        .account(&SystemUsage {
+            span_s: 10.0,
+            bytes_moved: 500_000_000,
+            streaming_mb_s: 1e6,
+            disks: disks.clone(),
+        })
+        .unwrap();
     assert!((e.controller_load - 0.5).abs() < 1e-12);
-    let e = rated.account(&SystemUsage { span_s: 1.0, bytes_moved: 500_000_000, streaming_mb_s: 1e6, disks }).unwrap();
+    let e = rated
+        .account(&SystemUsage {
+            span_s: 1.0,
+            bytes_moved: 500_000_000,
+            streaming_mb_s: 1e6,
+            disks,
+        })
+        .unwrap();
     assert_eq!(e.controller_load, 1.0);
 }
 
