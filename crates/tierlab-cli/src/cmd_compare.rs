@@ -3,13 +3,13 @@
 //! `tierlab_hybrid`'s; this module parses arguments and renders the rows.
 
 use crate::cmd_simulate::{ReplayMode, SimulateArgs};
-use crate::progress::requests_bar;
+use crate::progress::{csv_field, requests_bar};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 use tierlab_cost::DemandBilling;
-use tierlab_hybrid::{CostModel, Matrix, RunRow};
+use tierlab_hybrid::{CostModel, FailedRow, Matrix, RunRow};
 use tierlab_report::Table;
 use tierlab_types::MIB;
 
@@ -75,6 +75,11 @@ impl CompareArgs {
     }
 }
 
+/// The configurations that could not run, one line each, after the table.
+pub fn render_failed(failed: &[FailedRow]) -> String {
+    failed.iter().map(|f| format!("not run: {}: {}\n", f.config, f.error)).collect()
+}
+
 pub fn render_text(rows: &[RunRow]) -> String {
     let mut t = Table::new([
         "config", "IOPS", "mean ms", "p99 ms", "energy J", "avg W", "spun down %", "SSD hit %", "moves", "SSD eu", "HDD eu",
@@ -106,24 +111,26 @@ pub fn render_text(rows: &[RunRow]) -> String {
     t.render()
 }
 
-pub fn render_csv(rows: &[RunRow]) -> String {
+pub fn render_csv(rows: &[RunRow], failed: &[FailedRow]) -> String {
     let mut s = String::from(
-        "config,mode,ssd_fraction,extent_bytes,pt,mcml,throughput_iops,mean_ms,p99_ms,energy_j,average_power_w,hdd_spun_down_fraction,ssd_hit_ratio,promotions,demotions,prefetches,evictions,write_backs,ssd_write_bytes,ssd_read_bytes,hdd_start_stop_cycles,ssd_eu_read_tenth,ssd_eu_read_hundredth,hdd_eu",
+        "config,mode,ssd_fraction,extent_bytes,pt,mcml,lt,ht,throughput_iops,mean_ms,p99_ms,energy_j,average_power_w,hdd_spun_down_fraction,ssd_hit_ratio,promotions,demotions,prefetches,evictions,write_backs,ssd_write_bytes,ssd_read_bytes,hdd_start_stop_cycles,ssd_eu_read_tenth,ssd_eu_read_hundredth,hdd_eu",
     );
     for a in tierlab_cost::ALPHAS {
         s.push_str(&format!(",cost_usd_alpha_{a}"));
     }
-    s.push('\n');
+    s.push_str(",error\n");
     let opt = |v: Option<String>| v.unwrap_or_default();
     for r in rows {
         s.push_str(&format!(
-            "\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            r.config,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            csv_field(&r.config),
             r.mode,
             opt(r.ssd_fraction.map(|v| v.to_string())),
             opt(r.extent_bytes.map(|v| v.to_string())),
             opt(r.pt.map(|v| v.to_string())),
             opt(r.mcml.map(|v| v.to_string())),
+            opt(r.lt.map(|v| v.to_string())),
+            opt(r.ht.map(|v| v.to_string())),
             r.throughput_iops,
             r.mean_ms,
             r.p99_ms,
@@ -146,7 +153,12 @@ pub fn render_csv(rows: &[RunRow]) -> String {
         for c in &r.cost {
             s.push_str(&format!(",{}", c.total_usd));
         }
-        s.push('\n');
+        s.push_str(",\n");
+    }
+    // A configuration that did not run: its name, mode and why; every figure empty.
+    let figures = 24 + tierlab_cost::ALPHAS.len();
+    for f in failed {
+        s.push_str(&format!("{},{},{}{}\n", csv_field(&f.config), f.mode, ",".repeat(figures), csv_field(&f.error)));
     }
     s
 }
@@ -165,7 +177,7 @@ pub fn run(a: CompareArgs) -> Result<()> {
     bar.finish_and_clear();
     let rows = &report.rows;
     if let Some(path) = &a.csv {
-        std::fs::write(path, render_csv(rows)).with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(path, render_csv(rows, &report.failed)).with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &a.html {
         std::fs::write(path, crate::html::render(rows)).with_context(|| format!("cannot write {}", path.display()))?;
@@ -175,7 +187,7 @@ pub fn run(a: CompareArgs) -> Result<()> {
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
     } else {
-        write!(out, "{}", render_text(rows))?;
+        write!(out, "{}{}", render_text(rows), render_failed(&report.failed))?;
     }
     Ok(())
 }

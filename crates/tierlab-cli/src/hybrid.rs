@@ -43,12 +43,14 @@ pub struct HybridArgs {
     /// Maximum concurrent migrations MCML.
     #[arg(long, default_value_t = 4)]
     pub mcml: u32,
-    /// Tiering: demotion starts at this many free SSD extents (LT).
-    #[arg(long, default_value_t = 64)]
-    pub lt: u32,
-    /// Tiering: demotion stops at this many free SSD extents (HT).
-    #[arg(long, default_value_t = 128)]
-    pub ht: u32,
+    /// Tiering: demotion starts at this many free SSD extents (LT) (default: HT/2 with HT
+    /// set, else GreenDM's 64, scaled down on an SSD under 512 extents).
+    #[arg(long)]
+    pub lt: Option<u32>,
+    /// Tiering: demotion stops at this many free SSD extents (HT) (default: GreenDM's 128
+    /// while that is at most a quarter of the SSD's extents, else a quarter of them).
+    #[arg(long)]
+    pub ht: Option<u32>,
     /// Caching: write-back, write-through or write-around.
     #[arg(long, default_value = "write-back")]
     pub write_policy: WritePolicy,

@@ -261,6 +261,65 @@ fn compare_reports_every_configuration_in_four_currencies() {
     assert!(!html.contains("<script"), "self-contained, no scripts");
 }
 
+/// `compare` on traces too small for some designs: every design that can run does, and
+/// one that cannot is a row that says why (one request, one extent, a small SSD).
+#[test]
+fn compare_runs_every_design_it_can_on_small_and_tiny_traces() {
+    let dir = tempdir();
+    // One 4 KiB write: one extent, whatever the extent size.
+    let tiny = dir.join("tiny.csv");
+    std::fs::write(&tiny, "128166385295514663,hm,0,Write,4096,4096,100\n").unwrap();
+    // 400 writes over 400 MiB: 100 extents of 1 MiB at an SSD share of 1/4, fewer than
+    // GreenDM's HT of 128.
+    let small = dir.join("small.csv");
+    let lines: String = (0..400u64).map(|i| format!("{},hm,0,Write,{},4096,100\n", 128166385295514663 + i * 10_000, i * (1 << 20))).collect();
+    std::fs::write(&small, lines).unwrap();
+    let csv = dir.join("c.csv");
+    let args = |t: &std::path::Path| {
+        vec!["compare".to_string(), "--trace".into(), t.to_str().unwrap().into(), "--compact".into(), "--fractions".into(), "0.25".into(), "--pts".into(), "1".into(), "--extents".into(), "1048576".into(), "--csv".into(), csv.to_str().unwrap().into()]
+    };
+    let run = |t: &std::path::Path, extra: &[&str]| {
+        let mut a = args(t);
+        a.extend(extra.iter().map(|s| s.to_string()));
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        ok(&a)
+    };
+    // Small: tiering runs with watermarks derived from the SSD's 100 extents.
+    let v = json(&run(&small, &["--json"]));
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 5);
+    assert!(rows.iter().all(|r| r.get("error").is_none()), "{v}");
+    let tiering = rows.iter().find(|r| r["mode"] == "tiering").unwrap();
+    assert_eq!((tiering["lt"].as_u64(), tiering["ht"].as_u64()), (Some(12), Some(25)));
+    // Set watermarks are kept, and too large ones still fail that row only.
+    let v = json(&run(&small, &["--json", "--ht", "200"]));
+    let failed: Vec<&serde_json::Value> = v.as_array().unwrap().iter().filter(|r| r.get("error").is_some()).collect();
+    assert_eq!(failed.len(), 1, "{v}");
+    assert!(failed[0]["error"].as_str().unwrap().contains("`ht`"), "{v}");
+    // Tiny: one request, one extent; the drive grows to the smallest that holds every
+    // design, and every design runs.
+    let text = run(&tiny, &[]);
+    for design in ["ssd-only", "hdd-only", "linear ssd=1/4", "tiering ssd=1/4", "caching ssd=1/4"] {
+        assert!(text.lines().any(|l| l.starts_with(design)), "{design} missing:\n{text}");
+    }
+    assert!(!text.contains("not run"), "{text}");
+    // A capacity the user sets is kept: 1 MiB has no room to tier or cache.
+    let text = run(&tiny, &["--capacity-bytes", "1048576"]);
+    assert!(text.lines().any(|l| l.starts_with("ssd-only")) && text.lines().any(|l| l.starts_with("linear")), "{text}");
+    assert!(text.contains("not run: tiering ssd=1/4 pt=1 es=1M mcml=4: ") && text.contains("cannot tier"), "{text}");
+    assert!(text.contains("not run: caching ssd=1/4 pt=1 es=1M mcml=4: "), "{text}");
+    // The CSV keeps the failed rows, with as many fields as the others.
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let fields = |l: &str| l.chars().fold((1, false), |(n, quoted), c| match c {
+        '"' => (n, !quoted),
+        ',' if !quoted => (n + 1, quoted),
+        _ => (n, quoted),
+    }).0;
+    let widths: Vec<usize> = csv.lines().map(fields).collect();
+    assert!(widths.windows(2).all(|w| w[0] == w[1]), "{widths:?}\n{csv}");
+    assert!(csv.lines().any(|l| l.starts_with("tiering") && l.ends_with("use a larger SSD share or smaller extents")), "{csv}");
+}
+
 #[test]
 fn bench_measures_a_hybrid_drive() {
     let Some(shared) = shared() else { return };

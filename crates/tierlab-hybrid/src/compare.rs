@@ -59,6 +59,9 @@ pub struct RunRow {
     pub extent_bytes: Option<u64>,
     pub pt: Option<u32>,
     pub mcml: Option<u32>,
+    /// Tiering's demotion watermarks as run (set, or derived from the SSD's size).
+    pub lt: Option<u32>,
+    pub ht: Option<u32>,
     pub throughput_iops: f64,
     pub mean_ms: f64,
     pub p99_ms: f64,
@@ -89,11 +92,33 @@ impl RunRow {
     }
 }
 
-/// Every configuration's row, in matrix order. Serialises as the bare array of rows.
+/// A configuration that could not run on the workload, and why.
 #[derive(Clone, Debug, Serialize)]
-#[serde(transparent)]
+pub struct FailedRow {
+    pub config: String,
+    pub mode: String,
+    pub error: String,
+}
+
+/// Every configuration's row, in matrix order, and those that could not run. Serialises
+/// as one array: the rows, then the failed configurations (objects with `error`).
+#[derive(Clone, Debug)]
 pub struct CompareReport {
     pub rows: Vec<RunRow>,
+    pub failed: Vec<FailedRow>,
+}
+
+impl Serialize for CompareReport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(untagged)]
+        enum Entry<'a> {
+            Ran(&'a RunRow),
+            Failed(&'a FailedRow),
+        }
+        let entries: Vec<Entry> = self.rows.iter().map(Entry::Ran).chain(self.failed.iter().map(Entry::Failed)).collect();
+        entries.serialize(s)
+    }
 }
 
 impl CompareReport {
@@ -111,15 +136,26 @@ pub fn run_config(label: &str, config: &Config, workload: &Workload, cost: &Cost
 }
 
 /// Run every configuration of `matrix` on `workload`; `progress` is told the label of
-/// the configuration running and how many of its requests have completed.
+/// the configuration running and how many of its requests have completed. A
+/// configuration that cannot run on the workload (an SSD too small to tier, say) becomes
+/// a [`FailedRow`] saying why, and the others still run; only when none can run is the
+/// comparison an error.
 pub fn compare(matrix: &Matrix, workload: &Workload, cost: &CostModel, progress: &mut dyn FnMut(&str, u64)) -> Result<CompareReport> {
     let pricing = Pricing::load(cost)?;
-    let mut rows = Vec::new();
+    let (mut rows, mut failed) = (Vec::new(), Vec::new());
     for e in matrix.entries() {
-        let run = simulate(workload, &e.config, &mut |n| progress(&e.label, n)).with_context(|| format!("configuration `{}`", e.label))?;
-        rows.push(row(&e.label, &e.config, &run, &pricing)?);
+        let outcome = simulate(workload, &e.config, &mut |n| progress(&e.label, n)).and_then(|run| row(&e.label, &e.config, &run, &pricing));
+        match outcome {
+            Ok(r) => rows.push(r),
+            Err(err) => failed.push(FailedRow { config: e.label.clone(), mode: e.config.mode.unwrap_or(Mode::HddOnly).report_name(), error: format!("{err:#}") }),
+        }
     }
-    Ok(CompareReport { rows })
+    if rows.is_empty() {
+        if let Some(f) = failed.first() {
+            return Err(anyhow!("no configuration could run; the first, `{}`: {}", f.config, f.error));
+        }
+    }
+    Ok(CompareReport { rows, failed })
 }
 
 /// Fraction of the run the HDD spent in a standby (spun-down) state.
@@ -174,6 +210,8 @@ fn row(label: &str, config: &Config, run: &Run, p: &Pricing) -> Result<RunRow> {
         extent_bytes: mode.is_hybrid().then_some(h.es),
         pt: mode.moves_data().then_some(h.pt),
         mcml: mode.moves_data().then_some(h.mcml),
+        lt: run.watermarks.map(|w| w.0),
+        ht: run.watermarks.map(|w| w.1),
         throughput_iops: r.throughput_iops,
         mean_ms: r.response_time.mean_ms,
         p99_ms: r.response_time.p99_ms,

@@ -78,9 +78,10 @@ pub struct HybridParams {
     /// Maximum concurrent migrations MCML.
     pub mcml: u32,
     /// Tiering: demotion starts at this many free SSD extents (LT) …
-    pub lt: u32,
-    /// … and stops at this many (HT).
-    pub ht: u32,
+    pub lt: Option<u32>,
+    /// … and stops at this many (HT). Unset: derived from the SSD's size
+    /// ([`TieringParams::default_watermarks`]; LT from a set HT is HT/2).
+    pub ht: Option<u32>,
     /// Caching: write-back, write-through or write-around.
     pub write_policy: WritePolicy,
     /// Caching: the replacement algorithm.
@@ -104,8 +105,8 @@ impl Default for HybridParams {
             pt: 2,
             tw_s: 60.0,
             mcml: 4,
-            lt: 64,
-            ht: 128,
+            lt: None,
+            ht: None,
             write_policy: WritePolicy::WriteBack,
             replacement: Algorithm::Lru,
             populated: false,
@@ -161,6 +162,25 @@ pub struct Built {
     /// Bytes of each device the drive uses (what the cost model prices).
     pub ssd_used_bytes: u64,
     pub hdd_used_bytes: u64,
+    /// Tiering's demotion watermarks `(LT, HT)` as built.
+    pub watermarks: Option<(u32, u32)>,
+}
+
+/// The tiering watermarks `(LT, HT)` for an SSD of `ssd_extents` extents: those set, the
+/// rest derived from the SSD's size.
+pub fn watermarks(h: &HybridParams, ssd_extents: u64) -> Result<(u32, u32)> {
+    let n = u32::try_from(ssd_extents).unwrap_or(u32::MAX);
+    let derived = || {
+        TieringParams::default_watermarks(n).ok_or_else(|| {
+            anyhow!("an SSD of {ssd_extents} extent(s) cannot tier: demotion needs a high watermark (HT) of at least one free extent below the SSD's size; use a larger SSD share or smaller extents")
+        })
+    };
+    Ok(match (h.lt, h.ht) {
+        (Some(lt), Some(ht)) => (lt, ht),
+        (None, Some(ht)) => (ht / 2, ht),
+        (Some(lt), None) => (lt, derived()?.1.max(lt.saturating_add(1))),
+        (None, None) => derived()?,
+    })
 }
 
 /// The devices and the policy for `mode` over `capacity` bytes (rounded up to whole extents).
@@ -175,7 +195,18 @@ pub fn build(mode: Mode, h: &HybridParams, hdd: &HddChoice, capacity: u64) -> Re
     let (es, unit) = (h.es, h.es.max(1));
     let too_large = || anyhow!("capacity of {capacity} bytes: expected at most {} bytes", u64::MAX / 2);
     let capacity = capacity.div_ceil(unit).checked_mul(unit).filter(|c| *c <= u64::MAX / 2).ok_or_else(too_large)?;
-    let ssd_share = round_down((capacity as f64 * h.ssd_fraction) as u64, unit);
+    let mut ssd_share = round_down((capacity as f64 * h.ssd_fraction) as u64, unit);
+    let mut capacity = capacity;
+    if mode.is_hybrid() && h.capacity_bytes.is_none() {
+        // A workload's span too small for the design (a tiny trace) grows to the smallest
+        // drive that has whole extents on both devices: one on the SSD, two for tiering
+        // (a demotion needs a free extent to stop at), and one on the HDD. A capacity the
+        // user set is kept, and the policy says why it cannot work.
+        let min_ssd = if mode == Mode::Tiering { 2 * unit } else { unit };
+        ssd_share = ssd_share.max(min_ssd);
+        let hdd_min = if mode == Mode::Caching { unit } else { ssd_share + unit };
+        capacity = capacity.max(hdd_min);
+    }
     let tw_ns = (h.tw_s * NS_PER_S as f64) as u64;
     let with_policy = |mut policy: Box<dyn Policy>| -> Result<Built> {
         if h.populated {
@@ -188,20 +219,23 @@ pub fn build(mode: Mode, h: &HybridParams, hdd: &HddChoice, capacity: u64) -> Re
             policy: Some(policy),
             ssd_used_bytes: geo.ssd_bytes(),
             hdd_used_bytes: geo.hdd_bytes(),
+            watermarks: None,
         })
     };
     match mode {
         Mode::SsdOnly => {
-            Ok(Built { devices: vec![ssd_device(&h.ssd, h.ssd_timing, capacity)?], policy: None, ssd_used_bytes: capacity, hdd_used_bytes: 0 })
+            Ok(Built { devices: vec![ssd_device(&h.ssd, h.ssd_timing, capacity)?], policy: None, ssd_used_bytes: capacity, hdd_used_bytes: 0, watermarks: None })
         }
-        Mode::HddOnly => Ok(Built { devices: vec![build_hdd(hdd)?], policy: None, ssd_used_bytes: 0, hdd_used_bytes: capacity }),
+        Mode::HddOnly => Ok(Built { devices: vec![build_hdd(hdd)?], policy: None, ssd_used_bytes: 0, hdd_used_bytes: capacity, watermarks: None }),
         Mode::Linear => with_policy(Box::new(LinearPolicy::new(Geometry::new(es, ssd_share, capacity - ssd_share)?))),
         Mode::Tiering => {
-            let params = TieringParams { pt: h.pt, tw_ns, mcml: h.mcml, lt: h.lt, ht: h.ht, reserved_hdd_extents: h.ht.saturating_add(h.mcml) };
+            let (lt, ht) = watermarks(h, ssd_share / unit)?;
+            let params = TieringParams { pt: h.pt, tw_ns, mcml: h.mcml, lt, ht, reserved_hdd_extents: ht.saturating_add(h.mcml) };
             // The HDD gets the rest of the capacity plus the reserve that keeps demotion moving.
             let reserve = u64::from(params.reserved_hdd_extents).saturating_mul(unit);
             let hdd_bytes = (capacity - ssd_share).checked_add(reserve).ok_or_else(too_large)?;
-            with_policy(Box::new(TieringPolicy::new(Geometry::new(es, ssd_share, hdd_bytes)?, params)?))
+            let built = with_policy(Box::new(TieringPolicy::new(Geometry::new(es, ssd_share, hdd_bytes)?, params)?))?;
+            Ok(Built { watermarks: Some((lt, ht)), ..built })
         }
         Mode::Caching => {
             let params = CachingParams { pt: h.pt, tw_ns, mcml: h.mcml, write: h.write_policy, replacement: h.replacement, ..CachingParams::default() };

@@ -23,7 +23,7 @@ mod matrix;
 mod run;
 
 pub use address::AddressMap;
-pub use compare::{compare, run_config, CompareReport, CostModel, RunRow};
+pub use compare::{compare, run_config, CompareReport, CostModel, FailedRow, RunRow};
 pub use drive::{build, datasheet_ssd, Built, HybridParams, Mode, SsdTiming};
 pub use hdd::{build_hdd, catalog, catalog_hdd, datasheet, power_profile, HddChoice, DEFAULT_HDD};
 pub use matrix::{Matrix, MatrixEntry};

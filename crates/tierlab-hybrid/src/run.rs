@@ -59,6 +59,8 @@ pub struct Usage {
 pub struct Run {
     pub report: SimReport,
     pub usage: Usage,
+    /// Tiering's demotion watermarks `(LT, HT)` as run.
+    pub watermarks: Option<(u32, u32)>,
 }
 
 fn open_trace(path: &Path, options: &ReadOptions) -> Result<TraceReader> {
@@ -105,11 +107,12 @@ pub fn simulate(workload: &Workload, config: &Config, progress: &mut dyn FnMut(u
         let usage = Usage { ssd_bytes: 0, hdd_bytes: hdd.capacity_bytes() };
         sim.add_device(hdd);
         let mut controller = if config.wrap { Direct::wrapping() } else { Direct::default() };
-        return Ok(Run { report: source.run(sim, config.replay, &mut controller, progress)?, usage });
+        return Ok(Run { report: source.run(sim, config.replay, &mut controller, progress)?, usage, watermarks: None });
     };
     let capacity = config.hybrid.capacity_bytes.unwrap_or(span_bytes);
     let built = build(mode, &config.hybrid, &config.hdd, capacity)?;
     let usage = Usage { ssd_bytes: built.ssd_used_bytes, hdd_bytes: built.hdd_used_bytes };
+    let watermarks = built.watermarks;
     for d in built.devices {
         sim.add_device(d);
     }
@@ -117,5 +120,5 @@ pub fn simulate(workload: &Workload, config: &Config, progress: &mut dyn FnMut(u
         Some(p) => source.run(sim, config.replay, &mut HybridController::new(p, Devices { ssd: 0, hdd: 1 }), progress)?,
         None => source.run(sim, config.replay, &mut Direct::default(), progress)?,
     };
-    Ok(Run { report, usage })
+    Ok(Run { report, usage, watermarks })
 }

@@ -106,7 +106,7 @@ fn bad_input_is_named() {
     let bad = Config { hybrid: HybridParams { ssd: "no-such-ssd".into(), ..HybridParams::default() }, ..config };
     let e = simulate(&small(10), &bad, &mut |_| {}).unwrap_err();
     assert!(format!("{e:#}").contains("no-such-ssd"), "{e:#}");
-    let huge = Config { mode: Some(Mode::Tiering), hybrid: HybridParams { capacity_bytes: Some(u64::MAX), ht: u32::MAX, mcml: u32::MAX, ..HybridParams::default() }, ..closed() };
+    let huge = Config { mode: Some(Mode::Tiering), hybrid: HybridParams { capacity_bytes: Some(u64::MAX), ht: Some(u32::MAX), mcml: u32::MAX, ..HybridParams::default() }, ..closed() };
     let e = simulate(&small(10), &huge, &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains("expected at most"), "{e}");
     let missing = Workload::Trace { path: "/nonexistent/t.csv".into(), options: Default::default() };

@@ -452,3 +452,23 @@ fn caching_prefetches_after_pt_accesses_and_writes_back_dirty_data() {
     assert_eq!(p.stats().dirty_extents, 0);
     assert_eq!(p.stats().write_backs, 1);
 }
+
+#[test]
+fn default_watermarks_keep_greendms_on_large_ssds_and_scale_down_on_small_ones() {
+    let w = TieringParams::default_watermarks;
+    assert_eq!(w(1), None, "one extent cannot tier");
+    assert_eq!(w(2), Some((0, 1)));
+    assert_eq!(w(8), Some((1, 2)));
+    assert_eq!(w(103), Some((12, 25)));
+    assert_eq!(w(511), Some((63, 127)));
+    assert_eq!(w(512), Some((64, 128)));
+    assert_eq!(w(8192), Some((64, 128)));
+    // Every SSD of two extents or more gets watermarks the policy accepts.
+    for n in 2..3000u32 {
+        let (lt, ht) = w(n).unwrap();
+        let p = TieringParams { lt, ht, reserved_hdd_extents: ht + 4, ..TieringParams::default() };
+        let geo = Geometry::new(ES, u64::from(n) * ES, (u64::from(ht) + 64) * ES).unwrap();
+        p.validate(&geo).unwrap_or_else(|e| panic!("{n} extents: {e}"));
+        assert!(u64::from(ht) * 4 <= u64::from(n).max(4), "{n}: HT {ht} is more than a quarter");
+    }
+}

@@ -55,6 +55,24 @@ impl Default for TieringParams {
 }
 
 impl TieringParams {
+    /// Default demotion watermarks `(LT, HT)` for an SSD of `ssd_extents` extents, for
+    /// when the user sets none: GreenDM's LT 64 / HT 128 while HT is at most a quarter of
+    /// the SSD (512 extents or more); on a smaller SSD, HT = ⌊N/4⌋ (at least 1) and
+    /// LT = ⌊HT/2⌋, so that a demotion batch never frees more than a quarter of the SSD.
+    /// `None` when the SSD is too small to tier at all (one extent: no HT below it).
+    ///
+    /// GreenDM's values are absolute: with its 8 GB SSD in 1 MiB extents (8,192 extents)
+    /// HT is 1/64 of the SSD, in 256 KiB extents 1/256.
+    pub fn default_watermarks(ssd_extents: u32) -> Option<(u32, u32)> {
+        let d = TieringParams::default();
+        if ssd_extents < 2 {
+            return None;
+        }
+        let ht = d.ht.min((ssd_extents / 4).max(1));
+        let lt = if ht == d.ht { d.lt } else { ht / 2 };
+        Some((lt, ht))
+    }
+
     pub fn validate(&self, geo: &Geometry) -> Result<(), PolicyError> {
         let bad = |name, expected: String, found: String| Err(PolicyError::Param { name, expected, found });
         if self.pt == 0 {
