@@ -16,16 +16,50 @@
 //! convention), a decimal point in a sampled arrival means ms (`disksim-ms`), and a name
 //! ending in `.disksim-ms` means ms. Setting [`crate::ReadOptions::format`] skips
 //! detection.
+//!
+//! # Binary formats
+//!
+//! libCacheSim's binary traces have no text to try parsers on. `oracle-general` is
+//! chosen, before any text format is tried:
+//! - when the file name holds `.oracleGeneral` (in any case, ignoring a compression
+//!   suffix: `w44.oracleGeneral.bin.zst`, `x.oracleGeneral.sample10`) and the sample holds
+//!   a NUL byte (text never does), so that a bad record is reported where it is;
+//! - otherwise, when the sample is binary (a NUL byte) or the name holds
+//!   `.oracleGeneral`, and the sampled records are plausible: at least one whole 24-byte
+//!   record; clock times that never decrease; object sizes of at most 1 GiB; and every
+//!   `next_access_vtime` either `-1` (no next access) or greater than the record's own
+//!   0-based position (it is the 1-based position of a later request; `INT64_MAX`
+//!   passes too).
+//!
+//! Other binary input is reported as binary, naming the formats to force. `binary-u32`
+//! and `binary-u64` (bare object ids) are never detected: any bytes are valid ids, so
+//! they must be forced with `--format`.
+//!
+//! # Preambles
+//!
+//! A CSV format with a header line (`cloudphysics`: `version,time,op,size,lbn`;
+//! `systor17`: `Timestamp,Response,IOType,LUN,Offset,Size`) may have free text before
+//! it: if that header line (its exact field names, in any case) is among the first
+//! [`PREAMBLE_MAX_LINES`] lines, and no line before it reads as a request of the format,
+//! every line before it is skipped, both here and when reading. Otherwise nothing is
+//! skipped: a bad first line is reported as such, and a header repeated after data (as in
+//! concatenated files) is just a header. (`blkreplay` skips its own preamble, of any length, up to its `start` header or
+//! its first request.)
 
 use crate::error::TraceError;
-use crate::formats::Parser;
+use crate::fields::{is_header, MAX_REQUEST_BYTES};
+use crate::formats::{libcachesim, Parser};
 use crate::lines::{is_blank_or_comment, LineReader, MAX_LINE_BYTES};
-use crate::{BlkparseAction, Format};
+use crate::{BlkparseAction, Format, ReadOptions};
+use std::fmt;
 
 /// At most this many lines are sampled for detection.
 pub(crate) const SAMPLE_LINES: usize = 1000;
 /// At most (about) this many bytes are sampled for detection.
 pub(crate) const SAMPLE_BYTES: usize = 1 << 20;
+/// A CSV header line is looked for among this many first lines; the lines before it are a
+/// preamble and skipped.
+pub const PREAMBLE_MAX_LINES: usize = 100;
 
 /// The first lines of the input, buffered but not consumed.
 pub(crate) struct Sample<'a> {
@@ -37,14 +71,7 @@ impl<'a> Sample<'a> {
     /// Buffers the sample in `lines` and checks it: an empty, binary (NUL bytes) or
     /// newline-free input is an error.
     pub fn take(lines: &'a mut LineReader, file: &str) -> Result<Self, TraceError> {
-        lines
-            .fill_to(SAMPLE_BYTES)
-            .map_err(|source| TraceError::Io {
-                file: file.to_string(),
-                line: 1,
-                context: "cannot read (or decompress) the input".into(),
-                source,
-            })?;
+        fill_sample(lines, file)?;
         let lines: &'a LineReader = lines;
         let whole = lines.at_eof();
         let bytes = lines.peeked();
@@ -74,10 +101,7 @@ impl<'a> Sample<'a> {
             } else {
                 format!("{what} in its first MiB")
             };
-            return Err(TraceError::Input {
-                file: file.to_string(),
-                message: format!("the input {what} (after any decompression): no requests to read"),
-            });
+            return Err(empty_input(file, what));
         }
         Ok(sample)
     }
@@ -88,6 +112,106 @@ impl<'a> Sample<'a> {
             .split(|&b| b == b'\n')
             .take(SAMPLE_LINES)
             .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+    }
+}
+
+/// Buffers the detection sample (without consuming it).
+fn fill_sample(lines: &mut LineReader, file: &str) -> Result<(), TraceError> {
+    lines
+        .fill_to(SAMPLE_BYTES)
+        .map_err(|source| TraceError::Io {
+            file: file.to_string(),
+            line: 1,
+            context: "cannot read (or decompress) the input".into(),
+            source,
+        })
+}
+
+fn empty_input(file: &str, what: impl fmt::Display) -> TraceError {
+    TraceError::Input {
+        file: file.to_string(),
+        message: format!("the input {what} (after any decompression): no requests to read"),
+    }
+}
+
+/// The format of the input buffered in `lines` (forced by `opts.format` or detected), and
+/// how many lines of preamble to skip before its header. Nothing is consumed.
+pub(crate) fn choose(
+    lines: &mut LineReader,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<(Format, u64), TraceError> {
+    fill_sample(lines, name)?;
+    if let Some(format) = opts.format.filter(|f| f.is_binary()) {
+        if lines.peeked().is_empty() {
+            return Err(empty_input(name, "is empty"));
+        }
+        return Ok((format, 0));
+    }
+    if opts.format.is_none() && looks_like_oracle_general(lines.peeked(), name) {
+        return Ok((Format::OracleGeneral, 0));
+    }
+    let sample = Sample::take(lines, name)?;
+    let format = match opts.format {
+        Some(format) => format,
+        None => detect(&sample, name, opts.blkparse_action)?,
+    };
+    Ok((format, preamble_lines(&sample, format)))
+}
+
+/// Whether `bytes` (the start of the input called `name`) look like libCacheSim
+/// `oracleGeneral` records; see the module documentation.
+fn looks_like_oracle_general(bytes: &[u8], name: &str) -> bool {
+    let hinted = base_name(name).contains(".oraclegeneral");
+    let binary = memchr::memchr(0, bytes).is_some();
+    if hinted && binary {
+        return true;
+    }
+    if !hinted && !binary {
+        return false;
+    }
+    let mut last_clock = 0;
+    let mut records = 0;
+    for (position, record) in bytes.chunks_exact(24).enumerate() {
+        let Some((clock, _id, size, next)) = libcachesim::oracle_fields(record) else {
+            return false;
+        };
+        let next_ok = next == -1 || i64::try_from(position).is_ok_and(|p| next > p);
+        if clock < last_clock || u64::from(size) > MAX_REQUEST_BYTES || !next_ok {
+            return false;
+        }
+        last_clock = clock;
+        records += 1;
+    }
+    records > 0
+}
+
+/// How many lines precede `format`'s header line in the sample: 0 if the format has no
+/// header, if it is not among the first [`PREAMBLE_MAX_LINES`] lines, or if a line before
+/// it reads as a request (then it is a header repeated within the data, as in
+/// concatenated files, and nothing is skipped).
+fn preamble_lines(sample: &Sample, format: Format) -> u64 {
+    let (Some(names), Some(mut parser)) = (
+        format.header(),
+        Parser::new(format, BlkparseAction::default()),
+    ) else {
+        return 0;
+    };
+    let Some(header_at) = sample
+        .lines()
+        .take(PREAMBLE_MAX_LINES)
+        .position(|line| is_header(line, names))
+    else {
+        return 0;
+    };
+    let data_before = sample
+        .lines()
+        .take(header_at)
+        .any(|line| !is_blank_or_comment(line) && matches!(parser.parse(line), Ok(Some(_))));
+    if data_before {
+        0
+    } else {
+        header_at as u64
     }
 }
 
@@ -110,7 +234,9 @@ fn not_text(file: &str, line: usize) -> TraceError {
         file: file.to_string(),
         message: format!(
             "line {line} is binary data or longer than 64 KiB: not a text trace (traces may be \
-             compressed with gzip, bzip2, xz or zstd, which is undone automatically)"
+             compressed with gzip, bzip2, xz or zstd, which is undone automatically); \
+             libCacheSim's binary traces are read with `--format oracle-general`, \
+             `binary-u32` or `binary-u64`"
         ),
     }
 }
@@ -138,10 +264,17 @@ fn candidates(name: &str) -> Vec<Format> {
 /// How many requests `format` reads from the sample before its first error, and that
 /// error (if any).
 fn try_format(format: Format, sample: &Sample, action: BlkparseAction) -> (usize, Option<String>) {
-    let mut parser = Parser::new(format, action);
+    let Some(mut parser) = Parser::new(format, action) else {
+        let why = match format {
+            Format::OracleGeneral => "binary records; this input is text",
+            _ => "binary records, never detected: force it with --format",
+        };
+        return (0, Some(why.to_string()));
+    };
+    let preamble = preamble_lines(sample, format) as usize;
     let mut requests = 0;
     for (index, line) in sample.lines().enumerate() {
-        if is_blank_or_comment(line) {
+        if index < preamble || is_blank_or_comment(line) {
             continue;
         }
         match parser.parse(line) {

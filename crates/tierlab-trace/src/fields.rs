@@ -101,6 +101,17 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// Whether `line` is a CSV header: exactly the fields `names`, in order, in any case, with
+/// blanks around them allowed.
+pub(crate) fn is_header(line: &[u8], names: &[&str]) -> bool {
+    let mut fields = Fields::new(line, Sep::Byte(b','));
+    names.iter().all(|name| {
+        fields
+            .next()
+            .is_some_and(|field| field.eq_ignore_ascii_case(name.as_bytes()))
+    }) && fields.next().is_none()
+}
+
 /// The fast path of the CSV parsers: a strict, single-pass reader of `sep`-separated
 /// fields in the plain shape real files use (no blanks, no quotes). It never reports an
 /// error: on anything unusual it returns `None`, and the format falls back to its general
@@ -418,6 +429,16 @@ mod tests {
         assert_eq!(f.next(), Some(&b""[..]));
         assert_eq!(f.next(), Some(&b"W"[..]));
         assert_eq!(f.next(), None);
+    }
+
+    #[test]
+    fn headers_match_whole_lines_in_any_case() {
+        let names = ["Timestamp", "Response", "IOType"];
+        assert!(is_header(b"Timestamp,Response,IOType", &names));
+        assert!(is_header(b" timestamp , RESPONSE,iotype ", &names));
+        assert!(!is_header(b"Timestamp,Response", &names));
+        assert!(!is_header(b"Timestamp,Response,IOType,", &names));
+        assert!(!is_header(b"Timestamp;Response;IOType", &names));
     }
 
     #[test]

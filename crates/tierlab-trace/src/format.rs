@@ -33,11 +33,41 @@ pub enum Format {
     FioIolog,
     /// DiskSim's validation trace: `R|W tag lbn_sectors size_sectors service_us gap_us`.
     DisksimValidate,
+    /// SNIA SYSTOR '17 (Fujitsu VDI) CSV: `Timestamp,Response,IOType,LUN,Offset,Size`,
+    /// Unix seconds with a fraction, bytes; the LUN is the volume.
+    Systor17,
+    /// Alibaba Cloud block traces (2020) CSV without header:
+    /// `device_id,opcode,offset,length,timestamp`, bytes and microseconds.
+    AlibabaBlock,
+    /// libCacheSim's `oracleGeneral` binary records (24 bytes, little-endian): `u32
+    /// clock_time` (seconds), `u64 obj_id`, `u32 obj_size` (bytes), `i64
+    /// next_access_vtime` (not used). An object trace.
+    ///
+    /// Each object request becomes a read on volume 0 at byte offset `obj_id × 512` — the
+    /// object id is the sector number, which is the key of `tierlab-placement`'s `request`
+    /// objects (`offset_bytes / 512`), as a CloudPhysics `lbn` is libCacheSim's object id
+    /// — of `obj_size` bytes, at `clock_time` seconds. Records of size 0 are skipped (as
+    /// libCacheSim does); ids of 2^55 or more (no byte offset) are errors. Objects above
+    /// 512 bytes overlap their neighbours' sectors: block or byte-address views of such a
+    /// trace (4 KiB blocks, working-set bytes) mean nothing; whole-request views do.
+    OracleGeneral,
+    /// libCacheSim's `binary` trace of bare little-endian `u32` object ids (its format
+    /// string `<I`). An object trace; never detected from the content.
+    ///
+    /// Each id becomes a 512-byte read on volume 0 at byte offset `id × 512` (one sector
+    /// per object, so objects never overlap; see [`Format::OracleGeneral`]), at time
+    /// `index` ns for the record's 0-based index: a virtual clock of one request per
+    /// nanosecond. Replay it closed-loop.
+    BinaryU32,
+    /// libCacheSim's `binary` trace of bare little-endian `u64` object ids (its format
+    /// string `<Q`), read as [`Format::BinaryU32`] is; ids of 2^55 or more are errors.
+    BinaryU64,
 }
 
 impl Format {
-    /// Every format, in the order content detection tries them.
-    pub const ALL: [Format; 11] = [
+    /// Every format, in the order content detection tries them. The binary formats come
+    /// last: they are recognised apart from the text ones (see [`crate::detect`]).
+    pub const ALL: [Format; 16] = [
         Format::FioIolog,
         Format::Blkparse,
         Format::Blkreplay,
@@ -49,6 +79,11 @@ impl Format {
         Format::Cloudphysics,
         Format::TencentCbs,
         Format::UmassSpc,
+        Format::Systor17,
+        Format::AlibabaBlock,
+        Format::OracleGeneral,
+        Format::BinaryU32,
+        Format::BinaryU64,
     ];
 
     /// The kebab-case name.
@@ -65,6 +100,11 @@ impl Format {
             Format::Blkparse => "blkparse",
             Format::FioIolog => "fio-iolog",
             Format::DisksimValidate => "disksim-validate",
+            Format::Systor17 => "systor17",
+            Format::AlibabaBlock => "alibaba-block",
+            Format::OracleGeneral => "oracle-general",
+            Format::BinaryU32 => "binary-u32",
+            Format::BinaryU64 => "binary-u64",
         }
     }
 
@@ -98,12 +138,54 @@ impl Format {
             Format::DisksimValidate => {
                 "DiskSim validate: R|W tag lbn_sectors size_sectors service_us gap_us"
             }
+            Format::Systor17 => {
+                "SNIA SYSTOR '17 CSV: Timestamp_s,Response,IOType(R|W),LUN,Offset_bytes,Size_bytes"
+            }
+            Format::AlibabaBlock => {
+                "Alibaba block CSV: device_id,opcode(R|W),offset_bytes,length_bytes,timestamp_us"
+            }
+            Format::OracleGeneral => {
+                "libCacheSim oracleGeneral binary: u32 time_s, u64 obj_id, u32 obj_size, i64 next"
+            }
+            Format::BinaryU32 => {
+                "libCacheSim binary <I: little-endian u32 object ids (forced with --format only)"
+            }
+            Format::BinaryU64 => {
+                "libCacheSim binary <Q: little-endian u64 object ids (forced with --format only)"
+            }
+        }
+    }
+
+    /// Whether the format is binary (fixed-size records rather than lines).
+    pub fn is_binary(self) -> bool {
+        self.record_bytes().is_some()
+    }
+
+    /// The size of one record of a binary format; `None` for the text formats.
+    pub fn record_bytes(self) -> Option<usize> {
+        match self {
+            Format::OracleGeneral => Some(24),
+            Format::BinaryU32 => Some(4),
+            Format::BinaryU64 => Some(8),
+            _ => None,
+        }
+    }
+
+    /// The field names of the header line of a CSV format that has one, compared without
+    /// regard to case. Free text before the header (a preamble) is skipped when the header
+    /// is found within the first [`crate::detect::PREAMBLE_MAX_LINES`] lines.
+    pub(crate) fn header(self) -> Option<&'static [&'static str]> {
+        match self {
+            Format::Cloudphysics => Some(&["version", "time", "op", "size", "lbn"]),
+            Format::Systor17 => Some(&["Timestamp", "Response", "IOType", "LUN", "Offset", "Size"]),
+            _ => None,
         }
     }
 
     /// File-name endings (before any compression suffix) that suggest this format. A
     /// matching ending makes detection try this format first; the content must still
-    /// parse.
+    /// parse. (libCacheSim's `oracleGeneral` names are recognised separately, by a
+    /// `.oracleGeneral` anywhere in the name: see [`crate::detect`].)
     pub(crate) fn extensions(self) -> &'static [&'static str] {
         match self {
             Format::Disksim => &[".disksim"],
@@ -114,7 +196,14 @@ impl Format {
             Format::Blkparse => &[".blktrace.txt"],
             Format::FioIolog => &[".iolog"],
             Format::DisksimValidate => &[".trace"],
-            Format::Cloudphysics | Format::Msr | Format::TencentCbs => &[],
+            Format::Cloudphysics
+            | Format::Msr
+            | Format::TencentCbs
+            | Format::Systor17
+            | Format::AlibabaBlock
+            | Format::OracleGeneral
+            | Format::BinaryU32
+            | Format::BinaryU64 => &[],
         }
     }
 }
@@ -137,10 +226,19 @@ pub(crate) fn all_names() -> String {
 impl FromStr for Format {
     type Err = String;
 
+    /// A name from [`Format::ALL`], in any case; hyphens may be left out, so libCacheSim's
+    /// spelling `oracleGeneral` names `oracle-general`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let squeeze = |name: &str| -> String {
+            name.chars()
+                .filter(|&c| c != '-')
+                .map(|c| c.to_ascii_lowercase())
+                .collect()
+        };
+        let wanted = squeeze(s);
         Format::ALL
             .into_iter()
-            .find(|f| f.name().eq_ignore_ascii_case(s))
+            .find(|f| f.name().eq_ignore_ascii_case(s) || squeeze(f.name()) == wanted)
             .ok_or_else(|| format!("unknown trace format {s:?}; known formats: {}", all_names()))
     }
 }
@@ -158,6 +256,25 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), Format::ALL.len());
+    }
+
+    #[test]
+    fn hyphens_and_case_are_optional_in_names() {
+        assert_eq!("oracleGeneral".parse::<Format>(), Ok(Format::OracleGeneral));
+        assert_eq!("Binary-U64".parse::<Format>(), Ok(Format::BinaryU64));
+        assert_eq!("SYSTOR17".parse::<Format>(), Ok(Format::Systor17));
+        assert!("oracle".parse::<Format>().is_err());
+    }
+
+    #[test]
+    fn binary_formats_have_record_sizes_and_text_ones_none() {
+        let binary: Vec<_> = Format::ALL.into_iter().filter(|f| f.is_binary()).collect();
+        assert_eq!(
+            binary,
+            [Format::OracleGeneral, Format::BinaryU32, Format::BinaryU64]
+        );
+        assert_eq!(Format::OracleGeneral.record_bytes(), Some(24));
+        assert_eq!(Format::Systor17.record_bytes(), None);
     }
 
     #[test]

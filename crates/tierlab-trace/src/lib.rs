@@ -36,11 +36,28 @@
 //! | `blkparse` | decimal seconds of the chosen event (`D` by default) | `major << 20 \| minor` | sectors / sectors |
 //! | `fio-iolog` | v3: µs; v2: sum of `wait` delays (0 without) | file index, in order of appearance | bytes / bytes |
 //! | `disksim-validate` | sum of the previous lines' measured service + gap (µs) | 0 | sectors / sectors |
+//! | `systor17` | decimal seconds (Unix) | LUN | bytes / bytes |
+//! | `alibaba-block` | µs (Unix) | device_id | bytes / bytes |
+//! | `oracle-general` | clock_time, seconds | 0 | object id × 512 / obj_size bytes |
+//! | `binary-u32`, `binary-u64` | record index, as ns (one request per ns) | 0 | object id × 512 / 512 |
 //!
 //! Sectors are 512 bytes. Blank lines and lines starting with `#` are skipped in every
-//! format. Zero or negative sizes, sizes above [`MAX_REQUEST_BYTES`], non-numeric or
+//! text format. Zero or negative sizes, sizes above [`MAX_REQUEST_BYTES`], non-numeric or
 //! missing fields, extra fields (where the format fixes their number) and unknown
-//! operation codes are errors.
+//! operation codes are errors. Exceptions, each following the trace's own documentation:
+//! `systor17` lines with a blank IOType ("no response message") and `oracle-general`
+//! records of size 0 (which libCacheSim skips) carry no request and are skipped.
+//!
+//! CSV formats with a header (`cloudphysics`, `systor17`) may have a free-text preamble
+//! before it, skipped when the header is among the first [`detect::PREAMBLE_MAX_LINES`]
+//! lines.
+//!
+//! libCacheSim's binary formats are object traces: every object request is a read on
+//! volume 0 whose 512-byte sector number is the object id, so `tierlab-placement`'s
+//! `request` objects are exactly the trace's objects (see [`Format::OracleGeneral`]). In their errors the "line" is the 1-based record number.
+//! `oracle-general` is detected from a `.oracleGeneral` file name or binary content that
+//! reads as plausible records; `binary-u32` and `binary-u64` need
+//! [`ReadOptions::format`] (`--format`).
 
 mod compact;
 mod decompress;

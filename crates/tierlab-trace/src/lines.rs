@@ -1,7 +1,8 @@
 //! Reading lines without copying them: [`LineReader`] keeps one growable buffer, fills it
 //! in large chunks from the (decompressed) input, and hands out each line as a slice of
 //! it. Line length is bounded, so a binary or newline-free input cannot make memory grow
-//! with the file.
+//! with the file. The binary formats take fixed-size records from the same buffer
+//! ([`LineReader::next_record`]).
 
 use std::io::{self, Read};
 
@@ -116,6 +117,26 @@ impl LineReader {
     }
 }
 
+impl LineReader {
+    /// The next `len` bytes, a binary record (`len` > 0, small), as a slice of the buffer;
+    /// `None` at the end of the input. If the input ends inside a record, the inner result
+    /// is `Err(n)` with the `n` bytes it had (which are consumed).
+    pub fn next_record(&mut self, len: usize) -> io::Result<Option<Result<&[u8], usize>>> {
+        let len = len.max(1);
+        while self.end - self.start < len && !self.eof {
+            self.fill()?;
+        }
+        let have = self.end - self.start;
+        if have >= len {
+            let at = self.start;
+            self.start += len;
+            return Ok(Some(Ok(&self.buf[at..at + len])));
+        }
+        self.start = self.end;
+        Ok((have > 0).then_some(Err(have)))
+    }
+}
+
 /// Whether a line carries nothing to parse: blank, or a `#` comment.
 pub(crate) fn is_blank_or_comment(line: &[u8]) -> bool {
     match line.iter().find(|&&b| b != b' ' && b != b'\t') {
@@ -191,6 +212,25 @@ mod tests {
         let mut r = LineReader::new(Box::new(io::Cursor::new(long)));
         assert!(matches!(r.next_line(), Err(LineError::TooLong)));
         assert!(r.buf.len() <= 2 * CHUNK_BYTES);
+    }
+
+    #[test]
+    fn records_span_refills_and_a_short_tail_is_reported() {
+        let data: Vec<u8> = (0..=50).collect();
+        let mut r = LineReader::new(Box::new(Trickle(data.clone(), 0)));
+        let mut got = Vec::new();
+        loop {
+            match r.next_record(24).unwrap() {
+                Some(Ok(record)) => got.push(record.to_vec()),
+                Some(Err(partial)) => {
+                    assert_eq!(partial, 3);
+                    break;
+                }
+                None => panic!("the 3-byte tail must be reported"),
+            }
+        }
+        assert_eq!(got, vec![data[..24].to_vec(), data[24..48].to_vec()]);
+        assert!(matches!(r.next_record(24), Ok(None)));
     }
 
     #[test]

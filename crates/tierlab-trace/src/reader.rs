@@ -5,9 +5,9 @@ use std::collections::BinaryHeap;
 use std::io::BufRead;
 
 use crate::decompress::{decompress, Compression};
-use crate::detect::{detect, Sample};
+use crate::detect::choose;
 use crate::error::TraceError;
-use crate::formats::Parser;
+use crate::formats::{libcachesim, Parser};
 use crate::lines::{is_blank_or_comment, LineError, LineReader};
 use crate::options::{ReadOptions, SORT_MAX_RECORDS};
 use crate::Format;
@@ -46,6 +46,14 @@ impl Ord for Held {
     }
 }
 
+/// How the input is cut into requests.
+enum Decoder {
+    /// A text format: line by line.
+    Lines(Parser),
+    /// A binary format: fixed-size records.
+    Records(Format),
+}
+
 /// Streams the requests of one trace, in time order, as [`IoRequest`]s.
 ///
 /// Memory is bounded whatever the trace length: one read buffer (lines are parsed in
@@ -57,8 +65,11 @@ pub struct TraceReader {
     format: Format,
     compression: Compression,
     lines: LineReader,
+    /// Lines read so far (records, for a binary format).
     line_no: u64,
-    parser: Parser,
+    /// Lines up to this number are a preamble before the header, skipped unread.
+    preamble: u64,
+    decoder: Decoder,
     opts: ReadOptions,
     /// The volume filter, sorted for binary search.
     volumes: Option<Vec<u32>>,
@@ -95,10 +106,10 @@ impl TraceReader {
                 source,
             })?;
         let mut lines = LineReader::new(input);
-        let sample = Sample::take(&mut lines, &name)?;
-        let format = match opts.format {
-            Some(f) => f,
-            None => detect(&sample, &name, opts.blkparse_action)?,
+        let (format, preamble) = choose(&mut lines, &name, opts)?;
+        let decoder = match Parser::new(format, opts.blkparse_action) {
+            Some(parser) => Decoder::Lines(parser),
+            None => Decoder::Records(format),
         };
         let mut volumes = opts.volumes.clone();
         if let Some(v) = volumes.as_mut() {
@@ -106,12 +117,13 @@ impl TraceReader {
             v.dedup();
         }
         Ok(TraceReader {
-            parser: Parser::new(format, opts.blkparse_action),
+            decoder,
             name,
             format,
             compression,
             lines,
             line_no: 0,
+            preamble,
             opts: opts.clone(),
             volumes,
             last_ns: None,
@@ -139,7 +151,8 @@ impl TraceReader {
         &self.name
     }
 
-    /// The number of the last line read (1-based; 0 before the first).
+    /// The number of the last line read (1-based; 0 before the first). For a binary
+    /// format, the number of the last record read.
     pub fn line(&self) -> u64 {
         self.line_no
     }
@@ -156,8 +169,63 @@ impl TraceReader {
         &self.opts
     }
 
+    /// The error for a failed read of the input at `line`.
+    fn read_error(&self, line: u64, source: std::io::Error) -> TraceError {
+        let context = match self.compression {
+            Compression::None => "read error".to_string(),
+            c => format!("cannot decompress the {c} stream (truncated or corrupt?)"),
+        };
+        TraceError::Io {
+            file: self.name.clone(),
+            line,
+            context,
+            source,
+        }
+    }
+
+    /// The next request of a binary `format`, with its record number.
+    fn next_record(&mut self, format: Format) -> Result<Option<(u64, IoRequest)>, TraceError> {
+        let size = format.record_bytes().unwrap_or(1);
+        loop {
+            let index = self.line_no;
+            let record = match self.lines.next_record(size) {
+                Ok(Some(Ok(record))) => record,
+                Ok(None) => return Ok(None),
+                Ok(Some(Err(partial))) => {
+                    return Err(TraceError::Parse {
+                        location: SourceLocation {
+                            file: self.name.clone(),
+                            line: index + 1,
+                            field: "record".into(),
+                        },
+                        expected: format!(
+                            "a whole {size}-byte {format} record from byte {} of the \
+                             decompressed input (the input is truncated, or not {format})",
+                            index.saturating_mul(size as u64)
+                        ),
+                        found: format!("{partial} bytes and the end of the input"),
+                    })
+                }
+                Err(source) => return Err(self.read_error(index + 1, source)),
+            };
+            self.line_no += 1;
+            match libcachesim::parse(format, record, index) {
+                Ok(Some(request)) => return Ok(Some((self.line_no, request))),
+                Ok(None) => {}
+                Err(e) => return Err(e.at(&self.name, self.line_no)),
+            }
+        }
+    }
+
     /// The next request in file order, with its line number.
     fn next_parsed(&mut self) -> Result<Option<(u64, IoRequest)>, TraceError> {
+        let parser = match &mut self.decoder {
+            Decoder::Lines(parser) => parser,
+            Decoder::Records(format) => {
+                let format = *format;
+                return self.next_record(format);
+            }
+        };
         loop {
             let line = match self.lines.next_line() {
                 Ok(Some(line)) => line,
@@ -186,10 +254,10 @@ impl TraceReader {
                 }
             };
             self.line_no += 1;
-            if is_blank_or_comment(line) {
+            if self.line_no <= self.preamble || is_blank_or_comment(line) {
                 continue;
             }
-            match self.parser.parse(line) {
+            match parser.parse(line) {
                 Ok(Some(request)) => return Ok(Some((self.line_no, request))),
                 Ok(None) => {}
                 Err(e) => return Err(e.at(&self.name, self.line_no)),

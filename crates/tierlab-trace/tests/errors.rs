@@ -70,7 +70,7 @@ fn extra_field_is_an_error() {
 
 #[test]
 fn unknown_op_codes_are_errors_in_every_format_that_has_them() {
-    let cases: [(Format, &str, &str); 9] = [
+    let cases: [(Format, &str, &str); 11] = [
         (Format::Disksim, "100 0 8 8 2", "op"),
         (Format::Cloudphysics, "1,10,2b,512,8", "op"),
         (
@@ -88,6 +88,8 @@ fn unknown_op_codes_are_errors_in_every_format_that_has_them() {
             "fio version 2 iolog\nf fly 0 512",
             "action",
         ),
+        (Format::Systor17, "1456135200.5,0.001,T,0,0,512", "IOType"),
+        (Format::AlibabaBlock, "0,T,0,512,1577808000000626", "opcode"),
     ];
     for (format, line, field) in cases {
         let e = error_text(format!("{line}\n").as_bytes(), "bad.trace", &forced(format));
@@ -260,5 +262,37 @@ fn errors_carry_a_structured_location() {
     assert_eq!(
         (loc.file.as_str(), loc.line, loc.field.as_str()),
         ("t", 2, "size_sectors")
+    );
+}
+
+#[test]
+fn systor17_errors_name_line_and_field() {
+    let text = "Timestamp,Response,IOType,LUN,Offset,Size\n\
+                1456135200.5,0.001,R,0,0,512\n\
+                1456135201.5,0.001,W,0,4096,0\n";
+    assert_eq!(
+        error_text(text.as_bytes(), "2016022219-LUN0.csv", &ReadOptions::default()),
+        "2016022219-LUN0.csv:3: field `Size`: expected a positive whole number of bytes (at most 1 GiB), found \"0\""
+    );
+    let text = "Timestamp,Response,IOType,LUN,Offset,Size\n1456135200.5,0.001,R,lun0,0,512\n";
+    let e = error_text(text.as_bytes(), "s.csv", &forced(Format::Systor17));
+    assert!(
+        e.starts_with("s.csv:2: field `LUN`: expected a whole number below 2^32"),
+        "{e}"
+    );
+}
+
+#[test]
+fn alibaba_errors_name_line_and_field() {
+    let text = "0,R,0,4096,1577808000000626\n0,W,4096,4096,1577808000000626.5\n";
+    assert_eq!(
+        error_text(text.as_bytes(), "io_traces.csv", &ReadOptions::default()),
+        "io_traces.csv:2: field `timestamp`: expected a whole number of microseconds (below 2^64 ns), found \"1577808000000626.5\""
+    );
+    let text = "0,R,0,4096,1577808000000626\n0,R,0,4096\n";
+    let e = error_text(text.as_bytes(), "a.csv", &forced(Format::AlibabaBlock));
+    assert_eq!(
+        e,
+        "a.csv:2: field `timestamp`: expected a time in microseconds, found \"end of line\""
     );
 }

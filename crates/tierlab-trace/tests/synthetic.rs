@@ -1,10 +1,14 @@
-//! Formats without a shared sample (UMass SPC, blkparse, fio iolog v2/v3), written here,
-//! and every format through every codec, as files.
+//! Formats without a shared sample (UMass SPC, blkparse, fio iolog v2/v3, SNIA SYSTOR '17,
+//! Alibaba block), written here, every text format through every codec, as files, and
+//! preambles before CSV headers.
 
 mod common;
 
-use common::{all_samples, compress, read_all, BLKPARSE, CODECS, FIO_V2, FIO_V3, OTHERS, UMASS};
-use tierlab_trace::{open, BlkparseAction, Compression, Format, ReadOptions};
+use common::{
+    all_samples, compress, error_text, read_all, ALIBABA, BLKPARSE, CODECS, FIO_V2, FIO_V3, OTHERS,
+    SYSTOR, UMASS,
+};
+use tierlab_trace::{open, BlkparseAction, Compression, Format, ReadOptions, TraceReader};
 use tierlab_types::{IoRequest, Op};
 
 fn req(time_ns: u64, volume: u32, offset_bytes: u64, len_bytes: u64, op: Op) -> IoRequest {
@@ -213,4 +217,124 @@ fn every_format_has_a_description() {
     for f in Format::ALL {
         assert!(f.description().len() > 20, "{f}");
     }
+}
+
+/// Reads `text` named `name` with detection; returns the format, the requests, the first
+/// timestamp and the last line read.
+fn detect_and_read(text: &str, name: &str) -> (Format, Vec<IoRequest>, Option<u64>, u64) {
+    let mut r = TraceReader::from_bufread(
+        std::io::Cursor::new(text.as_bytes().to_vec()),
+        name,
+        &ReadOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let got: Vec<IoRequest> = r.by_ref().map(|x| x.unwrap()).collect();
+    (r.format(), got, r.first_timestamp_ns(), r.line())
+}
+
+#[test]
+fn systor17_reads_seconds_lun_bytes_and_skips_blank_iotypes() {
+    let (format, got, t0, lines) = detect_and_read(SYSTOR, "2016022219-LUN4.csv");
+    assert_eq!(format, Format::Systor17);
+    assert_eq!(t0, Some(1_456_135_200_013_118_000));
+    assert_eq!(
+        got,
+        vec![
+            req(0, 4, 899_056_122_368, 131_072, Op::Read),
+            req(486_882_500, 6, 4096, 4096, Op::Write),
+        ]
+    );
+    assert_eq!(lines, 4);
+}
+
+#[test]
+fn alibaba_block_reads_device_bytes_and_microseconds() {
+    let (format, got, t0, _) = detect_and_read(ALIBABA, "io_traces.csv");
+    assert_eq!(format, Format::AlibabaBlock);
+    assert_eq!(t0, Some(1_577_808_000_000_626_000));
+    assert_eq!(
+        got,
+        vec![
+            req(0, 3, 126_703_644_672, 4096, Op::Read),
+            req(374_000, 999, 0, 512, Op::Write),
+        ]
+    );
+}
+
+/// `lines` lines of free text (commas, semicolons, numbers: nothing a parser could take
+/// for the header).
+fn preamble(lines: usize) -> String {
+    (0..lines)
+        .map(|i| format!("Trace {i}; collected by host-{i}, 2016 (see LICENCE, 3 clauses)\n"))
+        .collect()
+}
+
+#[test]
+fn free_text_before_a_csv_header_is_skipped() {
+    let cloudphysics = "version,time,op,size,lbn\n1,10,28,4096,8\n1,11,2a,512,16\n";
+    for (format, body, count) in [
+        (Format::Cloudphysics, cloudphysics, 2),
+        (Format::Systor17, SYSTOR, 2),
+    ] {
+        let text = format!("{}{body}", preamble(7));
+        let (detected, got, _, lines) = detect_and_read(&text, "x.csv");
+        assert_eq!(detected, format);
+        assert_eq!(got.len(), count, "{format}");
+        assert_eq!(
+            lines,
+            7 + body.lines().count() as u64,
+            "line numbers count the preamble"
+        );
+        // The same requests as without the preamble, and with the format forced.
+        assert_eq!(
+            read_all(body.as_bytes(), "x.csv", &ReadOptions::default()).unwrap(),
+            got
+        );
+        let forced = ReadOptions {
+            format: Some(format),
+            ..ReadOptions::default()
+        };
+        assert_eq!(read_all(text.as_bytes(), "x.csv", &forced).unwrap(), got);
+    }
+}
+
+#[test]
+fn the_header_must_be_within_the_first_hundred_lines() {
+    assert_eq!(tierlab_trace::detect::PREAMBLE_MAX_LINES, 100);
+    // Header on line 100: read.
+    let text = format!("{}{SYSTOR}", preamble(99));
+    assert_eq!(detect_and_read(&text, "x.csv").1.len(), 2);
+    // Header on line 101: no preamble is recognised, and line 1 is reported.
+    let text = format!("{}{SYSTOR}", preamble(100));
+    let forced = ReadOptions {
+        format: Some(Format::Systor17),
+        ..ReadOptions::default()
+    };
+    let e = error_text(text.as_bytes(), "x.csv", &forced);
+    assert!(
+        e.starts_with("x.csv:1: field `Timestamp`: expected a non-negative number of seconds"),
+        "{e}"
+    );
+    let e = error_text(text.as_bytes(), "x.csv", &ReadOptions::default());
+    assert!(e.contains("not in any trace format"), "{e}");
+}
+
+#[test]
+fn data_after_a_preamble_is_still_checked() {
+    let text = format!("{}{SYSTOR}1456135201.0,0.001,Q,6,4096,4096\n", preamble(3));
+    let e = error_text(text.as_bytes(), "p.csv", &ReadOptions::default());
+    assert!(
+        e.starts_with("p.csv:8: field `IOType`: expected `R`, `W` or nothing"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_header_after_data_is_no_preamble() {
+    // Concatenated files: the lines before the second header are data, not a preamble.
+    let text = "1456135200.5,0.001,R,0,0,512\nTimestamp,Response,IOType,LUN,Offset,Size\n\
+                1456135201.5,0.001,W,0,512,512\n";
+    let (format, got, _, _) = detect_and_read(text, "cat.csv");
+    assert_eq!(format, Format::Systor17);
+    assert_eq!(got.len(), 2);
 }

@@ -4,14 +4,20 @@
 //!
 //! Times come out in nanoseconds on the format's own clock (for example Windows FILETIME
 //! or Unix seconds, scaled to ns); the reader rebases them so the trace starts at 0.
+//!
+//! The binary formats (libCacheSim's) have no lines: [`libcachesim::parse`] reads one
+//! fixed-size record at a time, and [`Parser::new`] has no parser for them.
 
+mod alibaba;
 mod blkparse;
 mod blkreplay;
 mod cloudphysics;
 mod disksim;
 mod fio;
 mod fiu;
+pub(crate) mod libcachesim;
 mod msr;
+mod systor;
 mod tencent;
 mod umass;
 mod validate;
@@ -38,11 +44,14 @@ pub(crate) enum Parser {
     Blkparse(BlkparseAction),
     FioIolog(fio::State),
     DisksimValidate(validate::State),
+    Systor17,
+    AlibabaBlock,
 }
 
 impl Parser {
-    pub fn new(format: Format, blkparse_action: BlkparseAction) -> Self {
-        match format {
+    /// The line parser of a text format; `None` for a binary format.
+    pub fn new(format: Format, blkparse_action: BlkparseAction) -> Option<Self> {
+        Some(match format {
             Format::Disksim => Parser::Disksim { ms: false },
             Format::DisksimMs => Parser::Disksim { ms: true },
             Format::Cloudphysics => Parser::Cloudphysics,
@@ -54,7 +63,10 @@ impl Parser {
             Format::Blkparse => Parser::Blkparse(blkparse_action),
             Format::FioIolog => Parser::FioIolog(fio::State::default()),
             Format::DisksimValidate => Parser::DisksimValidate(validate::State::default()),
-        }
+            Format::Systor17 => Parser::Systor17,
+            Format::AlibabaBlock => Parser::AlibabaBlock,
+            Format::OracleGeneral | Format::BinaryU32 | Format::BinaryU64 => return None,
+        })
     }
 
     /// Parses one non-blank, non-comment line.
@@ -71,6 +83,8 @@ impl Parser {
             Parser::Blkparse(action) => blkparse::parse(line, *action),
             Parser::FioIolog(state) => fio::parse(line, state),
             Parser::DisksimValidate(state) => validate::parse(line, state),
+            Parser::Systor17 => systor::parse(line),
+            Parser::AlibabaBlock => alibaba::parse(line),
         }
     }
 }

@@ -97,6 +97,31 @@ fio version 3 iolog
 1000 /dev/nvme0n1 close
 ";
 
+/// SNIA SYSTOR '17: the header, a request, a line with a blank IOType (no response: not a
+/// request), and a request on another LUN.
+pub const SYSTOR: &str = "\
+Timestamp,Response,IOType,LUN,Offset,Size
+1456135200.013118000,0.000806000,R,4,899056122368,131072
+1456135200.250000000,,,4,0,0
+1456135200.500000500,0.001000000,W,6,4096,4096
+";
+
+/// Alibaba block traces: `device_id,opcode,offset,length,timestamp_us`, no header.
+pub const ALIBABA: &str = "\
+3,R,126703644672,4096,1577808000000626
+999,W,0,512,1577808000001000
+";
+
+/// One libCacheSim `oracleGeneral` record: clock_time, obj_id, obj_size,
+/// next_access_vtime, little-endian.
+pub fn oracle_record(clock: u32, id: u64, size: u32, next: i64) -> Vec<u8> {
+    let mut r = clock.to_le_bytes().to_vec();
+    r.extend(id.to_le_bytes());
+    r.extend(size.to_le_bytes());
+    r.extend(next.to_le_bytes());
+    r
+}
+
 /// A few lines of each format that has a shared sample, to run through every codec.
 pub const OTHERS: [(Format, &str); 8] = [
     (Format::Disksim, "100 0 8 8 1\n200 1 16 8 0\n"),
@@ -116,6 +141,8 @@ pub fn all_samples() -> Vec<(Format, &'static str)> {
         (Format::Blkparse, BLKPARSE),
         (Format::FioIolog, FIO_V2),
         (Format::FioIolog, FIO_V3),
+        (Format::Systor17, SYSTOR),
+        (Format::AlibabaBlock, ALIBABA),
     ];
     samples.extend(OTHERS);
     samples
