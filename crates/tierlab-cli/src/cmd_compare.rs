@@ -71,6 +71,7 @@ impl CompareArgs {
             tariff: self.tariff.clone(),
             read_effect: self.read_effect,
             demand_billing: self.demand_billing,
+            ..CostModel::default()
         }
     }
 }
@@ -180,7 +181,7 @@ pub fn run(a: CompareArgs) -> Result<()> {
         std::fs::write(path, render_csv(rows, &report.failed)).with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &a.html {
-        std::fs::write(path, crate::html::render(rows)).with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(path, crate::html::render(rows, &report.failed)?).with_context(|| format!("cannot write {}", path.display()))?;
     }
     let mut out = std::io::stdout().lock();
     if a.base.json {

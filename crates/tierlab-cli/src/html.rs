@@ -1,98 +1,228 @@
-//! A self-contained HTML report of `tierlab compare`: inline SVG charts (no scripts, no
-//! network), readable in any browser and printable.
+//! A self-contained HTML report of `tierlab compare`: SVG charts drawn with `plotters`
+//! (no scripts, no network), readable in any browser and printable. Each design family
+//! (SSD-only, HDD-only, linear, tiering, caching) has one colour throughout.
 
-use crate::cmd_compare::render_text;
-use tierlab_hybrid::RunRow;
+use crate::charts::{esc, figure, num, page_head, plot_log, Chart, Marker, Reference, Series, Style, WIDTH};
+use crate::cmd_compare::{render_failed, render_text};
+use anyhow::{anyhow, Result};
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::fmt::Write;
+use tierlab_hybrid::{FailedRow, RunRow};
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+/// The design families, in the order the legends list them, with their colours.
+const FAMILIES: [(&str, &str, RGBColor); 5] = [
+    ("ssdonly", "SSD-only", RGBColor(0xd6, 0x27, 0x28)),
+    ("hddonly", "HDD-only", RGBColor(0x7f, 0x7f, 0x7f)),
+    ("linear", "linear", RGBColor(0x8c, 0x56, 0x4b)),
+    ("tiering", "tiering", RGBColor(0x1f, 0x77, 0xb4)),
+    ("caching", "caching", RGBColor(0x2c, 0xa0, 0x2c)),
+];
+
+/// A row's family: (index, name, colour).
+fn family(r: &RunRow) -> (usize, &'static str, RGBColor) {
+    let i = FAMILIES.iter().position(|f| f.0 == r.mode).unwrap_or(0);
+    (i, FAMILIES[i].1, FAMILIES[i].2)
 }
 
-const PALETTE: [&str; 10] = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
-
-/// Horizontal bars, one per configuration.
-fn bars(title: &str, unit: &str, rows: &[RunRow], value: impl Fn(&RunRow) -> f64) -> String {
-    let (label_w, bar_w, row_h) = (330.0, 420.0, 18.0);
-    let max = rows.iter().map(&value).filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
-    let h = 40.0 + row_h * rows.len() as f64;
-    let mut s = format!(r#"<figure><figcaption>{}</figcaption><svg width="{}" height="{h}" role="img">"#, esc(title), label_w + bar_w + 90.0);
-    for (i, r) in rows.iter().enumerate() {
-        let v = value(r);
-        let y = 20.0 + row_h * i as f64;
-        let w = if v.is_finite() { bar_w * v / max } else { 0.0 };
-        let _ = write!(
-            s,
-            r#"<text x="{}" y="{}" text-anchor="end" font-size="12">{}</text><rect x="{label_w}" y="{}" width="{w:.1}" height="{}" fill="{}"/><text x="{}" y="{}" font-size="11">{} {}</text>"#,
-            label_w - 6.0,
-            y + 12.0,
-            esc(&r.config),
-            y + 2.0,
-            row_h - 4.0,
-            PALETTE[i % PALETTE.len()],
-            label_w + w + 4.0,
-            y + 12.0,
-            fmt_num(v),
-            esc(unit)
-        );
-    }
-    s.push_str("</svg></figure>");
-    s
+fn draw_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
+    anyhow!("drawing a chart: {e:?}")
 }
 
-fn fmt_num(v: f64) -> String {
-    if !v.is_finite() {
-        "-".into()
-    } else if v.abs() >= 100.0 {
-        format!("{v:.0}")
-    } else if v.abs() >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.4}")
-    }
+/// Inline SVG needs no namespace declaration; without it the page names no address.
+fn inline(svg: String) -> String {
+    svg.replacen(r#" xmlns="http://www.w3.org/2000/svg""#, "", 1)
 }
 
-/// Total cost against α, both axes logarithmic, one line per configuration.
-fn cost_chart(rows: &[RunRow]) -> String {
-    let (w, h, left, bottom) = (760.0, 420.0, 70.0, 40.0);
-    let points: Vec<(f64, f64)> = rows.iter().flat_map(|r| r.cost.iter().map(|c| (c.alpha, c.total_usd))).collect();
-    let (xmin, xmax) = (1.0f64, points.iter().map(|p| p.0).fold(10.0, f64::max));
-    let ymin = points.iter().map(|p| p.1).filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min).max(1e-3);
-    let ymax = points.iter().map(|p| p.1).fold(ymin * 10.0, f64::max);
-    let (lx0, lx1, ly0, ly1) = (xmin.log10(), xmax.log10(), ymin.log10().floor(), ymax.log10().ceil());
-    let x = |a: f64| left + (a.max(xmin).log10() - lx0) / (lx1 - lx0).max(1e-9) * (w - left - 20.0);
-    let y = |c: f64| (h - bottom) - (c.max(10f64.powf(ly0)).log10() - ly0) / (ly1 - ly0).max(1e-9) * (h - bottom - 20.0);
-    let mut s = format!(r#"<figure><figcaption>Total cost (USD) against α, the number of times the workload runs (log–log)</figcaption><svg width="{}" height="{h}" role="img">"#, w + 300.0);
-    let _ = write!(s, r#"<line x1="{left}" y1="{}" x2="{}" y2="{}" stroke="black"/><line x1="{left}" y1="20" x2="{left}" y2="{}" stroke="black"/>"#, h - bottom, w - 20.0, h - bottom, h - bottom);
-    for e in (lx0 as i32)..=(lx1.ceil() as i32) {
-        let a = 10f64.powi(e);
-        let _ = write!(s, r#"<text x="{:.1}" y="{}" font-size="11" text-anchor="middle">1e{e}</text>"#, x(a), h - bottom + 16.0);
+/// The family legend, drawn at the right of a chart.
+fn legend<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, present: &[bool]) -> Result<()> {
+    let text = ("sans-serif", 13).into_font().color(&BLACK);
+    let mut y = 24;
+    for (f, _) in FAMILIES.iter().zip(present).filter(|(_, p)| **p) {
+        area.draw(&Rectangle::new([(8, y - 6), (22, y + 6)], f.2.filled())).map_err(draw_err)?;
+        area.draw(&Text::new(f.1.to_string(), (30, y - 7), text.clone())).map_err(draw_err)?;
+        y += 20;
     }
-    for e in (ly0 as i32)..=(ly1 as i32) {
-        let c = 10f64.powi(e);
-        let _ = write!(s, r##"<text x="{}" y="{:.1}" font-size="11" text-anchor="end">$1e{e}</text><line x1="{left}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="#ddd"/>"##, left - 4.0, y(c) + 4.0, y(c), w - 20.0, y(c));
-    }
-    for (i, r) in rows.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let path: Vec<String> = r.cost.iter().map(|c| format!("{:.1},{:.1}", x(c.alpha), y(c.total_usd))).collect();
-        let _ = write!(s, r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.5"/>"#, path.join(" "));
-        let _ = write!(s, r#"<rect x="{}" y="{}" width="10" height="10" fill="{color}"/><text x="{}" y="{}" font-size="11">{}</text>"#, w, 20.0 + 15.0 * i as f64, w + 14.0, 29.0 + 15.0 * i as f64, esc(&r.config));
-    }
-    s.push_str("</svg></figure>");
-    s
+    Ok(())
 }
 
-pub fn render(rows: &[RunRow]) -> String {
-    let mut s = String::from(
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tierlab compare</title>
-<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}figure{margin:1.5em 0}figcaption{font-weight:600;margin-bottom:.4em}pre{font-size:12px;overflow-x:auto;background:#eee;padding:1em}</style></head><body>
-<h1>tierlab compare</h1><p>One workload on each drive design, in four currencies: performance, energy, endurance and dollars.</p>"#,
-    );
-    s.push_str(&bars("Throughput", "IOPS", rows, |r| r.throughput_iops));
-    s.push_str(&bars("Mean response time", "ms", rows, |r| r.mean_ms));
-    s.push_str(&bars("Energy", "J", rows, |r| r.energy_j));
-    s.push_str(&bars("SSD endurance used (reads count 1/10)", "ppm", rows, |r| r.ssd_eu_read_tenth));
-    s.push_str(&cost_chart(rows));
-    let _ = writeln!(s, "<h2>Table</h2><pre>{}</pre></body></html>", esc(&render_text(rows)));
-    s
+fn families_present(rows: &[RunRow]) -> Vec<bool> {
+    let mut present = vec![false; FAMILIES.len()];
+    for r in rows {
+        present[family(r).0] = true;
+    }
+    present
+}
+
+/// Horizontal bars, one per design, coloured by family, with the value at the bar's end.
+fn bars(rows: &[RunRow], unit: &str, value: impl Fn(&RunRow) -> f64) -> Result<String> {
+    let n = rows.len().max(1);
+    let height = 60 + 22 * n as u32;
+    let max = rows.iter().map(&value).filter(|v| v.is_finite()).fold(0.0f64, f64::max);
+    let top = if max > 0.0 { max * 1.18 } else { 1.0 };
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_err)?;
+        let (area, side) = root.split_horizontally(WIDTH - 130);
+        let mut chart = ChartBuilder::on(&area)
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(290)
+            .build_cartesian_2d(0.0..top, (0..n).into_segmented())
+            .map_err(draw_err)?;
+        let label = |v: &SegmentValue<usize>| match v {
+            SegmentValue::CenterOf(i) => n.checked_sub(i + 1).and_then(|k| rows.get(k)).map(|r| r.config.clone()).unwrap_or_default(),
+            _ => String::new(),
+        };
+        let x_fmt = |v: &f64| num(*v);
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(n)
+            .y_label_formatter(&label)
+            .x_label_formatter(&x_fmt)
+            .x_desc(unit)
+            .label_style(("sans-serif", 12))
+            .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
+            .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
+            .draw()
+            .map_err(draw_err)?;
+        for (i, r) in rows.iter().enumerate() {
+            let v = value(r);
+            let slot = n - 1 - i;
+            let v = if v.is_finite() { v.max(0.0) } else { 0.0 };
+            let colour = family(r).2;
+            chart
+                .draw_series(std::iter::once(Rectangle::new([(0.0, SegmentValue::Exact(slot)), (v, SegmentValue::Exact(slot + 1))], colour.filled())))
+                .map_err(draw_err)?;
+            chart
+                .draw_series(std::iter::once(Text::new(num(value(r)), (v + top * 0.01, SegmentValue::CenterOf(slot)), ("sans-serif", 11).into_font())))
+                .map_err(draw_err)?;
+        }
+        legend(&side, &families_present(rows))?;
+        root.present().map_err(draw_err)?;
+    }
+    Ok(inline(svg))
+}
+
+/// Whether `r` is on the Pareto front of throughput (more is better) against the cost
+/// over the drive's life (less is better): no other design is at least as fast and at
+/// most as dear, and better in one.
+pub fn on_front(r: &RunRow, rows: &[RunRow]) -> bool {
+    let (t, c) = (r.throughput_iops, r.horizon.total_usd);
+    !rows.iter().any(|o| o.throughput_iops >= t && o.horizon.total_usd <= c && (o.throughput_iops > t || o.horizon.total_usd < c))
+}
+
+/// Cost over the drive's life against throughput, one point per design coloured by
+/// family, the Pareto front joined and its designs named.
+fn pareto(rows: &[RunRow]) -> Result<String> {
+    let pts: Vec<(f64, f64)> = rows.iter().map(|r| (r.throughput_iops, r.horizon.total_usd)).filter(|p| p.0.is_finite() && p.1.is_finite() && p.1 > 0.0).collect();
+    let (xmax, ymin, ymax) = pts.iter().fold((0.0f64, f64::INFINITY, 0.0f64), |(x, lo, hi), p| (x.max(p.0), lo.min(p.1), hi.max(p.1)));
+    let (ylo, yhi) = if ymin.is_finite() { (ymin / 1.6, ymax * 1.6) } else { (1.0, 10.0) };
+    let mut front: Vec<&RunRow> = rows.iter().filter(|r| on_front(r, rows)).collect();
+    front.sort_by(|a, b| a.throughput_iops.total_cmp(&b.throughput_iops));
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, 520)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_err)?;
+        let (area, side) = root.split_horizontally(WIDTH - 130);
+        let mut chart = ChartBuilder::on(&area)
+            .margin(14)
+            .x_label_area_size(48)
+            .y_label_area_size(80)
+            .build_cartesian_2d(0.0..(xmax * 1.12).max(1.0), (ylo..yhi).log_scale())
+            .map_err(draw_err)?;
+        let fmt = |v: &f64| num(*v);
+        chart
+            .configure_mesh()
+            .x_desc("throughput (IOPS)")
+            .y_desc(format!("cost over {} years (USD, log)", rows.first().map_or(5.0, |r| (r.horizon.years * 10.0).round() / 10.0)))
+            .x_label_formatter(&fmt)
+            .y_label_formatter(&fmt)
+            .label_style(("sans-serif", 13))
+            .axis_desc_style(("sans-serif", 14))
+            .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
+            .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
+            .draw()
+            .map_err(draw_err)?;
+        chart
+            .draw_series(LineSeries::new(front.iter().map(|r| (r.throughput_iops, r.horizon.total_usd)), BLACK.stroke_width(1)))
+            .map_err(draw_err)?;
+        for r in rows {
+            let p = (r.throughput_iops, r.horizon.total_usd);
+            if !(p.0.is_finite() && p.1 > 0.0) {
+                continue;
+            }
+            let colour = family(r).2;
+            if on_front(r, rows) {
+                chart.draw_series(std::iter::once(Circle::new(p, 8, BLACK.filled()))).map_err(draw_err)?;
+                chart.draw_series(std::iter::once(Circle::new(p, 6, colour.filled()))).map_err(draw_err)?;
+            } else {
+                // Rings, so that designs on the same spot stay visible.
+                chart.draw_series(std::iter::once(Circle::new(p, 5, colour.stroke_width(2)))).map_err(draw_err)?;
+            }
+        }
+        // Name each front point once; designs within 1 % of it on both axes are counted
+        // with it. Labels right of the middle end at their point, so they stay inside.
+        let near = |a: &RunRow, b: &RunRow| {
+            (a.throughput_iops - b.throughput_iops).abs() <= 0.01 * a.throughput_iops.max(b.throughput_iops)
+                && (a.horizon.total_usd - b.horizon.total_usd).abs() <= 0.01 * a.horizon.total_usd.max(b.horizon.total_usd)
+        };
+        let mut named: Vec<&RunRow> = Vec::new();
+        for r in &front {
+            if named.iter().any(|n| near(n, r)) {
+                continue;
+            }
+            named.push(r);
+            let ties = front.iter().filter(|o| near(o, r)).count();
+            let label = if ties > 1 { format!("{} (+{} within 1 %)", r.config, ties - 1) } else { r.config.clone() };
+            let anchor = if r.throughput_iops > xmax * 0.55 { HPos::Right } else { HPos::Left };
+            let style = ("sans-serif", 12).into_font().into_text_style(&area).pos(Pos::new(anchor, VPos::Bottom));
+            let p = (r.throughput_iops, r.horizon.total_usd * 1.15);
+            chart.draw_series(std::iter::once(Text::new(label, p, style))).map_err(draw_err)?;
+        }
+        legend(&side, &families_present(rows))?;
+        let text = ("sans-serif", 12).into_font().color(&BLACK);
+        let y = 24 + 20 * families_present(rows).iter().filter(|p| **p).count() as i32 + 10;
+        side.draw(&Circle::new((15, y), 7, BLACK.filled())).map_err(draw_err)?;
+        side.draw(&Text::new("Pareto front".to_string(), (30, y - 7), text)).map_err(draw_err)?;
+        root.present().map_err(draw_err)?;
+    }
+    Ok(inline(svg))
+}
+
+/// Total cost at each α relative to HDD-only's at the same α, one line per design.
+fn relative_cost(rows: &[RunRow]) -> Result<Option<String>> {
+    let Some(hdd) = rows.iter().find(|r| r.mode == "hddonly") else { return Ok(None) };
+    let cats: Vec<String> = hdd.cost.iter().map(|c| num(c.alpha)).collect();
+    let mut shown_per_family = [0usize; FAMILIES.len()];
+    let series: Vec<Series> = rows
+        .iter()
+        .map(|r| {
+            let (fi, _, colour) = family(r);
+            let k = shown_per_family[fi];
+            shown_per_family[fi] += 1;
+            let points = r.cost.iter().zip(&hdd.cost).enumerate().map(|(i, (c, h))| (i as f64, c.total_usd / h.total_usd, true)).collect();
+            Series { label: r.config.clone(), colour, dashed: k % 2 == 1, marker: if k % 4 < 2 { Marker::Circle } else { Marker::Triangle }, points }
+        })
+        .collect();
+    let reference = Reference { label: "HDD-only".into(), points: vec![(-0.5, 1.0), (cats.len() as f64 - 0.5, 1.0)] };
+    let chart = Chart { x_desc: "α (runs of the workload)", y_desc: "total cost / HDD-only's (log)", categories: &cats, series: &series, joined: true, reference: Some(reference) };
+    Ok(Some(plot_log(&chart, Style { height: 560, legend_width: 330, zero_based: false })?))
+}
+
+pub fn render(rows: &[RunRow], failed: &[FailedRow]) -> Result<String> {
+    let mut s = page_head("tierlab compare", "pre{font-size:12px;overflow-x:auto;background:#eee;padding:1em}");
+    s.push_str("<p>One workload on each drive design, in four currencies: performance, energy, endurance and dollars. Colours are design families.</p>\n");
+    figure(&mut s, "Cost over the drive's life against throughput; the Pareto front (faster for less) is joined and named", &pareto(rows)?);
+    figure(&mut s, "Throughput (IOPS)", &bars(rows, "IOPS", |r| r.throughput_iops)?);
+    figure(&mut s, "Mean response time (ms)", &bars(rows, "ms", |r| r.mean_ms)?);
+    figure(&mut s, "Energy (J)", &bars(rows, "J", |r| r.energy_j)?);
+    figure(&mut s, "SSD endurance used, parts per million of rated life (reads count 1/10)", &bars(rows, "ppm", |r| r.ssd_eu_read_tenth)?);
+    if let Some(svg) = relative_cost(rows)? {
+        figure(&mut s, "Total cost against α, relative to HDD-only at the same α", &svg);
+    }
+    let _ = writeln!(s, "<h2>Table</h2><pre>{}{}</pre></body></html>", esc(&render_text(rows)), esc(&render_failed(failed)));
+    Ok(s)
 }

@@ -12,6 +12,7 @@ mod hybrid;
 mod cmd_bench;
 mod cmd_catalog;
 mod cmd_compare;
+mod cmd_overview;
 mod cmd_serve;
 mod cmd_simulate;
 mod cmd_system;
@@ -31,16 +32,21 @@ use std::process::ExitCode;
     about = "Simulate storage built from unlike devices (SSD, HDD, spin-down and multi-speed disks) \
              and report what a design costs in performance, energy, endurance and dollars.",
     long_about = None,
-    after_help = "Start with `tierlab simulate` (the bundled default workload on the default disk), \
-                  then `tierlab trace stats FILE` on a trace of your own."
+    after_help = "Start with `tierlab` alone: five drive designs on the bundled default workload, in four \
+                  currencies, and a verdict. Then `tierlab overview --trace FILE` on a trace of your own."
 )]
 struct Cli {
+    /// Without a command: `tierlab overview` on the bundled default workload.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// What each design costs on one workload: SSD-only, HDD-only, linear, GreenDM
+    /// tiering and caching, with throughput, mean latency, energy, wear and cost over the
+    /// drive's life, and a verdict (fastest, cheapest, best per dollar). The default.
+    Overview(Box<cmd_overview::OverviewArgs>),
     /// Run one workload on a matrix of drive designs (SSD-only, HDD-only, linear, GreenDM
     /// tiering and caching over sweeps of SSD share, PT and ES) and report performance,
     /// energy, endurance and cost over α runs, as a table, JSON, CSV or HTML.
@@ -91,7 +97,12 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let command = cli.command.unwrap_or_else(|| match Cli::parse_from(["tierlab", "overview"]).command {
+        Some(c) => c,
+        None => unreachable!("`overview` parses as a command"),
+    });
+    let result = match command {
+        Command::Overview(a) => cmd_overview::run(*a),
         Command::Compare(a) => cmd_compare::run(*a),
         Command::Array(c) => cmd_array::run(c),
         Command::Replicate(c) => cmd_replicate::run(c),

@@ -20,6 +20,25 @@ fn shared() -> Option<PathBuf> {
 
 #[test]
 fn main_job_report_is_golden_and_deterministic() {
+    // `tierlab` alone: five designs, the four currencies, a verdict, in 80 columns.
+    let a = ok(&[]);
+    // The golden file holds it to the byte, run after run (same seed, same bytes).
+    golden("overview-default.txt", &a);
+    for line in a.lines() {
+        assert!(line.chars().count() <= 80, "wider than 80 columns: {line}");
+    }
+    for design in ["ssd-only", "hdd-only", "linear", "tiering", "caching"] {
+        assert!(a.lines().any(|l| l.starts_with(design)), "{design} missing:\n{a}");
+    }
+    assert!(a.contains("verdict    fastest tiering, cheapest over 5 years hdd-only, best IOPS/$ tiering"), "{a}");
+    let v = json(&ok(&["overview", "--json"]));
+    assert_eq!(v["designs"].as_array().unwrap().len(), 5);
+    assert_eq!((v["open_loop"].as_array().unwrap().len(), v["closed_loop"].as_array().unwrap().len()), (5, 5));
+    assert!(v["fastest"].is_string() && v["cheapest"].is_string() && v["best_per_dollar"].is_string(), "{v}");
+}
+
+#[test]
+fn simulate_default_report_is_golden_and_deterministic() {
     let a = ok(&["simulate"]);
     golden("simulate-default.txt", &a);
     assert_eq!(a, ok(&["simulate"]), "same seed, same bytes");
@@ -318,6 +337,33 @@ fn compare_runs_every_design_it_can_on_small_and_tiny_traces() {
     let widths: Vec<usize> = csv.lines().map(fields).collect();
     assert!(widths.windows(2).all(|w| w[0] == w[1]), "{widths:?}\n{csv}");
     assert!(csv.lines().any(|l| l.starts_with("tiering") && l.ends_with("use a larger SSD share or smaller extents")), "{csv}");
+}
+
+/// The HTML reports in a real browser: they load without console errors, and a
+/// screenshot is an image of the window's size with something drawn on it.
+#[test]
+fn html_reports_load_in_a_headless_browser() {
+    let Some(browser) = support::browser::chromium() else { return };
+    let dir = tempdir();
+    let compare = dir.join("compare.html");
+    ok(&["compare", "--fractions", "0.25,0.125", "--pts", "2", "--extents", "1048576", "--html", compare.to_str().unwrap()]);
+    let system = dir.join("system.html");
+    ok(&["system", "savings", "--html", system.to_str().unwrap()]);
+    let blank = dir.join("blank.html");
+    std::fs::write(&blank, "<!doctype html><html><body></body></html>").unwrap();
+    let empty = support::browser::load(&browser, &blank, 1200, 2000);
+    for page in [&compare, &system] {
+        let loaded = support::browser::load(&browser, page, 1200, 2000);
+        assert_eq!(loaded.size, (1200, 2000), "{}", page.display());
+        assert!(loaded.console_errors.is_empty(), "{}: {:?}", page.display(), loaded.console_errors);
+        // Charts compress far worse than an empty page.
+        assert!(loaded.png_bytes > 10 * empty.png_bytes, "{}: {} bytes against a blank page's {}", page.display(), loaded.png_bytes, empty.png_bytes);
+    }
+    // The compare report colours by design family and marks its Pareto front.
+    let html = std::fs::read_to_string(&compare).unwrap();
+    for s in ["Pareto front", "SSD-only", "HDD-only", "tiering", "caching", "relative to HDD-only"] {
+        assert!(html.contains(s), "missing {s}");
+    }
 }
 
 #[test]

@@ -7,6 +7,7 @@ use crate::run::{simulate, Config, Run, Workload};
 use anyhow::{anyhow, Context, Result};
 use serde::Serialize;
 use tierlab_cost::{cost_curve, CostBreakdown, CostDevice, CostInputs, DemandBilling, PriceCatalog, Tariff, Wear};
+use tierlab_types::SECONDS_PER_YEAR;
 use tierlab_sim::DeviceRun;
 
 /// How runs are priced.
@@ -20,11 +21,14 @@ pub struct CostModel {
     pub read_effect: f64,
     /// How often the tariff's demand charge is paid (the research: once per run).
     pub demand_billing: DemandBilling,
+    /// Each row is also priced over this many years of service (α = the horizon over the
+    /// run's span): the cost over a drive's life.
+    pub horizon_years: f64,
 }
 
 impl Default for CostModel {
     fn default() -> Self {
-        CostModel { prices: "greendm-2012".into(), tariff: "lipa-285-recent".into(), read_effect: 0.1, demand_billing: DemandBilling::PerRun }
+        CostModel { prices: "greendm-2012".into(), tariff: "lipa-285-recent".into(), read_effect: 0.1, demand_billing: DemandBilling::PerRun, horizon_years: 5.0 }
     }
 }
 
@@ -34,6 +38,7 @@ struct Pricing {
     tariff: Tariff,
     read_effect: f64,
     demand_billing: DemandBilling,
+    horizon_years: f64,
 }
 
 impl Pricing {
@@ -41,11 +46,15 @@ impl Pricing {
         if !(m.read_effect.is_finite() && m.read_effect >= 0.0) {
             return Err(anyhow!("--read-effect: expected a non-negative ratio, found {}", m.read_effect));
         }
+        if !(m.horizon_years.is_finite() && m.horizon_years > 0.0 && m.horizon_years <= 1000.0) {
+            return Err(anyhow!("--years: expected a horizon of more than 0 and at most 1000 years, found {}", m.horizon_years));
+        }
         Ok(Pricing {
             prices: tierlab_cost::builtin_prices(&m.prices)?,
             tariff: tierlab_cost::builtin_tariff(&m.tariff)?,
             read_effect: m.read_effect,
             demand_billing: m.demand_billing,
+            horizon_years: m.horizon_years,
         })
     }
 }
@@ -83,6 +92,9 @@ pub struct RunRow {
     pub hdd_eu: f64,
     /// Total cost and its parts at each α of `tierlab_cost::ALPHAS`.
     pub cost: Vec<CostBreakdown>,
+    /// The cost over the cost model's horizon (α = horizon / span, at least 1); its
+    /// devices' `wear_fraction` × `alpha` is the share of rated life the horizon uses.
+    pub horizon: CostBreakdown,
 }
 
 impl RunRow {
@@ -200,6 +212,8 @@ fn row(label: &str, config: &Config, run: &Run, p: &Pricing) -> Result<RunRow> {
         demand_billing: p.demand_billing,
     };
     let cost = cost_curve(&inputs, &p.tariff).with_context(|| format!("pricing `{label}`"))?;
+    let horizon_alpha = (p.horizon_years * SECONDS_PER_YEAR / r.span_s.max(1e-9)).max(1.0);
+    let horizon = tierlab_cost::cost(&inputs, &p.tariff, horizon_alpha).with_context(|| format!("pricing `{label}` over {} years", p.horizon_years))?;
     let stats = &r.controller["stats"];
     let count = |k: &str| stats[k].as_u64().unwrap_or(0);
     let h = &config.hybrid;
@@ -235,5 +249,6 @@ fn row(label: &str, config: &Config, run: &Run, p: &Pricing) -> Result<RunRow> {
         ssd_eu_read_hundredth: ssd_eu.1,
         hdd_eu,
         cost,
+        horizon,
     })
 }

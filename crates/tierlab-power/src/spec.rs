@@ -242,6 +242,21 @@ impl StandbyLevel {
     pub fn is_usable(&self) -> bool {
         self.enter.is_some() && self.leave.is_some()
     }
+
+    /// Break-even idle time at idle power `idle_w`, s: the shortest idle period for which
+    /// entering and leaving the level uses less energy than staying idle,
+    /// (E_enter + E_leave − P·(T_enter + T_leave)) / (P_idle − P), and never less than the
+    /// trip itself. Infinite when the level draws no less than idle; `None` when its
+    /// transitions are unknown.
+    pub fn break_even_s(&self, idle_w: f64) -> Option<f64> {
+        let (enter, leave) = (self.enter?, self.leave?);
+        let trip_s = enter.time_s + leave.time_s;
+        let saved_w = idle_w - self.power_w;
+        if saved_w <= 0.0 {
+            return Some(f64::INFINITY);
+        }
+        Some(((enter.energy_j + leave.energy_j - self.power_w * trip_s) / saved_w).max(trip_s))
+    }
 }
 
 impl Validate for StandbyLevel {

@@ -575,3 +575,20 @@ fn policy_config_resolves_names_and_seconds() {
         "standby"
     );
 }
+
+#[test]
+fn break_even_is_the_idle_time_a_trip_pays_for() {
+    let level = StandbyLevel {
+        name: "stopped".into(),
+        power_w: 2.5,
+        enter: Some(Transition { time_s: 1.5, energy_j: 13.0 }),
+        leave: Some(Transition { time_s: 10.9, energy_j: 135.0 }),
+        cycle: CycleKind::StartStop,
+    };
+    // (13 + 135 − 2.5 × 12.4) / (10.2 − 2.5) = 117 / 7.7 = 15.19… s.
+    assert!((level.break_even_s(10.2).unwrap() - 117.0 / 7.7).abs() < 1e-12);
+    // Never shorter than the trip; infinite when standby saves nothing; unknown costs.
+    assert_eq!(level.break_even_s(1000.0), Some(12.4));
+    assert_eq!(level.break_even_s(2.0), Some(f64::INFINITY));
+    assert_eq!(StandbyLevel { leave: None, ..level }.break_even_s(10.2), None);
+}

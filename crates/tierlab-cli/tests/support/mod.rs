@@ -1,2 +1,3 @@
+pub mod browser;
 pub mod cli;
 pub mod nbd;
