@@ -34,6 +34,10 @@ pub struct Tariff {
     pub source: String,
     pub energy_periods: Vec<EnergyPeriod>,
     pub demand_tiers: Vec<DemandTier>,
+    /// The largest demand these rates apply to, kW, where the schedule prices larger
+    /// customers differently; pricing a larger demand is an error naming this field.
+    #[serde(default)]
+    pub max_demand_kw: Option<f64>,
     #[serde(default)]
     pub unknown: Vec<String>,
     pub sources: BTreeMap<String, String>,
@@ -109,6 +113,14 @@ impl Tariff {
     /// Demand charge of `kw`, tier by tier.
     pub fn demand_usd(&self, kw: f64) -> Result<f64, CostError> {
         non_negative(kw, "demand_kw")?;
+        if let Some(max) = self.max_demand_kw {
+            if kw > max {
+                return Err(CostError::input(
+                    "max_demand_kw",
+                    format!("tariff `{}` ({}) holds for a demand up to {max} kW, found {kw} kW", self.id, self.file),
+                ));
+            }
+        }
         let mut lower = 0.0;
         let mut sum = 0.0;
         for (i, tier) in self.demand_tiers.iter().enumerate() {
@@ -131,6 +143,11 @@ impl Tariff {
 impl Validate for Tariff {
     fn validate(&self) -> Result<(), FieldError> {
         check_id("id", &self.id)?;
+        if let Some(m) = self.max_demand_kw {
+            if !(m.is_finite() && m > 0.0) {
+                return Err(FieldError::new("max_demand_kw", format!("expected a demand > 0 kW, got {m}")));
+            }
+        }
         let mut cite = Citations::new(&self.sources, &self.unknown)?;
         cite.source("source", &self.source)?;
         if self.energy_periods.is_empty() {

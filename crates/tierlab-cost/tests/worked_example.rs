@@ -38,32 +38,31 @@ fn endurance_terms_use_the_research_limits() {
 }
 
 #[test]
-fn energy_is_priced_with_the_research_split() {
-    // The research's own tariff file has the 3/8, 1/4, 3/8 shares but unknown rates:
-    // pricing with it must fail, naming the missing rate.
+fn the_worked_example_with_the_research_tariff() {
+    // Table 7.1's under-7 kW class: 8 kWh split 3/8, 1/4, 3/8 at 0.0863, 0.1052, 0.0863
+    // $/kWh, no demand charge.
     let lipa_2013 = builtin_tariff("lipa-285-2013-05").unwrap();
-    let e = cost(&worked_example(), &lipa_2013, 1.0).unwrap_err();
-    assert!(matches!(e, CostError::Unknown { .. }), "{e}");
-    assert!(
-        e.to_string().contains("energy_periods[0].usd_per_kwh"),
-        "{e}"
-    );
-
-    // With any rates (a, b, c) filled in, 8 kWh costs 8 × (3/8 a + 1/4 b + 3/8 c).
-    let mut filled = lipa_2013;
-    let (a, b, c) = (0.05, 0.20, 0.10);
-    for (p, r) in filled.energy_periods.iter_mut().zip([a, b, c]) {
-        p.usd_per_kwh = Some(r);
-    }
-    filled.demand_tiers[0].usd_per_kw = Some(10.0);
-    let out = cost(&worked_example(), &filled, 1.0).unwrap();
-    assert!(close(out.energy_kwh, 8.0));
-    assert!(close(
-        out.energy_usd,
-        8.0 * (0.375 * a + 0.25 * b + 0.375 * c)
-    )); // $0.85
-    assert!(close(out.demand_kw, 0.1));
-    assert!(close(out.power_usd, 1.0));
+    let b = cost(&worked_example(), &lipa_2013, 1.0).unwrap();
+    assert!(close(b.energy_kwh, 8.0));
+    assert!(close(b.energy_usd, 0.0863 * 3.0 + 0.1052 * 2.0 + 0.0863 * 3.0)); // 0.7282
+    assert!(close(b.demand_kw, 0.1));
+    assert_eq!(b.power_usd, 0.0);
+    let endurance = 5.29 + 200.0 / 30_000.0;
+    let purchase = 529.0 * 8.0 / 300.0 + 2.4;
+    assert!(close(b.total_usd, purchase + 0.7282 + endurance + 100.0)); // 122.5315
+    let b100 = cost(&worked_example(), &lipa_2013, 100.0).unwrap();
+    assert!(close(b100.total_usd, purchase + 100.0 * (0.7282 + endurance) + 100.0)); // 718.98
+    // The dissertation prints $122.4219 and $710.67: its purchase rounds the SSD's price
+    // to $1.76/GB ($14.08), its energy sum is $0.6419, and its HDD term divides by
+    // 200,000 cycles ($0.01) where its Table 7.2 says 300,000. Those three account for
+    // the whole difference at both time factors.
+    let printed = |alpha: f64| 16.48 + alpha * (0.6419 + 0.0 + 5.29 + 0.01) + 100.0;
+    assert!((printed(1.0) - 122.4219).abs() < 1e-9);
+    assert!((printed(100.0) - 710.67).abs() < 1e-9);
+    // A demand beyond the class is refused, naming the field.
+    let big = CostInputs { peak_power_w: Some(8_000.0), ..worked_example() };
+    let e = cost(&big, &lipa_2013, 1.0).unwrap_err().to_string();
+    assert!(e.contains("max_demand_kw") && e.contains("up to 7 kW"), "{e}");
 }
 
 #[test]
