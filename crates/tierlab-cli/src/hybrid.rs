@@ -3,7 +3,7 @@
 
 use clap::Args;
 use tierlab_cache::Algorithm;
-use tierlab_hybrid::{HybridParams, Mode, SsdTiming};
+use tierlab_hybrid::{HybridParams, Mode, SsdTiming, SsdWriteBuffer};
 use tierlab_policy::WritePolicy;
 use tierlab_types::MIB;
 
@@ -19,6 +19,11 @@ pub struct HybridArgs {
     /// its data sheet (latency, bandwidth, IOPS; the catalog entry needs a [datasheet]).
     #[arg(long, value_enum, default_value = "internals")]
     pub ssd_timing: SsdTiming,
+    /// The SSD's write buffer, timed from its internals: `on` (as its catalog entry gives
+    /// it; none where it gives none), `off` (every write waits for its NAND program, as in
+    /// FlashSim), or a size in bytes with the entry's other buffer figures.
+    #[arg(long, value_name = "on|off|BYTES", default_value = "on")]
+    pub ssd_write_buffer: SsdWriteBuffer,
     /// The SSD's share of the drive's capacity (tiering, linear), or the cache's size as a
     /// share of the capacity (caching).
     #[arg(long, default_value_t = 0.25)]
@@ -69,6 +74,7 @@ impl HybridArgs {
         HybridParams {
             ssd: self.ssd.clone(),
             ssd_timing: self.ssd_timing,
+            ssd_write_buffer: self.ssd_write_buffer,
             ssd_fraction: self.ssd_fraction,
             capacity_bytes: self.capacity_bytes,
             compact: self.compact,
@@ -112,5 +118,10 @@ mod tests {
         assert_eq!(f.device.choice().spin_down_s, Some(5.0));
         let f = Flags::parse_from(["tierlab", "--hybrid", "tiering", "--ssd-timing", "datasheet"]);
         assert_eq!(f.hybrid.params().ssd_timing, SsdTiming::Datasheet);
+        for (arg, want) in [("off", SsdWriteBuffer::Off), ("on", SsdWriteBuffer::Catalog), ("1048576", SsdWriteBuffer::Bytes(1 << 20))] {
+            let f = Flags::parse_from(["tierlab", "--hybrid", "ssd-only", "--ssd-write-buffer", arg]);
+            assert_eq!(f.hybrid.params().ssd_write_buffer, want);
+        }
+        assert!(Flags::try_parse_from(["tierlab", "--ssd-write-buffer", "big"]).is_err());
     }
 }

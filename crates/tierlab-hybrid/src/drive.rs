@@ -6,7 +6,7 @@ use anyhow::{anyhow, Context, Result};
 use tierlab_cache::Algorithm;
 use tierlab_policy::{CachingParams, CachingPolicy, Geometry, LinearPolicy, Policy, TieringParams, TieringPolicy, WritePolicy};
 use tierlab_sim::Device;
-use tierlab_ssd::{Precondition, Ssd};
+use tierlab_ssd::{Precondition, Ssd, WriteBufferSpec};
 use tierlab_ssd_datasheet::DatasheetSsd;
 use tierlab_types::{MIB, NS_PER_S};
 
@@ -55,6 +55,35 @@ pub enum SsdTiming {
     Datasheet,
 }
 
+/// The write buffer of an SSD timed from its internals (the data-sheet timing already
+/// acknowledges writes as the drive does, and ignores this).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SsdWriteBuffer {
+    /// As the catalog entry gives it (`[ssd.write_buffer]`); none where it gives none.
+    #[default]
+    Catalog,
+    /// None: every write waits for its NAND program, as in FlashSim.
+    Off,
+    /// The catalog entry's buffer, holding this many bytes.
+    Bytes(u64),
+}
+
+impl std::str::FromStr for SsdWriteBuffer {
+    type Err = String;
+    /// `on` (the catalog's), `off`, or a size in bytes (0 is `off`).
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "on" | "catalog" => Ok(SsdWriteBuffer::Catalog),
+            "off" => Ok(SsdWriteBuffer::Off),
+            _ => match s.parse::<u64>() {
+                Ok(0) => Ok(SsdWriteBuffer::Off),
+                Ok(bytes) => Ok(SsdWriteBuffer::Bytes(bytes)),
+                Err(_) => Err(format!("`{s}`: expected on, off or a size in bytes")),
+            },
+        }
+    }
+}
+
 /// The knobs of a hybrid drive (GreenDM's names: ES, PT, TW, MCML, LT, HT).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HybridParams {
@@ -62,6 +91,8 @@ pub struct HybridParams {
     pub ssd: String,
     /// How the SSD is timed.
     pub ssd_timing: SsdTiming,
+    /// The SSD's write buffer (timed from its internals).
+    pub ssd_write_buffer: SsdWriteBuffer,
     /// The SSD's share of the drive's capacity (tiering, linear), or the cache's size as a
     /// share of the capacity (caching); strictly between 0 and 1.
     pub ssd_fraction: f64,
@@ -98,6 +129,7 @@ impl Default for HybridParams {
         HybridParams {
             ssd: "intel-320-300gb".to_string(),
             ssd_timing: SsdTiming::Internals,
+            ssd_write_buffer: SsdWriteBuffer::Catalog,
             ssd_fraction: 0.25,
             capacity_bytes: None,
             compact: false,
@@ -117,8 +149,8 @@ impl Default for HybridParams {
 /// The SSD, timed as `timing` asks. Timed from its internals, the part the drive uses
 /// (`[0, need_bytes)`) is already written once: the data a trace reads exists before the
 /// trace starts (a fresh model would answer reads of never-written pages without touching
-/// flash). Counters start at zero after the fill.
-fn ssd_device(id: &str, timing: SsdTiming, need_bytes: u64) -> Result<Box<dyn Device>> {
+/// flash). Counters start at zero after the fill. `write_buffer` chooses its write buffer.
+fn ssd_device(id: &str, timing: SsdTiming, write_buffer: SsdWriteBuffer, need_bytes: u64) -> Result<Box<dyn Device>> {
     let fits = |capacity: u64| {
         if capacity < need_bytes {
             return Err(anyhow!("SSD `{id}` holds {capacity} bytes but the hybrid drive needs {need_bytes} on it"));
@@ -130,7 +162,15 @@ fn ssd_device(id: &str, timing: SsdTiming, need_bytes: u64) -> Result<Box<dyn De
         fits(ssd.capacity_bytes())?;
         return Ok(Box::new(ssd));
     }
-    let spec = tierlab_ssd::catalog::builtin(id)?.ssd;
+    let mut spec = tierlab_ssd::catalog::builtin(id)?.ssd;
+    spec.write_buffer = match write_buffer {
+        SsdWriteBuffer::Catalog => spec.write_buffer,
+        SsdWriteBuffer::Off => None,
+        SsdWriteBuffer::Bytes(bytes) => Some(WriteBufferSpec {
+            bytes,
+            ..spec.write_buffer.ok_or_else(|| anyhow!("--ssd-write-buffer {bytes}: the catalog entry of SSD `{id}` (catalog/ssd/{id}.toml) has no [ssd.write_buffer] to take its acknowledgment time and host link from; give it one"))?
+        }),
+    };
     let capacity = spec.capacity_bytes();
     fits(capacity)?;
     let mut ssd = Ssd::new(spec)?;
@@ -215,7 +255,7 @@ pub fn build(mode: Mode, h: &HybridParams, hdd: &HddChoice, capacity: u64) -> Re
         }
         let geo = *policy.geometry();
         Ok(Built {
-            devices: vec![ssd_device(&h.ssd, h.ssd_timing, geo.ssd_bytes())?, build_hdd(hdd)?],
+            devices: vec![ssd_device(&h.ssd, h.ssd_timing, h.ssd_write_buffer, geo.ssd_bytes())?, build_hdd(hdd)?],
             policy: Some(policy),
             ssd_used_bytes: geo.ssd_bytes(),
             hdd_used_bytes: geo.hdd_bytes(),
@@ -224,7 +264,7 @@ pub fn build(mode: Mode, h: &HybridParams, hdd: &HddChoice, capacity: u64) -> Re
     };
     match mode {
         Mode::SsdOnly => {
-            Ok(Built { devices: vec![ssd_device(&h.ssd, h.ssd_timing, capacity)?], policy: None, ssd_used_bytes: capacity, hdd_used_bytes: 0, watermarks: None })
+            Ok(Built { devices: vec![ssd_device(&h.ssd, h.ssd_timing, h.ssd_write_buffer, capacity)?], policy: None, ssd_used_bytes: capacity, hdd_used_bytes: 0, watermarks: None })
         }
         Mode::HddOnly => Ok(Built { devices: vec![build_hdd(hdd)?], policy: None, ssd_used_bytes: 0, hdd_used_bytes: capacity, watermarks: None }),
         Mode::Linear => with_policy(Box::new(LinearPolicy::new(Geometry::new(es, ssd_share, capacity - ssd_share)?))),

@@ -24,7 +24,7 @@ mod run;
 
 pub use address::AddressMap;
 pub use compare::{compare, run_config, CompareReport, CostModel, FailedRow, RunRow};
-pub use drive::{build, datasheet_ssd, Built, HybridParams, Mode, SsdTiming};
+pub use drive::{build, datasheet_ssd, Built, HybridParams, Mode, SsdTiming, SsdWriteBuffer};
 pub use hdd::{build_hdd, catalog, catalog_hdd, datasheet, power_profile, HddChoice, DEFAULT_HDD};
 pub use matrix::{Matrix, MatrixEntry};
 pub use run::{simulate, Config, Run, Usage, Workload};

@@ -1,7 +1,8 @@
 //! `compare_ftl`: run every FTL on the same trace with the same drive and report one
 //! table (text and JSON). SRAM is sized as in the DFTL study: what FAST needs, given to
 //! every FTL; an FTL that needs more (the ideal page FTL keeps its whole map) gets its
-//! own minimum.
+//! own minimum. The drive runs without its write buffer unless asked (FlashSim had none,
+//! and a buffer hides the FTL's write costs from the response times compared).
 
 use crate::error::SsdError;
 use crate::replay::{replay, ResponseStats};
@@ -29,6 +30,9 @@ pub struct CompareOptions {
     /// Replays of the trace after preconditioning and before the measured replay: ages
     /// the drive with the workload's own locality (then counters are reset).
     pub warmup_passes: u32,
+    /// Keep the drive's write buffer (`SsdSpec::write_buffer`); false runs every FTL
+    /// unbuffered, as FlashSim did.
+    pub write_buffer: bool,
 }
 
 impl Default for CompareOptions {
@@ -38,6 +42,7 @@ impl Default for CompareOptions {
             sram: SramPolicy::FastNeed,
             precondition: Precondition::default(),
             warmup_passes: 0,
+            write_buffer: false,
         }
     }
 }
@@ -79,6 +84,9 @@ where
             SramPolicy::FastNeed => fast_need,
         };
         spec.sram_bytes = given.max(spec.sram_needed_bytes(kind));
+        if !opts.write_buffer {
+            spec.write_buffer = None;
+        }
         let mut ssd = Ssd::new(spec)?;
         ssd.precondition(&opts.precondition)?;
         for _ in 0..opts.warmup_passes {

@@ -5,7 +5,9 @@
 //!   self-describing TOML files citing a source per value.
 //! - [`Ssd`]: the drive as a `tierlab_sim::Device`. Requests become page operations on
 //!   per-channel and per-plane busy timelines, so operations on different planes overlap,
-//!   and garbage collection and merges delay the requests that trigger them.
+//!   and garbage collection and merges delay the requests that trigger them. A drive with
+//!   a write buffer ([`WriteBufferSpec`]) acknowledges writes from it and programs them in
+//!   the background; FUA writes and FLUSH CACHE wait for the NAND.
 //! - FTLs (one file each under `ftl/`): ideal page mapping, block mapping with
 //!   replacement blocks, BAST, FAST and DFTL.
 //! - [`compare_ftl`]: all FTLs on one trace, one table ([`FtlComparison::to_text`] or JSON).
@@ -13,6 +15,7 @@
 //! Time is u64 nanoseconds, energy joules; the model is deterministic for a given seed.
 
 mod alloc;
+mod buffer;
 mod bus;
 pub mod catalog;
 mod compare;
@@ -33,9 +36,9 @@ pub use compare::{compare_ftl, CompareOptions, FtlComparison, FtlRun, SramPolicy
 pub use error::SsdError;
 pub use ftl::MergeCounts;
 pub use replay::{replay, ResponseStats};
-pub use report::{BlockErases, EnergySplit, PageOps, Spread, SsdReport};
+pub use report::{BlockErases, EnergySplit, PageOps, Spread, SsdReport, WriteBufferReport};
 pub use spec::{
     Energy, FtlKind, FtlSpec, GcSpec, Geometry, SsdSpec, Timing, VictimPolicy, WearLeveling,
-    WearSpec, CMT_ENTRY_BYTES, MAP_ENTRY_BYTES,
+    WearSpec, WriteBufferSpec, CMT_ENTRY_BYTES, MAP_ENTRY_BYTES,
 };
 pub use ssd::{Precondition, Ssd};

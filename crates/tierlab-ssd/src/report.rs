@@ -54,6 +54,28 @@ pub struct EnergySplit {
     pub total_j: f64,
 }
 
+/// What the write buffer did during a run (drives with one).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct WriteBufferReport {
+    /// Host data it holds, in whole pages.
+    pub capacity_bytes: u64,
+    /// Host pages taken into the buffer.
+    pub pages_admitted: u64,
+    /// Host pages written over a page still waiting in the buffer (no program of their own).
+    pub pages_merged: u64,
+    /// Pages programmed from the buffer.
+    pub pages_destaged: u64,
+    /// Host pages read from the buffer.
+    pub read_hit_pages: u64,
+    /// Writes that waited for room in a full buffer, and how long in all.
+    pub throttled_writes: u64,
+    pub throttle_ns: u64,
+    /// Writes with FUA (programmed before they complete, past the buffer).
+    pub fua_writes: u64,
+    /// Flushes (FLUSH CACHE commands; the end of a run drains the buffer without one).
+    pub flushes: u64,
+}
+
 /// The SSD's own account of a measured run (after preconditioning).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SsdReport {
@@ -84,6 +106,9 @@ pub struct SsdReport {
     pub energy: EnergySplit,
     /// FTL-specific counts (garbage-collection runs, DFTL cache hits and misses, …).
     pub ftl_counters: BTreeMap<String, f64>,
+    /// The write buffer's counts, where the drive has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_buffer: Option<WriteBufferReport>,
 }
 
 impl SsdReport {
@@ -128,6 +153,21 @@ impl SsdReport {
         }
         for (k, v) in &self.ftl_counters {
             put(k, *v);
+        }
+        if let Some(w) = &self.write_buffer {
+            for (k, v) in [
+                ("write_buffer_bytes", w.capacity_bytes),
+                ("write_buffer_pages_admitted", w.pages_admitted),
+                ("write_buffer_pages_merged", w.pages_merged),
+                ("write_buffer_pages_destaged", w.pages_destaged),
+                ("write_buffer_read_hit_pages", w.read_hit_pages),
+                ("write_buffer_throttled_writes", w.throttled_writes),
+                ("write_buffer_throttle_ns", w.throttle_ns),
+                ("write_buffer_fua_writes", w.fua_writes),
+                ("write_buffer_flushes", w.flushes),
+            ] {
+                put(k, v as f64);
+            }
         }
         c
     }

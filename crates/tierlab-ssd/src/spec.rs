@@ -182,6 +182,33 @@ fn default_check_interval() -> u32 {
     64
 }
 
+/// The controller's write buffer (DRAM or SRAM holding host writes until they are
+/// programmed), for drives that acknowledge a write before its NAND program.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WriteBufferSpec {
+    /// Host data the buffer holds, in whole flash pages (a partial page takes a page).
+    pub bytes: u64,
+    /// Controller time of a command the buffer serves (a write taken into it, a read
+    /// answered from it), beyond the data's transfer over the host link.
+    pub ack_ns: u64,
+    /// Host link rate the buffer's data crosses at (SATA 3 Gb/s: 300 MB/s).
+    pub host_bytes_per_s: u64,
+}
+
+impl WriteBufferSpec {
+    /// Pages of `page_bytes` the buffer holds.
+    pub fn pages(&self, page_bytes: u64) -> u64 {
+        self.bytes / page_bytes.max(1)
+    }
+
+    /// Time `bytes` take on the host link.
+    pub fn transfer_ns(&self, bytes: u64) -> u64 {
+        ((bytes as u128 * NS_PER_S as u128).div_ceil(self.host_bytes_per_s.max(1) as u128)).min(u64::MAX as u128 / 4)
+            as u64
+    }
+}
+
 /// One simulated SSD.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -202,6 +229,11 @@ pub struct SsdSpec {
     pub ftl: FtlSpec,
     pub gc: GcSpec,
     pub wear_leveling: WearSpec,
+    /// The write buffer, where the drive has one: writes are acknowledged once in it and
+    /// programmed in the background. `None`: every write waits for its program, as in
+    /// FlashSim (the study drive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_buffer: Option<WriteBufferSpec>,
 }
 
 fn positive(param: &str, v: u64) -> Result<(), SsdError> {
@@ -289,6 +321,7 @@ impl SsdSpec {
                 gap_erases: 100,
                 check_interval_erases: 64,
             },
+            write_buffer: None,
         }
     }
 
@@ -502,6 +535,26 @@ impl SsdSpec {
                     self.ftl.kind.name()
                 ),
             ));
+        }
+        if let Some(w) = &self.write_buffer {
+            if w.pages(g.page_bytes as u64) == 0 || w.bytes > 1 << 40 {
+                return Err(SsdError::spec(
+                    "write_buffer.bytes",
+                    format!(
+                        "must hold at least one page ({} bytes) and at most 1 TiB; omit the section for a drive without a write buffer",
+                        g.page_bytes
+                    ),
+                ));
+            }
+            if w.ack_ns > NS_PER_S {
+                return Err(SsdError::spec("write_buffer.ack_ns", "must be at most 1 s"));
+            }
+            if !(1_000..=1_000_000_000_000).contains(&w.host_bytes_per_s) {
+                return Err(SsdError::spec(
+                    "write_buffer.host_bytes_per_s",
+                    format!("expected 1 kB/s to 1 TB/s, got {}", w.host_bytes_per_s),
+                ));
+            }
         }
         let sram_need = self.sram_needed_bytes(self.ftl.kind);
         if self.sram_bytes < sram_need {

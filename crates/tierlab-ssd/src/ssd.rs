@@ -1,9 +1,11 @@
 //! `Ssd`: the simulated drive as a `tierlab_sim::Device`. It splits host requests into
-//! logical pages, hands them to its FTL (which drives the flash timelines), runs explicit
-//! wear leveling when due, and accounts energy and wear for the report. Preconditioning
-//! fills and ages the drive before a measurement.
+//! logical pages, hands them to its FTL (which drives the flash timelines) directly or
+//! through its write buffer where it has one, runs explicit wear leveling when due, and
+//! accounts energy and wear for the report. Preconditioning fills and ages the drive
+//! before a measurement.
 
-use crate::error::SsdError;
+use crate::buffer::{Destage, WriteBuffer};
+use crate::error::{OutOfSpace, SsdError};
 use crate::flash::{Flash, MAP_TAG};
 use crate::ftl::{self, Ftl, MergeCounts};
 use crate::report::{BlockErases, EnergySplit, PageOps, Spread, SsdReport};
@@ -11,7 +13,7 @@ use crate::rng::SplitMix64;
 use crate::spec::{FtlKind, SsdSpec, WearLeveling};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use tierlab_sim::{Device, DeviceOp, DeviceReport, StateEnergy};
+use tierlab_sim::{Device, DeviceCommand, DeviceOp, DeviceReport, StateEnergy};
 use tierlab_types::{Op, NS_PER_S, SECONDS_PER_YEAR};
 
 /// How to bring a fresh drive to a realistic state before measuring.
@@ -36,10 +38,35 @@ impl Default for Precondition {
     }
 }
 
+/// The FTL as the write buffer's destination: programs one page, and (verification aid)
+/// records which host write each logical page's flash copy comes from.
+struct ToFtl<'a> {
+    ftl: &'a mut dyn Ftl,
+    flash: &'a mut Flash,
+    durable: &'a mut [u64],
+}
+
+impl Destage for ToFtl<'_> {
+    #[inline]
+    fn program(&mut self, lpn: u32, start_ns: u64, version: u64) -> Result<u64, OutOfSpace> {
+        if let Some(v) = self.durable.get_mut(lpn as usize) {
+            *v = version;
+        }
+        self.ftl.write(self.flash, lpn, start_ns)
+    }
+}
+
 pub struct Ssd {
     spec: SsdSpec,
     flash: Flash,
     ftl: Box<dyn Ftl>,
+    /// The write buffer, where the spec gives one.
+    buffer: Option<WriteBuffer>,
+    /// Host writes so far (never reset): each write's number, its data's version.
+    write_seq: u64,
+    /// Verification aid (`enable_data_versions`): per logical page, the host write whose
+    /// data the FTL holds; empty otherwise.
+    durable: Vec<u64>,
     wear: WearLeveling,
     page_bytes: u64,
     capacity_bytes: u64,
@@ -63,7 +90,14 @@ impl Ssd {
         spec.validate()?;
         let flash = Flash::new(&spec);
         let ftl = ftl::build(&spec);
+        let buffer = spec
+            .write_buffer
+            .as_ref()
+            .map(|w| WriteBuffer::new(w, spec.geometry.page_bytes as u64, spec.planes() as usize, spec.logical_pages() as usize));
         Ok(Ssd {
+            buffer,
+            write_seq: 0,
+            durable: Vec::new(),
             wear: spec.wear_leveling.mode,
             page_bytes: spec.geometry.page_bytes as u64,
             capacity_bytes: spec.capacity_bytes(),
@@ -135,7 +169,22 @@ impl Ssd {
         );
         // Page numbers are below the logical page count, below 2^31 (checked by validation).
         let lpns = first as u32..last as u32 + 1;
-        let mut done = self.ftl.serve(&mut self.flash, op.op, lpns, now)?;
+        if op.op == Op::Write {
+            self.write_seq += 1;
+        }
+        let mut done = match self.buffer {
+            None => {
+                if op.op == Op::Write && !self.durable.is_empty() {
+                    for lpn in lpns.clone() {
+                        if let Some(v) = self.durable.get_mut(lpn as usize) {
+                            *v = self.write_seq;
+                        }
+                    }
+                }
+                self.ftl.serve(&mut self.flash, op.op, lpns, now)?
+            }
+            Some(_) => self.serve_buffered(now, op, lpns)?,
+        };
         match op.op {
             Op::Read => self.host_reads += 1,
             Op::Write => {
@@ -145,7 +194,114 @@ impl Ssd {
         }
         done = done.max(self.wear_level(now)?);
         self.end_ns = self.end_ns.max(done);
+        if let Some(b) = &self.buffer {
+            self.end_ns = self.end_ns.max(b.last_done_ns());
+        }
         Ok(done)
+    }
+
+    /// A request through the write buffer (the background played up to `now` first):
+    /// writes go into it (FUA ones past it, straight to the FTL), reads are answered from
+    /// it for the pages it holds and from flash for the rest.
+    fn serve_buffered(&mut self, now: u64, op: &DeviceOp, lpns: std::ops::Range<u32>) -> Result<u64, SsdError> {
+        let Some(buffer) = self.buffer.as_mut() else {
+            return Ok(self.ftl.serve(&mut self.flash, op.op, lpns, now)?);
+        };
+        let mut to = ToFtl { ftl: &mut *self.ftl, flash: &mut self.flash, durable: &mut self.durable };
+        buffer.advance(now, &mut to)?;
+        match op.op {
+            Op::Write if op.fua => {
+                buffer.drop_pages(lpns.clone());
+                for lpn in lpns.clone() {
+                    if let Some(v) = self.durable.get_mut(lpn as usize) {
+                        *v = self.write_seq;
+                    }
+                }
+                Ok(self.ftl.serve(&mut self.flash, Op::Write, lpns, now)?)
+            }
+            Op::Write => Ok(buffer.write(now, lpns, op.len_bytes, self.write_seq, &mut to)?),
+            Op::Read => {
+                let (mut done, mut hits, mut miss_from) = (now, 0u64, None);
+                for lpn in lpns.clone() {
+                    if buffer.holds(lpn) {
+                        hits += 1;
+                        if let Some(from) = miss_from.take() {
+                            done = done.max(self.ftl.serve(&mut self.flash, Op::Read, from..lpn, now)?);
+                        }
+                    } else if miss_from.is_none() {
+                        miss_from = Some(lpn);
+                    }
+                }
+                if let Some(from) = miss_from {
+                    done = done.max(self.ftl.serve(&mut self.flash, Op::Read, from..lpns.end, now)?);
+                }
+                if hits > 0 {
+                    let bytes = if hits == lpns.len() as u64 { op.len_bytes } else { hits * self.page_bytes };
+                    done = done.max(buffer.read_hit(now, hits, bytes));
+                }
+                Ok(done)
+            }
+        }
+    }
+
+    /// FLUSH CACHE issued at `now_ns`: every page in the write buffer is programmed;
+    /// returns when the last program ends (`now_ns` without a buffer or with it empty).
+    pub fn flush(&mut self, now_ns: u64) -> Result<u64, SsdError> {
+        self.drain(now_ns, true)
+    }
+
+    /// Program what the write buffer holds (a host flush if `flush`, else the drive's
+    /// own: the end of a run, a new measurement).
+    fn drain(&mut self, now_ns: u64, flush: bool) -> Result<u64, SsdError> {
+        let now = now_ns.max(self.last_now_ns);
+        let Some(buffer) = self.buffer.as_mut() else {
+            return Ok(now);
+        };
+        let mut to = ToFtl { ftl: &mut *self.ftl, flash: &mut self.flash, durable: &mut self.durable };
+        let done = buffer.drain(now, flush, &mut to)?;
+        self.end_ns = self.end_ns.max(done);
+        Ok(done)
+    }
+
+    /// Play the write buffer's background work (programs starting, programs ending) up
+    /// to `now_ns`, as the next request at `now_ns` would first; a no-op without a buffer.
+    pub fn settle(&mut self, now_ns: u64) -> Result<(), SsdError> {
+        let now = now_ns.max(self.last_now_ns);
+        if let Some(buffer) = self.buffer.as_mut() {
+            let mut to = ToFtl { ftl: &mut *self.ftl, flash: &mut self.flash, durable: &mut self.durable };
+            buffer.advance(now, &mut to)?;
+            self.end_ns = self.end_ns.max(buffer.last_done_ns());
+        }
+        Ok(())
+    }
+
+    /// Whether a read of logical page `lpn` is answered from the write buffer (as of the
+    /// last request or `settle`).
+    pub fn buffer_holds(&self, lpn: u32) -> bool {
+        self.buffer.as_ref().is_some_and(|b| b.holds(lpn))
+    }
+
+    /// Pages in the write buffer (waiting or being programmed); 0 without one.
+    pub fn buffered_pages(&self) -> u64 {
+        self.buffer.as_ref().map_or(0, |b| b.pages_held())
+    }
+
+    /// Host writes served so far: the number of the last one (verification aid).
+    pub fn write_seq(&self) -> u64 {
+        self.write_seq
+    }
+
+    /// Verification aid (after `enable_data_versions`): the host write whose data for
+    /// `lpn` the FTL holds (handed to it, its program possibly still running); `None`
+    /// if no write of it has reached the FTL since versions were enabled.
+    pub fn durable_write(&self, lpn: u32) -> Option<u64> {
+        self.durable.get(lpn as usize).copied().filter(|&v| v > 0)
+    }
+
+    /// Verification aid: the host write whose data a read of `lpn` returns now, from the
+    /// write buffer or from flash.
+    pub fn readable_write(&self, lpn: u32) -> Option<u64> {
+        self.buffer.as_ref().and_then(|b| b.version(lpn)).or_else(|| self.durable_write(lpn))
     }
 
     /// Explicit wear leveling, checked every `check_interval_erases` erases: when the
@@ -186,6 +342,8 @@ impl Ssd {
                 reason: "must be in [0, 100]".into(),
             });
         }
+        // What the buffer holds goes to flash first, so it cannot land on top later.
+        self.drain(self.last_now_ns, false)?;
         let filled = (self.logical_pages() as f64 * p.occupancy) as u64;
         for lpn in 0..filled {
             self.ftl.write(&mut self.flash, lpn as u32, 0)?;
@@ -201,8 +359,15 @@ impl Ssd {
         Ok(())
     }
 
-    /// Start a new measurement without changing the drive's state.
+    /// Start a new measurement without changing the drive's state (what the write buffer
+    /// holds is programmed first, at the old clock).
     pub fn reset_stats(&mut self) {
+        if let Err(e) = self.drain(self.last_now_ns, false) {
+            self.first_refusal.get_or_insert(e);
+        }
+        if let Some(b) = &mut self.buffer {
+            b.restart();
+        }
         self.flash.reset_stats();
         self.start_ns = None;
         self.last_now_ns = 0;
@@ -223,9 +388,12 @@ impl Ssd {
     }
 
     /// Verification aid: from now on every programmed page carries a data version (each
-    /// page program takes the next number; collector copies keep it). Costs 4 B per page.
+    /// page program takes the next number; collector copies keep it), and each logical
+    /// page the number of the host write its flash copy comes from (`durable_write`).
+    /// Costs 4 B per physical and 8 B per logical page.
     pub fn enable_data_versions(&mut self) {
         self.flash.enable_versions();
+        self.durable = vec![0; self.logical_pages() as usize];
     }
 
     /// Version of the last page programmed (0 before any, or with versions off).
@@ -296,7 +464,7 @@ impl Ssd {
 
     /// Heap bytes the simulated drive holds (flash array plus FTL tables).
     pub fn heap_bytes(&self) -> usize {
-        self.flash.heap_bytes() + self.ftl.heap_bytes()
+        self.flash.heap_bytes() + self.ftl.heap_bytes() + self.buffer.as_ref().map_or(0, |b| b.heap_bytes())
     }
 
     fn elapsed_ns(&self) -> u64 {
@@ -372,6 +540,7 @@ impl Ssd {
                 total_j: c.read_j + c.program_j + c.erase_j + idle_j,
             },
             ftl_counters,
+            write_buffer: self.buffer.as_ref().map(|b| b.report),
         }
     }
 }
@@ -399,8 +568,23 @@ impl Device for Ssd {
             }
         }
     }
+    /// FLUSH CACHE programs what the write buffer holds; other commands are ignored.
+    fn command(&mut self, now_ns: u64, cmd: DeviceCommand) -> u64 {
+        if cmd != DeviceCommand::FlushCache {
+            return now_ns;
+        }
+        self.flush(now_ns).unwrap_or_else(|e| {
+            self.first_refusal.get_or_insert(e);
+            now_ns
+        })
+    }
+    /// The run ends; what the write buffer still holds is programmed (its programs, their
+    /// energy and wear count, and the drive is busy until they end).
     fn finish(&mut self, end_ns: u64) {
         self.end_ns = self.end_ns.max(end_ns);
+        if let Err(e) = self.drain(end_ns, false) {
+            self.first_refusal.get_or_insert(e);
+        }
     }
     fn report(&self) -> DeviceReport {
         let r = self.ssd_report();

@@ -125,6 +125,27 @@ fn data_sheet_figures_load_and_are_checked_and_cited_like_the_spec() {
     assert!(location(parse_catalog(&text, "x.toml").unwrap_err()).2.contains("queue_depth"));
 }
 
+#[test]
+fn write_buffers_load_and_are_checked_and_cited_like_the_spec() {
+    // Where an entry gives both, a lone buffered 4 KiB write takes the data sheet's latency.
+    let entries = load_catalog_dir(&catalog_dir()).unwrap_or_else(|e| panic!("{e}"));
+    let buffered: Vec<&str> = entries.iter().filter(|(_, e)| e.ssd.write_buffer.is_some()).map(|(n, _)| n.as_str()).collect();
+    assert_eq!(buffered, ["intel-320-300gb", "intel-x25m-80gb", "samsung-990pro-1tb"]);
+    for (name, e) in &entries {
+        if let (Some(w), Some(d)) = (&e.ssd.write_buffer, &e.datasheet) {
+            assert_eq!(w.ack_ns + w.transfer_ns(4096), d.write_latency_ns, "{name}");
+        }
+    }
+    let text = intel_text().replace("bytes = 262144", "bytes = 100");
+    let (line, field, reason) = location(parse_catalog(&text, "x.toml").unwrap_err());
+    assert_eq!(field, "ssd.write_buffer.bytes");
+    assert_eq!(text.lines().nth(line as usize - 1), Some("bytes = 100"));
+    assert!(reason.contains("one page"), "{reason}");
+    let text: String = intel_text().lines().filter(|l| !l.starts_with("\"write_buffer.ack_ns\"")).map(|l| format!("{l}\n")).collect();
+    let (_, field, _) = location(parse_catalog(&text, "x.toml").unwrap_err());
+    assert_eq!(field, "ssd.write_buffer.ack_ns");
+}
+
 proptest::proptest! {
     /// Damaged catalog files (characters overwritten, cut short) are errors or entries,
     /// never panics; any error names the file.
