@@ -9,11 +9,25 @@
 //! Flooring δ to a whole number (as an earlier version did) adapts more slowly and makes
 //! different decisions; with real `p` the miss counts match libCacheSim's ARC exactly.
 //!
-//! The paper's single `REQUEST(x)` is split into `access` (hit handling; on a miss, adapt
-//! `p` and remember whether x was in B2), `evict` (the paper's `REPLACE`) and `insert`
-//! (ghost-list trimming of case IV, then x into T1, or into T2 on a ghost hit). Run in that
-//! order they make the paper's decisions; `remove` (invalidation) drops a key without
-//! remembering it.
+//! The paper's single `REQUEST(x)` is split into the steps of [`Replacement`]:
+//!
+//! - `access`: a hit moves x to T2's MRU end. A ghost hit adapts `p`, forgets the ghost
+//!   and remembers that the miss was one (cases II and III).
+//! - `admits`: notes the size of the key about to come in.
+//! - `evict`: after a ghost hit, the paper's `REPLACE`. After any other miss, case IV
+//!   first: when T1 and B1 would exceed the cache with the newcomer, drop B1's LRU ghost
+//!   and `REPLACE` (or, with B1 empty, drop T1's LRU outright); otherwise, when the whole
+//!   directory has reached twice the cache, drop B2's LRU ghost, then `REPLACE`.
+//! - `insert`: x into T1, or into T2 after a ghost hit.
+//!
+//! Run in that order they make the paper's decisions. `remove` (invalidation) drops a key
+//! without remembering it.
+//!
+//! **Sizes.** With keys of different sizes, list lengths and `p` are in units (bytes),
+//! and case IV compares with the newcomer's size, as libCacheSim's ARC does; δ stays the
+//! ratio of the ghost lists' sizes (at least 1), so a ghost hit moves `p` by a few units
+//! whatever the key's size, and a cache of large objects adapts slowly (libCacheSim
+//! does the same). With every size 1 this is the paper's ARC.
 
 use crate::list::{Ends, Slab, NIL};
 use crate::{KeyMap, Replacement};
@@ -30,13 +44,28 @@ pub struct Arc {
     map: KeyMap,
     slab: Slab,
     lists: [Ends; 4],
-    /// The last miss's key was found in B2 (consulted by `evict`).
-    miss_in_b2: bool,
+    /// The key of the current miss, when it hit a ghost, and whether in B2. Set by
+    /// `access`, used by `evict` and `insert`.
+    ghost_hit: Option<(u64, bool)>,
+    /// Whether the latest ghost hit was in B2 (REPLACE's tie rule); cleared by a hit and
+    /// by admitting the ghost-hit key, kept over misses that hit no ghost.
+    last_ghost_in_b2: bool,
+    /// The size of the key about to be admitted (`admits`; 1 otherwise).
+    incoming: u64,
 }
 
 impl Arc {
     pub fn new(capacity: usize) -> Self {
-        Arc { c: capacity, p: 0.0, map: KeyMap::default(), slab: Slab::default(), lists: [Ends::new(); 4], miss_in_b2: false }
+        Arc {
+            c: capacity,
+            p: 0.0,
+            map: KeyMap::default(),
+            slab: Slab::default(),
+            lists: [Ends::new(); 4],
+            ghost_hit: None,
+            last_ghost_in_b2: false,
+            incoming: 1,
+        }
     }
 
     /// The target size of T1 (exposed for tests and reports).
@@ -44,8 +73,8 @@ impl Arc {
         self.p
     }
 
-    fn len_of(&self, l: u8) -> usize {
-        self.lists[l as usize].len
+    fn units(&self, l: u8) -> u64 {
+        self.lists[l as usize].units
     }
 
     fn move_to(&mut self, i: u32, to: u8) {
@@ -55,15 +84,34 @@ impl Arc {
         self.slab.push_head(&mut self.lists[to as usize], i);
     }
 
-    /// Forget the oldest key of ghost list `l`.
-    fn drop_lru(&mut self, l: u8) {
+    /// Unlink node `i` from its list and forget its key.
+    fn drop_node(&mut self, i: u32) -> u64 {
+        let l = self.slab.nodes[i as usize].list;
+        self.slab.unlink(&mut self.lists[l as usize], i);
+        let key = self.slab.nodes[i as usize].key;
+        self.map.remove(&key);
+        self.slab.release(i);
+        key
+    }
+
+    /// Forget the oldest key of list `l`, if any.
+    fn drop_lru(&mut self, l: u8) -> Option<u64> {
         let i = self.lists[l as usize].tail;
-        if i != NIL {
-            self.slab.unlink(&mut self.lists[l as usize], i);
-            let key = self.slab.nodes[i as usize].key;
-            self.map.remove(&key);
-            self.slab.release(i);
+        (i != NIL).then(|| self.drop_node(i))
+    }
+
+    /// The paper's REPLACE: T1's LRU key to B1, or T2's to B2.
+    fn replace(&mut self) -> Option<u64> {
+        let t1 = self.units(T1);
+        let t1_real = t1 as f64;
+        let from_t1 = t1 > 0 && (t1_real > self.p || (self.last_ghost_in_b2 && t1_real == self.p));
+        let (from, ghost) = if (from_t1 || self.lists[T2 as usize].len == 0) && t1 > 0 { (T1, B1) } else { (T2, B2) };
+        let i = self.lists[from as usize].tail;
+        if i == NIL {
+            return None;
         }
+        self.move_to(i, ghost);
+        Some(self.slab.nodes[i as usize].key)
     }
 }
 
@@ -73,67 +121,84 @@ impl Replacement for Arc {
     }
 
     fn access(&mut self, key: u64, _now_ns: u64) -> bool {
-        self.miss_in_b2 = false;
+        self.ghost_hit = None;
         let Some(&i) = self.map.get(&key) else { return false };
         match self.slab.nodes[i as usize].list {
             T1 | T2 => {
+                self.last_ghost_in_b2 = false;
                 self.move_to(i, T2);
                 true
             }
             B1 => {
-                let delta = (self.len_of(B2) as f64 / self.len_of(B1) as f64).max(1.0);
+                let delta = (self.units(B2) as f64 / self.units(B1) as f64).max(1.0);
                 self.p = (self.p + delta).min(self.c as f64);
+                self.drop_node(i);
+                self.ghost_hit = Some((key, false));
+                self.last_ghost_in_b2 = false;
                 false
             }
             _ => {
-                let delta = (self.len_of(B1) as f64 / self.len_of(B2) as f64).max(1.0);
+                let delta = (self.units(B1) as f64 / self.units(B2) as f64).max(1.0);
                 self.p = (self.p - delta).max(0.0);
-                self.miss_in_b2 = true;
+                self.drop_node(i);
+                self.ghost_hit = Some((key, true));
+                self.last_ghost_in_b2 = true;
                 false
             }
         }
     }
 
-    fn evict(&mut self, _now_ns: u64) -> Option<u64> {
-        let t1 = self.len_of(T1);
-        let t1_real = t1 as f64;
-        let from_t1 = t1 >= 1 && (t1_real > self.p || (self.miss_in_b2 && t1_real == self.p));
-        let (from, ghost) = if (from_t1 || self.len_of(T2) == 0) && t1 > 0 { (T1, B1) } else { (T2, B2) };
-        let i = self.lists[from as usize].tail;
-        if i == NIL {
-            return None;
-        }
-        self.move_to(i, ghost);
-        Some(self.slab.nodes[i as usize].key)
+    fn admits(&mut self, _key: u64, size: u32) -> bool {
+        self.incoming = u64::from(size);
+        u64::from(size) <= self.c as u64
     }
 
-    fn insert(&mut self, key: u64, now_ns: u64) {
-        if let Some(&i) = self.map.get(&key) {
-            match self.slab.nodes[i as usize].list {
-                T1 | T2 => {}
-                _ => self.move_to(i, T2), // a ghost hit comes back as frequent
-            }
-            return;
+    fn evict(&mut self, _now_ns: u64) -> Option<u64> {
+        if self.ghost_hit.is_some() {
+            return self.replace();
         }
-        // Case IV: keep |T1| + |B1| ≤ c and the whole directory ≤ 2c.
-        let (t1, b1) = (self.len_of(T1), self.len_of(B1));
-        let total = t1 + b1 + self.len_of(T2) + self.len_of(B2);
-        if t1 + b1 >= self.c && b1 > 0 {
-            self.drop_lru(B1);
-        } else if total >= 2 * self.c && self.len_of(B2) > 0 {
+        let c = self.c as u64;
+        if self.units(T1) + self.units(B1) + self.incoming > c {
+            // Case IV(a): T1 ∪ B1 is full.
+            if self.units(B1) > 0 {
+                self.drop_lru(B1);
+                return self.replace();
+            }
+            if self.lists[T1 as usize].len > 0 {
+                return self.drop_lru(T1);
+            }
+        } else if self.lists.iter().map(|l| l.units).sum::<u64>() >= 2 * c && self.units(B2) > 0 {
+            // Case IV(b): the directory is full.
             self.drop_lru(B2);
         }
-        let i = self.slab.alloc(key, T1, now_ns);
-        self.slab.push_head(&mut self.lists[T1 as usize], i);
+        self.replace()
+    }
+
+    fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64) {
+        let to = match self.map.get(&key).map(|&i| (i, self.slab.nodes[i as usize].list)) {
+            Some((_, T1 | T2)) => return,
+            Some((i, _)) => {
+                // A ghost admitted without an access first: it comes back as frequent.
+                self.drop_node(i);
+                T2
+            }
+            None if self.ghost_hit.is_some_and(|(k, _)| k == key) => {
+                self.last_ghost_in_b2 = false;
+                T2
+            }
+            None => T1,
+        };
+        self.ghost_hit = None;
+        self.incoming = 1;
+        let i = self.slab.alloc(key, size, to, now_ns);
+        self.slab.push_head(&mut self.lists[to as usize], i);
         self.map.insert(key, i);
     }
 
     fn remove(&mut self, key: u64) -> bool {
         let Some(&i) = self.map.get(&key) else { return false };
         let l = self.slab.nodes[i as usize].list;
-        self.slab.unlink(&mut self.lists[l as usize], i);
-        self.slab.release(i);
-        self.map.remove(&key);
+        self.drop_node(i);
         l == T1 || l == T2
     }
 
@@ -142,10 +207,14 @@ impl Replacement for Arc {
     }
 
     fn len(&self) -> usize {
-        self.len_of(T1) + self.len_of(T2)
+        self.lists[T1 as usize].len + self.lists[T2 as usize].len
     }
 
     fn capacity(&self) -> usize {
         self.c
+    }
+
+    fn occupied(&self) -> u64 {
+        self.units(T1) + self.units(T2)
     }
 }

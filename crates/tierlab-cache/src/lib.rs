@@ -1,7 +1,7 @@
 //! Replacement algorithms behind one small interface, one file each. They decide which
 //! resident key to give up; they never do I/O. Used by the hybrid drive's SSD cache
-//! (caching mode) and by the tiering policy's demotion (WSClock), in the simulator and on
-//! the real device alike.
+//! (caching mode), by the tiering policy's demotion (WSClock), in the simulator and on
+//! the real device alike, and by placement-only replay to draw miss-ratio curves.
 //!
 //! The interface splits a reference into its steps so that a caller with dirty data can
 //! write a victim back before it lets it go:
@@ -20,15 +20,31 @@
 //! }
 //! assert!(c.contains(1) && c.contains(3) && !c.contains(2));
 //! ```
+//!
+//! # Sizes
+//!
+//! A cache's capacity is a number of *units*. Keys inserted with [`Replacement::insert`]
+//! take one unit each (a block, an extent); [`Replacement::insert_sized`] gives a key a
+//! size (bytes, say, for whole objects of different lengths), and a cache then holds as
+//! many keys as their sizes allow. [`reference_sized`] runs a whole reference of a sized
+//! key the way libCacheSim does: look up; on a miss ask [`Replacement::admits`] (an object
+//! larger than the cache, or than S3-FIFO's small queue, is not admitted and evicts
+//! nothing), evict while [`Replacement::needs_room`], then insert. With every size 1 this
+//! is [`reference()`]. Algorithms whose queues have shares of the cache (2Q, S3-FIFO) keep
+//! those shares in units too.
 
 mod arc;
 mod list;
 mod lru;
+mod s3fifo;
+mod sieve;
 mod twoq;
 mod wsclock;
 
 pub use arc::Arc;
 pub use lru::{Fifo, Lru};
+pub use s3fifo::S3Fifo;
+pub use sieve::Sieve;
 pub use twoq::TwoQ;
 pub use wsclock::{SweepFallback, WsClock, WSCLOCK_SCAN_CANDIDATES};
 
@@ -37,68 +53,131 @@ use std::str::FromStr;
 
 pub(crate) type KeyMap = rustc_hash::FxHashMap<u64, u32>;
 
-/// A replacement algorithm over `capacity` equally sized resident keys.
+/// A replacement algorithm over `capacity` units, each resident key taking its size (one
+/// unit unless inserted with [`Replacement::insert_sized`]).
 pub trait Replacement: Send {
     fn name(&self) -> &'static str;
     /// Look `key` up as an access at `now_ns`. A hit updates the algorithm's state and
     /// returns true. A miss returns false and admits nothing (history such as ARC's ghost
-    /// lists is consulted, to be used by the `evict`/`insert` that follow).
+    /// lists is consulted, to be used by the `evict`/`insert` that follow; a ghost entry
+    /// found is used up).
     fn access(&mut self, key: u64, now_ns: u64) -> bool;
-    /// Admit `key` after a miss. The caller makes room first (`len() < capacity()`).
-    fn insert(&mut self, key: u64, now_ns: u64);
+    /// Admit `key`, one unit in size, after a miss. The caller makes room first
+    /// (`len() < capacity()`). A resident key is not admitted twice (LRU and WSClock
+    /// count it as an access).
+    fn insert(&mut self, key: u64, now_ns: u64) {
+        self.insert_sized(key, 1, now_ns);
+    }
+    /// Admit `key` of `size` units after a miss that [`Replacement::admits`] it. The
+    /// caller makes room first (until `needs_room(size)` is false). A resident key is not
+    /// admitted twice.
+    fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64);
+    /// After a miss on `key`, before room is made: whether an object of `size` units will
+    /// be admitted. Not admitted, it evicts nothing. The default admits what fits in the
+    /// whole cache; ARC notes the size for its ghost-list trimming, S3-FIFO admits only
+    /// what fits in its small queue.
+    fn admits(&mut self, key: u64, size: u32) -> bool {
+        let _ = key;
+        u64::from(size) <= self.capacity() as u64
+    }
+    /// Whether another `evict` is needed before `size` units can be admitted.
+    fn needs_room(&self, size: u32) -> bool {
+        self.occupied() + u64::from(size) > self.capacity() as u64
+    }
     /// Choose a resident key to give up, remove it, and return it.
     fn evict(&mut self, now_ns: u64) -> Option<u64>;
     /// Drop `key` if resident (invalidation); returns whether it was.
     fn remove(&mut self, key: u64) -> bool;
     fn contains(&self, key: u64) -> bool;
+    /// Resident keys.
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Units the cache holds.
     fn capacity(&self) -> usize;
+    /// Units taken by resident keys: their sizes added up (`len()` when each is 1).
+    fn occupied(&self) -> u64;
 }
 
-/// One whole reference: access, and on a miss make room and admit. Returns whether it hit
-/// and what was evicted.
-pub fn reference(cache: &mut dyn Replacement, key: u64, now_ns: u64, evicted: &mut Vec<u64>) -> bool {
+/// One whole reference of a one-unit key: access, and on a miss make room and admit.
+/// Returns whether it hit; the keys evicted are pushed onto `evicted`.
+pub fn reference<C: Replacement + ?Sized>(cache: &mut C, key: u64, now_ns: u64, evicted: &mut Vec<u64>) -> bool {
+    reference_sized(cache, key, 1, now_ns, evicted)
+}
+
+/// One whole reference of a key of `size` units: access; on a miss, if the cache
+/// [admits](Replacement::admits) it, evict until there is room and insert it. Returns
+/// whether it hit; the keys evicted are pushed onto `evicted`.
+pub fn reference_sized<C: Replacement + ?Sized>(cache: &mut C, key: u64, size: u32, now_ns: u64, evicted: &mut Vec<u64>) -> bool {
     if cache.access(key, now_ns) {
         return true;
     }
-    if cache.capacity() == 0 {
+    if !cache.admits(key, size) {
         return false;
     }
-    while cache.len() >= cache.capacity() {
+    while cache.needs_room(size) {
         match cache.evict(now_ns) {
             Some(v) => evicted.push(v),
             None => break,
         }
     }
-    cache.insert(key, now_ns);
+    cache.insert_sized(key, size, now_ns);
+    false
+}
+
+/// [`reference_sized`] for a caller that does not want the victims' keys (a miss-ratio
+/// count): returns whether it hit.
+#[inline]
+pub fn touch<C: Replacement + ?Sized>(cache: &mut C, key: u64, size: u32, now_ns: u64) -> bool {
+    if cache.access(key, now_ns) {
+        return true;
+    }
+    if !cache.admits(key, size) {
+        return false;
+    }
+    while cache.needs_room(size) {
+        if cache.evict(now_ns).is_none() {
+            break;
+        }
+    }
+    cache.insert_sized(key, size, now_ns);
     false
 }
 
 /// The algorithms by name, for configuration files and the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Algorithm {
     Fifo,
     Lru,
     Arc,
     TwoQ,
     WsClock,
+    Sieve,
+    S3Fifo,
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 5] = [Algorithm::Fifo, Algorithm::Lru, Algorithm::Arc, Algorithm::TwoQ, Algorithm::WsClock];
+    pub const ALL: [Algorithm; 7] =
+        [Algorithm::Fifo, Algorithm::Lru, Algorithm::Arc, Algorithm::TwoQ, Algorithm::WsClock, Algorithm::Sieve, Algorithm::S3Fifo];
 
-    /// A cache of `capacity` keys; `window_ns` is WSClock's working-set window (ignored by
+    /// A cache of `capacity` units; `window_ns` is WSClock's working-set window (ignored by
     /// the others).
     pub fn build(self, capacity: usize, window_ns: u64) -> Box<dyn Replacement> {
+        Box::new(self.cache(capacity, window_ns))
+    }
+
+    /// The same cache as [`Algorithm::build`], as a value whose calls are dispatched by one
+    /// `match` instead of through a vtable (for hot loops over many caches).
+    pub fn cache(self, capacity: usize, window_ns: u64) -> AnyCache {
         match self {
-            Algorithm::Fifo => Box::new(Lru::fifo(capacity)),
-            Algorithm::Lru => Box::new(Lru::new(capacity)),
-            Algorithm::Arc => Box::new(Arc::new(capacity)),
-            Algorithm::TwoQ => Box::new(TwoQ::new(capacity)),
-            Algorithm::WsClock => Box::new(WsClock::new(capacity, window_ns)),
+            Algorithm::Fifo => AnyCache::Fifo(Lru::fifo(capacity)),
+            Algorithm::Lru => AnyCache::Lru(Lru::new(capacity)),
+            Algorithm::Arc => AnyCache::Arc(Arc::new(capacity)),
+            Algorithm::TwoQ => AnyCache::TwoQ(TwoQ::new(capacity)),
+            Algorithm::WsClock => AnyCache::WsClock(WsClock::new(capacity, window_ns)),
+            Algorithm::Sieve => AnyCache::Sieve(Sieve::new(capacity)),
+            Algorithm::S3Fifo => AnyCache::S3Fifo(S3Fifo::new(capacity)),
         }
     }
 }
@@ -111,17 +190,93 @@ impl fmt::Display for Algorithm {
             Algorithm::Arc => "arc",
             Algorithm::TwoQ => "2q",
             Algorithm::WsClock => "wsclock",
+            Algorithm::Sieve => "sieve",
+            Algorithm::S3Fifo => "s3fifo",
         })
     }
 }
 
 impl FromStr for Algorithm {
     type Err = String;
+    /// A name as [`fmt::Display`] writes it, in any case; `s3-fifo` is also taken.
     fn from_str(s: &str) -> Result<Self, String> {
-        Algorithm::ALL
-            .into_iter()
-            .find(|a| a.to_string().eq_ignore_ascii_case(s))
-            .ok_or_else(|| format!("unknown replacement algorithm `{s}`: expected one of fifo, lru, arc, 2q, wsclock"))
+        let s = s.trim();
+        if s.eq_ignore_ascii_case("s3-fifo") {
+            return Ok(Algorithm::S3Fifo);
+        }
+        Algorithm::ALL.into_iter().find(|a| a.to_string().eq_ignore_ascii_case(s)).ok_or_else(|| {
+            format!("unknown replacement algorithm `{s}`: expected one of fifo, lru, arc, 2q, wsclock, sieve, s3fifo")
+        })
+    }
+}
+
+/// Any of the algorithms, as a value (see [`Algorithm::cache`]).
+pub enum AnyCache {
+    Fifo(Lru),
+    Lru(Lru),
+    Arc(Arc),
+    TwoQ(TwoQ),
+    WsClock(WsClock),
+    Sieve(Sieve),
+    S3Fifo(S3Fifo),
+}
+
+/// `$body` with `$c` bound to the concrete cache inside `$self`.
+macro_rules! each {
+    ($self:expr, $c:ident => $body:expr) => {
+        match $self {
+            AnyCache::Fifo($c) | AnyCache::Lru($c) => $body,
+            AnyCache::Arc($c) => $body,
+            AnyCache::TwoQ($c) => $body,
+            AnyCache::WsClock($c) => $body,
+            AnyCache::Sieve($c) => $body,
+            AnyCache::S3Fifo($c) => $body,
+        }
+    };
+}
+
+impl AnyCache {
+    /// [`touch`] with the algorithm's own code inlined: whether `key` (of `size` units)
+    /// hit; on a miss it is admitted as [`reference_sized`] would.
+    #[inline]
+    pub fn touch(&mut self, key: u64, size: u32, now_ns: u64) -> bool {
+        each!(self, c => touch(c, key, size, now_ns))
+    }
+}
+
+impl Replacement for AnyCache {
+    fn name(&self) -> &'static str {
+        each!(self, c => c.name())
+    }
+    fn access(&mut self, key: u64, now_ns: u64) -> bool {
+        each!(self, c => c.access(key, now_ns))
+    }
+    fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64) {
+        each!(self, c => c.insert_sized(key, size, now_ns))
+    }
+    fn admits(&mut self, key: u64, size: u32) -> bool {
+        each!(self, c => c.admits(key, size))
+    }
+    fn needs_room(&self, size: u32) -> bool {
+        each!(self, c => c.needs_room(size))
+    }
+    fn evict(&mut self, now_ns: u64) -> Option<u64> {
+        each!(self, c => c.evict(now_ns))
+    }
+    fn remove(&mut self, key: u64) -> bool {
+        each!(self, c => c.remove(key))
+    }
+    fn contains(&self, key: u64) -> bool {
+        each!(self, c => c.contains(key))
+    }
+    fn len(&self) -> usize {
+        each!(self, c => c.len())
+    }
+    fn capacity(&self) -> usize {
+        each!(self, c => c.capacity())
+    }
+    fn occupied(&self) -> u64 {
+        each!(self, c => c.occupied())
     }
 }
 

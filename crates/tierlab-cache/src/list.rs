@@ -1,5 +1,6 @@
 //! An index-linked doubly linked list over a slab: O(1) push, unlink and move without
 //! per-node allocation. Several lists can share one slab (ARC's T1/T2/B1/B2, 2Q's queues).
+//! Each node carries its key's size in units, and each list the sum of its nodes' sizes.
 
 pub const NIL: u32 = u32::MAX;
 
@@ -10,8 +11,12 @@ pub struct Node {
     pub next: u32,
     /// Which list the node is on (algorithm-defined), or `u8::MAX` when free.
     pub list: u8,
-    /// Algorithm-defined bits (WSClock's reference bit, …).
+    /// Algorithm-defined bits (WSClock's reference bit, SIEVE's visited bit, …).
     pub flag: bool,
+    /// An algorithm-defined small counter (S3-FIFO's access frequency).
+    pub count: u8,
+    /// The key's size in units (1 unless inserted with a size).
+    pub size: u32,
     pub stamp_ns: u64,
 }
 
@@ -22,11 +27,13 @@ pub struct Ends {
     /// Oldest.
     pub tail: u32,
     pub len: usize,
+    /// The sizes of the nodes on the list, added up.
+    pub units: u64,
 }
 
 impl Ends {
     pub const fn new() -> Self {
-        Ends { head: NIL, tail: NIL, len: 0 }
+        Ends { head: NIL, tail: NIL, len: 0, units: 0 }
     }
 }
 
@@ -37,8 +44,8 @@ pub struct Slab {
 }
 
 impl Slab {
-    pub fn alloc(&mut self, key: u64, list: u8, stamp_ns: u64) -> u32 {
-        let node = Node { key, prev: NIL, next: NIL, list, flag: false, stamp_ns };
+    pub fn alloc(&mut self, key: u64, size: u32, list: u8, stamp_ns: u64) -> u32 {
+        let node = Node { key, prev: NIL, next: NIL, list, flag: false, count: 0, size, stamp_ns };
         match self.free.pop() {
             Some(i) => {
                 self.nodes[i as usize] = node;
@@ -71,6 +78,7 @@ impl Slab {
         }
         ends.head = i;
         ends.len += 1;
+        ends.units += u64::from(self.nodes[i as usize].size);
     }
 
     pub fn unlink(&mut self, ends: &mut Ends, i: u32) {
@@ -86,5 +94,6 @@ impl Slab {
             ends.tail = prev;
         }
         ends.len -= 1;
+        ends.units -= u64::from(self.nodes[i as usize].size);
     }
 }

@@ -120,12 +120,118 @@ fn wsclock_sweep_settles_for_the_oldest_of_a_bounded_scan() {
 }
 
 #[test]
+fn sieve_hand_worked() {
+    // Capacity 3. 1 2 3 miss (queue, newest first: 3 2 1). 1 hits (visited). 4: the hand
+    // starts at the tail, clears 1's bit, evicts 2 and rests on 3. 5 evicts 3 (unvisited)
+    // and the hand rests on 4. 1 and 4 hit. 6: 4's bit is cleared, 5 is evicted, and the
+    // hand has passed the head. 7: from the tail again, 1's bit is cleared and 4 (cleared
+    // before) is evicted. Queue: 7 6 1.
+    let mut c = Sieve::new(3);
+    let mut ev = Vec::new();
+    let hits: Vec<bool> = [1, 2, 3, 1, 4, 5, 1, 4, 6, 7].into_iter().map(|k| reference(&mut c, k, 0, &mut ev)).collect();
+    assert_eq!(hits, [false, false, false, true, false, false, true, true, false, false]);
+    assert_eq!(ev, [2, 3, 5, 4]);
+    assert!(c.contains(7) && c.contains(6) && c.contains(1));
+    // LRU on the same keys gives up 1, the key that SIEVE keeps.
+    let (_, lru) = run(Algorithm::Lru, 3, &[1, 2, 3, 1, 4, 5, 1, 4, 6, 7]);
+    assert!(!lru.contains(1));
+}
+
+#[test]
+fn sieve_removal_of_the_key_under_the_hand_moves_the_hand_on() {
+    let mut c = Sieve::new(3);
+    let mut ev = Vec::new();
+    for k in [1, 2, 3, 1, 4] {
+        reference(&mut c, k, 0, &mut ev);
+    }
+    // The hand rests on 3 (see above); removing 3 moves it to 4, which is then the victim.
+    assert!(c.remove(3));
+    c.insert(5, 0);
+    assert_eq!(c.evict(0), Some(4));
+}
+
+#[test]
+fn s3fifo_hand_worked() {
+    // Capacity 10: S holds 1 unit, M 9, G remembers 9. Until the first eviction, keys
+    // that find S full go to M: 1 → S, 2…10 → M.
+    let mut c = S3Fifo::new(10);
+    let mut ev = Vec::new();
+    for k in 1..=10 {
+        assert!(!reference(&mut c, k, 0, &mut ev));
+    }
+    assert!(ev.is_empty());
+    // 11: S's tail (1, never hit) goes to G; 11 → S.
+    reference(&mut c, 11, 0, &mut ev);
+    // 1: G remembers it, so it goes to M; making room sends 11 from S to G.
+    assert!(!reference(&mut c, 1, 0, &mut ev));
+    // 12: M is over its share (10 > 9): M's tail, 2, is evicted; 12 → S.
+    reference(&mut c, 12, 0, &mut ev);
+    assert_eq!(ev, [1, 11, 2]);
+    // 12 hit twice in S, 3 once in M.
+    for k in [12, 12, 3] {
+        assert!(reference(&mut c, k, 0, &mut ev));
+    }
+    // 13: S's tail, 12, was hit twice: it moves to M, S is empty, so M evicts: its tail 3
+    // has a count and goes back to M's head (count 0); 4 has none and is the victim.
+    reference(&mut c, 13, 0, &mut ev);
+    assert_eq!(ev, [1, 11, 2, 4]);
+    for k in [13, 12, 3, 1, 5, 10] {
+        assert!(c.contains(k), "{k}");
+    }
+    assert_eq!((c.len(), c.occupied()), (10, 10));
+    // 11 is still remembered by G: a miss that goes straight to M. M is within its
+    // share, so S's tail, 13 (not hit), makes the room and goes to G.
+    assert!(!reference(&mut c, 11, 0, &mut ev));
+    assert_eq!(ev, [1, 11, 2, 4, 13]);
+    assert!(c.contains(11) && !c.contains(13));
+}
+
+#[test]
+fn s3fifo_and_sieve_resist_a_scan_that_flushes_lru() {
+    // As for ARC above: a hot set of 50 keys, and a one-time scan every other round.
+    let mut keys = Vec::new();
+    let mut scan = 1_000_000u64;
+    for round in 0..200 {
+        keys.extend(0..50u64);
+        if round % 2 == 0 {
+            keys.extend(scan..scan + 80);
+            scan += 80;
+        }
+    }
+    let (lru_hits, _) = run(Algorithm::Lru, 100, &keys);
+    let (s3_hits, _) = run(Algorithm::S3Fifo, 100, &keys);
+    let (sieve_hits, _) = run(Algorithm::Sieve, 100, &keys);
+    assert!(s3_hits > lru_hits + 2000, "S3-FIFO {s3_hits} vs LRU {lru_hits}");
+    assert!(sieve_hits > lru_hits + 2000, "SIEVE {sieve_hits} vs LRU {lru_hits}");
+}
+
+#[test]
+fn sized_keys_fill_the_capacity_in_units() {
+    // LRU over 10 units: 4 + 4, then 4 more evicts the oldest; 11 units are not admitted
+    // and evict nothing; 8 units evict both of the others.
+    let mut c = Lru::new(10);
+    let mut ev = Vec::new();
+    for (k, size) in [(1, 4), (2, 4), (3, 4)] {
+        reference_sized(&mut c, k, size, 0, &mut ev);
+    }
+    assert_eq!((ev.clone(), c.occupied()), (vec![1], 8));
+    assert!(!reference_sized(&mut c, 4, 11, 0, &mut ev));
+    assert_eq!((ev.len(), c.contains(4)), (1, false));
+    reference_sized(&mut c, 5, 8, 0, &mut ev);
+    assert_eq!((ev, c.len(), c.occupied()), (vec![1, 2, 3], 1, 8));
+    // S3-FIFO admits only what fits in its small queue (10 % of 100 units).
+    let mut s = S3Fifo::new(100);
+    assert!(!s.admits(1, 11) && s.admits(1, 10));
+}
+
+#[test]
 fn names_round_trip() {
     for a in Algorithm::ALL {
         assert_eq!(a.to_string().parse::<Algorithm>().unwrap(), a);
         assert_eq!(a.build(1, 0).name(), a.to_string());
     }
     assert!("mru".parse::<Algorithm>().is_err());
+    assert_eq!("S3-FIFO".parse::<Algorithm>(), Ok(Algorithm::S3Fifo));
 }
 
 proptest! {
@@ -133,7 +239,7 @@ proptest! {
     /// referenced is resident; what `contains` says matches a model of inserts and
     /// evictions; removal drops exactly the key.
     #[test]
-    fn residency_is_consistent(alg in 0usize..5, cap in 1usize..20, ops in proptest::collection::vec((0u64..40, 0u8..10), 1..400)) {
+    fn residency_is_consistent(alg in 0usize..7, cap in 1usize..20, ops in proptest::collection::vec((0u64..40, 0u8..10), 1..400)) {
         let alg = Algorithm::ALL[alg];
         let mut c = alg.build(cap, 300);
         let mut model = BTreeSet::new();
@@ -156,6 +262,35 @@ proptest! {
             prop_assert_eq!(c.len(), model.len());
             for k in 0..40u64 {
                 prop_assert_eq!(c.contains(k), model.contains(&k));
+            }
+        }
+    }
+}
+
+proptest! {
+    /// Keys of different sizes: victims were resident, nothing else changes, the units
+    /// held are the sizes of the resident keys added up, never more than the capacity.
+    #[test]
+    fn sized_residency_is_consistent(alg in 0usize..7, cap in 1usize..40, ops in proptest::collection::vec((0u64..30, 1u32..9), 1..400)) {
+        let alg = Algorithm::ALL[alg];
+        let mut c = alg.cache(cap, 300);
+        let mut model = std::collections::BTreeMap::new();
+        let mut ev = Vec::new();
+        for (t, (key, size)) in ops.into_iter().enumerate() {
+            ev.clear();
+            let hit = reference_sized(&mut c, key, size, t as u64 * 100, &mut ev);
+            prop_assert_eq!(hit, model.contains_key(&key));
+            for v in &ev {
+                prop_assert!(model.remove(v).is_some(), "{} evicted {} which was not resident", alg, v);
+            }
+            if !hit && c.contains(key) {
+                model.insert(key, u64::from(size));
+            }
+            prop_assert_eq!(c.occupied(), model.values().sum::<u64>());
+            prop_assert!(c.occupied() <= cap as u64);
+            prop_assert_eq!(c.len(), model.len());
+            for k in 0..30u64 {
+                prop_assert_eq!(c.contains(k), model.contains_key(&k));
             }
         }
     }

@@ -1,7 +1,14 @@
 //! 2Q, the full version (T. Johnson and D. Shasha, VLDB 1994): new keys enter a FIFO
 //! `A1in` (25 % of the cache); keys evicted from it are remembered in a ghost FIFO `A1out`
-//! (as many as half the cache); a key referenced again while remembered is admitted to the
-//! LRU `Am`. Hits in `A1in` change nothing (correlated references).
+//! (as many units as half the cache); a key referenced again while remembered is admitted
+//! to the LRU `Am` (the other 75 %). Hits in `A1in` change nothing (correlated
+//! references).
+//!
+//! A victim comes from `Am` while `A1in` is within its share, from `A1in` otherwise. A
+//! remembered key is forgotten by the access that finds it. When that key comes into
+//! `Am`, `Am` also makes room within its own share (its LRU keys go first), as
+//! libCacheSim's 2Q does; with one-unit keys the whole cache's evictions have always made
+//! that room already. Shares are rounded down to whole units (at least one).
 
 use crate::list::{Ends, Slab, NIL};
 use crate::{KeyMap, Replacement};
@@ -12,22 +19,33 @@ const A1OUT: u8 = 2;
 
 pub struct TwoQ {
     capacity: usize,
-    k_in: usize,
-    k_out: usize,
+    /// `A1in`'s share, `A1out`'s size and `Am`'s share, in units.
+    k_in: u64,
+    k_out: u64,
+    k_am: u64,
     map: KeyMap,
     slab: Slab,
     lists: [Ends; 3],
+    /// The key of the current miss when `A1out` remembered it (set by `access`).
+    ghost_hit: Option<u64>,
+    /// The size of the key about to be admitted (`admits`; 1 otherwise).
+    incoming: u64,
 }
 
 impl TwoQ {
     pub fn new(capacity: usize) -> Self {
+        let c = capacity as u64;
+        let k_in = ((c as f64 * 0.25) as u64).max(1);
         TwoQ {
             capacity,
-            k_in: (capacity / 4).max(1),
-            k_out: (capacity / 2).max(1),
+            k_in,
+            k_out: ((c as f64 * 0.5) as u64).max(1),
+            k_am: c.saturating_sub(k_in).max(1),
             map: KeyMap::default(),
             slab: Slab::default(),
             lists: [Ends::new(); 3],
+            ghost_hit: None,
+            incoming: 1,
         }
     }
 
@@ -38,12 +56,22 @@ impl TwoQ {
         self.slab.push_head(&mut self.lists[to as usize], i);
     }
 
-    fn forget(&mut self, i: u32) {
+    fn forget(&mut self, i: u32) -> u64 {
         let l = self.slab.nodes[i as usize].list;
         self.slab.unlink(&mut self.lists[l as usize], i);
         let key = self.slab.nodes[i as usize].key;
         self.map.remove(&key);
         self.slab.release(i);
+        key
+    }
+
+    fn ends(&self, l: u8) -> &Ends {
+        &self.lists[l as usize]
+    }
+
+    /// Whether the remembered key about to come in must first make room in `Am`'s share.
+    fn am_needs_room(&self, size: u64) -> bool {
+        self.ghost_hit.is_some() && size <= self.k_am && self.ends(AM).len > 0 && self.ends(AM).units + size > self.k_am
     }
 }
 
@@ -53,6 +81,7 @@ impl Replacement for TwoQ {
     }
 
     fn access(&mut self, key: u64, _now_ns: u64) -> bool {
+        self.ghost_hit = None;
         let Some(&i) = self.map.get(&key) else { return false };
         match self.slab.nodes[i as usize].list {
             AM => {
@@ -60,39 +89,66 @@ impl Replacement for TwoQ {
                 true
             }
             A1IN => true,
-            _ => false,
+            _ => {
+                self.forget(i);
+                self.ghost_hit = Some(key);
+                false
+            }
         }
     }
 
+    fn admits(&mut self, _key: u64, size: u32) -> bool {
+        self.incoming = u64::from(size);
+        u64::from(size) <= self.capacity as u64
+    }
+
+    fn needs_room(&self, size: u32) -> bool {
+        let size = u64::from(size);
+        self.occupied() + size > self.capacity as u64 || self.am_needs_room(size)
+    }
+
     fn evict(&mut self, _now_ns: u64) -> Option<u64> {
-        let a1in = self.lists[A1IN as usize].len;
-        if a1in > self.k_in || (a1in > 0 && self.lists[AM as usize].len == 0) {
-            let i = self.lists[A1IN as usize].tail;
-            self.move_to(i, A1OUT);
-            if self.lists[A1OUT as usize].len > self.k_out {
-                self.forget(self.lists[A1OUT as usize].tail);
-            }
-            return Some(self.slab.nodes[i as usize].key);
+        let (a1in, am) = (*self.ends(A1IN), *self.ends(AM));
+        // Room in Am's own share, for a remembered key, once the whole cache has room.
+        let am_share = self.ghost_hit.is_some() && self.occupied() + self.incoming <= self.capacity as u64;
+        if am.len > 0 && (am_share || a1in.units <= self.k_in || a1in.len == 0) {
+            return Some(self.forget(am.tail));
         }
-        let i = self.lists[AM as usize].tail;
+        let i = a1in.tail;
         if i == NIL {
             return None;
         }
         let key = self.slab.nodes[i as usize].key;
-        self.forget(i);
+        if u64::from(self.slab.nodes[i as usize].size) > self.k_out {
+            self.forget(i);
+            return Some(key);
+        }
+        self.move_to(i, A1OUT);
+        while self.ends(A1OUT).units > self.k_out {
+            self.forget(self.ends(A1OUT).tail);
+        }
         Some(key)
     }
 
-    fn insert(&mut self, key: u64, now_ns: u64) {
-        match self.map.get(&key).map(|&i| (i, self.slab.nodes[i as usize].list)) {
-            Some((i, A1OUT)) => self.move_to(i, AM),
-            Some(_) => {}
-            None => {
-                let i = self.slab.alloc(key, A1IN, now_ns);
-                self.slab.push_head(&mut self.lists[A1IN as usize], i);
-                self.map.insert(key, i);
+    fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64) {
+        let to = match self.map.get(&key).map(|&i| (i, self.slab.nodes[i as usize].list)) {
+            Some((i, A1OUT)) => {
+                // Remembered, and admitted without an access first.
+                self.forget(i);
+                AM
             }
+            Some(_) => return,
+            None if self.ghost_hit == Some(key) => AM,
+            None => A1IN,
+        };
+        self.ghost_hit = None;
+        self.incoming = 1;
+        if to == AM && u64::from(size) > self.k_am {
+            return; // larger than Am's whole share
         }
+        let i = self.slab.alloc(key, size, to, now_ns);
+        self.slab.push_head(&mut self.lists[to as usize], i);
+        self.map.insert(key, i);
     }
 
     fn remove(&mut self, key: u64) -> bool {
@@ -107,10 +163,14 @@ impl Replacement for TwoQ {
     }
 
     fn len(&self) -> usize {
-        self.lists[A1IN as usize].len + self.lists[AM as usize].len
+        self.ends(A1IN).len + self.ends(AM).len
     }
 
     fn capacity(&self) -> usize {
         self.capacity
+    }
+
+    fn occupied(&self) -> u64 {
+        self.ends(A1IN).units + self.ends(AM).units
     }
 }

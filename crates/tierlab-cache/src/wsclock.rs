@@ -100,11 +100,11 @@ impl Replacement for WsClock {
         true
     }
 
-    fn insert(&mut self, key: u64, now_ns: u64) {
+    fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64) {
         if self.access(key, now_ns) {
             return;
         }
-        let i = self.slab.alloc(key, 0, now_ns);
+        let i = self.slab.alloc(key, size, 0, now_ns);
         self.slab.push_head(&mut self.ring, i);
         self.map.insert(key, i);
         if self.hand == NIL {
@@ -157,5 +157,9 @@ impl Replacement for WsClock {
 
     fn capacity(&self) -> usize {
         self.capacity
+    }
+
+    fn occupied(&self) -> u64 {
+        self.ring.units
     }
 }

@@ -10,6 +10,7 @@ mod devices;
 mod html;
 mod hybrid;
 mod cmd_bench;
+mod cmd_cache;
 mod cmd_catalog;
 mod cmd_compare;
 mod cmd_overview;
@@ -68,6 +69,10 @@ enum Command {
     /// Replay a trace or synthetic workload against a device and report latency, throughput,
     /// energy and wear. With no arguments: the bundled default workload on the default HDD.
     Simulate(cmd_simulate::SimulateArgs),
+    /// Miss-ratio curves: hit and miss ratios of LRU, FIFO, ARC, 2Q, WSClock, SIEVE and
+    /// S3-FIFO at many cache sizes in one pass over a trace, by request and by byte, for
+    /// fixed-size blocks or whole requests (libCacheSim's object traces included).
+    Cache(Box<cmd_cache::CacheArgs>),
     /// The SSD model: compare flash translation layers on a trace.
     #[command(subcommand)]
     Ssd(cmd_ssd::SsdCommand),
@@ -108,6 +113,7 @@ fn main() -> ExitCode {
         Command::Replicate(c) => cmd_replicate::run(c),
         Command::System(c) => cmd_system::run(c),
         Command::Simulate(a) => cmd_simulate::run(a),
+        Command::Cache(a) => cmd_cache::run(*a),
         Command::Ssd(c) => cmd_ssd::run(c),
         Command::Trace(c) => cmd_trace::run(c),
         Command::Workload(c) => cmd_workload::run(c),

@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use tierlab_cost::{builtin_tariff, cost, cost_curve, CostError, CostInputs, DemandBilling, SECONDS_PER_MONTH};
+use tierlab_cost::{builtin_tariff, cost, cost_curve, CostInputs, DemandBilling, SECONDS_PER_MONTH};
 
 #[test]
 fn purchase_terms_follow_price_per_gb() {

@@ -1,13 +1,17 @@
 //! Placement-only replay: where a request stream's data would be served from, and how
-//! much data moves, with no device timing. Two modes:
+//! much data moves, with no device timing. Three modes:
 //!
 //! - cache mode ([`CacheReplay`]): a `tierlab_cache` replacement algorithm over
-//!   fixed-size objects ([`ObjectDef`]), at several cache sizes in one pass — the numbers
-//!   to compare with cache simulators such as libCacheSim;
+//!   fixed-size objects ([`ObjectDef`]), at several cache sizes in one pass, with dirty
+//!   objects and write-backs;
+//! - miss-ratio curves ([`MissRatioCurves`]): several algorithms at several sizes in one
+//!   pass, by request, by object and by byte, over fixed-size blocks or whole requests of
+//!   their own sizes ([`CurveObjects`]) — `tierlab cache`, and the numbers to compare with
+//!   cache simulators such as libCacheSim;
 //! - policy mode ([`PolicyReplay`]): a GreenDM tiering or caching policy whose
 //!   migrations complete the moment they start.
 //!
-//! Both stream: memory depends on the cache or drive size, never on the trace length.
+//! All stream: memory depends on the cache or drive size, never on the trace length.
 //!
 //! ```
 //! use tierlab_placement::{CacheReplay, ObjectDef, Replay};
@@ -25,12 +29,14 @@
 
 mod cache_mode;
 mod counts;
+mod curves;
 mod error;
 mod objects;
 mod policy_mode;
 
 pub use cache_mode::{CacheReplay, CacheReport};
 pub use counts::{Counts, HitCounts};
+pub use curves::{CurveCounts, CurveObjects, CurvePoint, Footprint, FootprintCounter, MissRatioCurves, BATCH_REQUESTS};
 pub use error::PlacementError;
 pub use objects::{ObjectDef, INDEX_BITS, VOLUME_BITS};
 pub use policy_mode::{PolicyReplay, PolicyReport};

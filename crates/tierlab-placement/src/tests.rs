@@ -262,3 +262,143 @@ proptest! {
         prop_assert_eq!(report.stats.bytes_moved, moves * geo.extent_bytes);
     }
 }
+
+fn curves(algs: &[Algorithm], sizes: &[u64], objects: CurveObjects, reqs: &[IoRequest]) -> Vec<CurvePoint> {
+    let mut c = MissRatioCurves::new(algs, sizes, objects, 1_000).unwrap();
+    for q in reqs {
+        c.access(q).unwrap();
+    }
+    for (used, cap) in c.occupancy() {
+        assert!(used <= cap, "{used} units held in a cache of {cap}");
+    }
+    c.points()
+}
+
+/// One 512-byte request at sector `s`: one whole-request object.
+fn object(s: u64, len: u64) -> IoRequest {
+    req(0, s * 512, len, Op::Read)
+}
+
+#[test]
+fn fifo_shows_beladys_anomaly_and_lru_does_not() {
+    // Belady's sequence: FIFO misses 9 times with 3 frames and 10 times with 4.
+    let reqs: Vec<_> = [1, 2, 3, 4, 1, 2, 5, 1, 2, 3, 4, 5].into_iter().map(|k| object(k, 512)).collect();
+    let p = curves(&[Algorithm::Fifo, Algorithm::Lru], &[3, 4], CurveObjects::CountedObjects, &reqs);
+    let misses: Vec<u64> = p.iter().map(|p| p.counts.object_misses).collect();
+    assert_eq!(misses, [9, 10, 10, 8]);
+    assert_eq!((p[0].algorithm, p[0].size, p[0].capacity_units), (Algorithm::Fifo, 3, 3));
+}
+
+#[test]
+fn block_curves_count_requests_blocks_and_the_bytes_in_missed_blocks() {
+    // 8 KiB of room (two blocks). A 4,000-byte read at 6,096 touches blocks 1 and 2 (both
+    // miss); block 2, then block 1, hit. A 6,000-byte write at 7,000 touches blocks 1 and
+    // 2 (1,192 and 4,096 bytes of it, hits) and 3 (712 bytes, a miss).
+    let reqs = [req(0, 6096, 4000, Op::Read), req(0, 8192, 4096, Op::Read), req(0, 4096, 4096, Op::Read), req(0, 7000, 6000, Op::Write)];
+    let p = &curves(&[Algorithm::Lru], &[8192], CurveObjects::BLOCK_4K, &reqs)[0];
+    assert_eq!(p.capacity_units, 2);
+    let c = p.counts;
+    assert_eq!((c.requests, c.request_misses, c.objects, c.object_misses), (4, 2, 7, 3));
+    assert_eq!((c.bytes, c.byte_misses), (4000 + 4096 + 4096 + 6000, 4000 + 712));
+    assert_eq!(p.byte_miss_ratio, 4712.0 / 18192.0);
+}
+
+#[test]
+fn sized_objects_fill_a_cache_of_bytes() {
+    // 10,000 bytes of LRU: 4,000 + 4,000, a third of 4,000 evicts the first; 20,000 bytes
+    // is never admitted (and evicts nothing); the second, then the third, still hit.
+    let reqs = [object(1, 4000), object(2, 4000), object(3, 4000), object(4, 20_000), object(2, 4000), object(3, 512)];
+    let p = &curves(&[Algorithm::Lru], &[10_000], CurveObjects::Objects, &reqs)[0];
+    let c = p.counts;
+    assert_eq!((c.objects, c.object_misses), (6, 4));
+    // A hit counts the request's own length.
+    assert_eq!((c.bytes, c.byte_misses), (36_512, 32_000));
+    // Counted, the same cache holds 3 objects… of 10,000.
+    let p = &curves(&[Algorithm::Lru], &[3], CurveObjects::CountedObjects, &reqs)[0];
+    assert_eq!(p.counts.object_misses, 4);
+}
+
+#[test]
+fn curve_settings_and_requests_are_checked() {
+    let err = |r: Result<MissRatioCurves, PlacementError>| r.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(err(MissRatioCurves::new(&[Algorithm::Lru], &[4095], CurveObjects::BLOCK_4K, 0)).contains("at least one block (4096 bytes)"));
+    assert!(err(MissRatioCurves::new(&[], &[4096], CurveObjects::BLOCK_4K, 0)).contains("algorithm"));
+    assert!(err(MissRatioCurves::new(&[Algorithm::Lru], &[], CurveObjects::Objects, 0)).contains("cache size"));
+    assert!(err(MissRatioCurves::new(&[Algorithm::Lru], &[1], CurveObjects::Blocks { block_bytes: 0 }, 0)).contains("block size"));
+    let mut c = MissRatioCurves::new(&[Algorithm::Sieve], &[10], CurveObjects::CountedObjects, 0).unwrap();
+    // Volume 0 may use ids beyond 2^40 (object traces)…
+    c.access(&object(1 << 50, 512)).unwrap();
+    // … but not beside another volume, which could share its keys.
+    let e = c.access(&IoRequest { volume: 1, ..object(5, 512) }).unwrap_err();
+    assert!(e.to_string().contains("one volume"), "{e}");
+    assert!(c.access(&object(5, 0)).is_err());
+    let mut c = MissRatioCurves::new(&[Algorithm::Lru], &[10], CurveObjects::CountedObjects, 0).unwrap();
+    c.access(&IoRequest { volume: 1, ..object(5, 512) }).unwrap();
+    assert!(c.access(&IoRequest { volume: 1, ..object(1 << 45, 512) }).is_err());
+}
+
+#[test]
+fn footprint_counts_distinct_blocks_and_objects() {
+    let reqs = [req(0, 6096, 4000, Op::Read), req(0, 8192, 4096, Op::Read), object(1, 300), object(1, 900)];
+    let mut f = FootprintCounter::new(CurveObjects::BLOCK_4K);
+    let mut o = FootprintCounter::new(CurveObjects::Objects);
+    for q in &reqs {
+        f.access(q).unwrap();
+        o.access(q).unwrap();
+    }
+    assert_eq!(f.footprint(), Footprint { requests: 4, objects: 3, bytes: 3 * KB4 });
+    // Objects named by first sector: 11, 16 and 1 (sized when first seen).
+    assert_eq!(o.footprint(), Footprint { requests: 4, objects: 3, bytes: 4000 + 4096 + 300 });
+}
+
+proptest! {
+    /// All algorithms at several sizes in one pass give what each gives alone, in every
+    /// object definition.
+    #[test]
+    fn one_pass_equals_separate_runs(reqs in arb_requests(), which in 0usize..3) {
+        let objects = [CurveObjects::BLOCK_4K, CurveObjects::Objects, CurveObjects::CountedObjects][which];
+        let sizes: Vec<u64> = match objects {
+            CurveObjects::CountedObjects => vec![1, 3, 10, 40],
+            _ => vec![4096, 3 * 4096 + 7, 40_000, 160_000],
+        };
+        let all = curves(&Algorithm::ALL, &sizes, objects, &reqs);
+        prop_assert_eq!(all.len(), Algorithm::ALL.len() * sizes.len());
+        for p in &all {
+            let alone = curves(&[p.algorithm], &[p.size], objects, &reqs);
+            prop_assert_eq!(&alone[0], p);
+            prop_assert_eq!(p.counts.requests, reqs.len() as u64);
+            prop_assert!(p.counts.request_misses <= p.counts.object_misses);
+            prop_assert!(p.counts.byte_misses <= p.counts.bytes);
+        }
+    }
+
+    /// With one-unit objects the curves agree with the single-algorithm cache replay
+    /// (a separate code path) on every hit and miss.
+    #[test]
+    fn block_curves_agree_with_cache_replay(reqs in arb_requests(), block in any::<bool>()) {
+        let (objects, def) = if block { (CurveObjects::BLOCK_4K, ObjectDef::BLOCK_4K) } else { (CurveObjects::CountedObjects, ObjectDef::Request) };
+        let units = [1usize, 3, 10, 40];
+        let sizes: Vec<u64> = units.iter().map(|&u| if block { u as u64 * KB4 } else { u as u64 }).collect();
+        for alg in Algorithm::ALL {
+            let points = curves(&[alg], &sizes, objects, &reqs);
+            for (p, r) in points.iter().zip(cache_run(alg, &units, def, &reqs)) {
+                prop_assert_eq!(p.counts.object_misses, r.counts.objects().misses(), "{} at {}", alg, p.size);
+                prop_assert_eq!(p.counts.request_misses, r.counts.requests().misses());
+            }
+        }
+    }
+
+    /// LRU is a stack algorithm: with one-unit objects a larger cache never misses more,
+    /// by block, by request or by byte. (FIFO is not: see Belady's anomaly above.)
+    #[test]
+    fn lru_curves_never_rise(reqs in arb_requests(), block in any::<bool>()) {
+        let objects = if block { CurveObjects::BLOCK_4K } else { CurveObjects::CountedObjects };
+        let sizes: Vec<u64> = (1..=70).map(|u| if block { u * KB4 } else { u }).collect();
+        let points = curves(&[Algorithm::Lru], &sizes, objects, &reqs);
+        for w in points.windows(2) {
+            prop_assert!(w[1].counts.object_misses <= w[0].counts.object_misses);
+            prop_assert!(w[1].counts.request_misses <= w[0].counts.request_misses);
+            prop_assert!(w[1].counts.byte_misses <= w[0].counts.byte_misses);
+        }
+    }
+}
