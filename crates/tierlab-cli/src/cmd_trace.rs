@@ -1,4 +1,4 @@
-//! `tierlab trace …`
+//! `tierlab trace …`: statistics, HybridStore's data classes, the formats read.
 
 use crate::args::TraceInput;
 use crate::progress::requests_bar;
@@ -6,6 +6,8 @@ use anyhow::Result;
 use clap::Subcommand;
 use std::io::Write;
 use std::path::PathBuf;
+use tierlab_classes::{ClassConfig, Classes};
+use tierlab_report::{fmt_bytes, Table};
 use tierlab_trace::Format;
 
 #[derive(Subcommand)]
@@ -17,6 +19,29 @@ pub enum TraceCommand {
         #[command(flatten)]
         input: TraceInput,
         /// Print one JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Cut the address space into records (1 MiB) and group them into HybridStore's data
+    /// classes: hot or cold (mean IOPS above 1), read or write (majority of requests),
+    /// request-size bin, and with `--classes 33` an intensity bin; per class its size and
+    /// the 95th percentile of its per-second bandwidth (the capacity planner's S_j, F_j).
+    Classes {
+        file: PathBuf,
+        #[command(flatten)]
+        input: TraceInput,
+        /// 17 (hot/cold × read/write × 4 sizes + untouched) or 33 (× 2 intensities).
+        #[arg(long, default_value_t = 17)]
+        classes: u32,
+        /// Record size: bytes, or with a unit (1M).
+        #[arg(long, value_name = "BYTES", default_value = "1M", value_parser = crate::args::parse_bytes)]
+        record_size: u64,
+        /// A record is hot above this mean IOPS.
+        #[arg(long, default_value_t = 1.0)]
+        hot_iops: f64,
+        /// Upper edges of the request-size bins but the last (mean request size).
+        #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "4K,16K,64K", value_parser = crate::args::parse_bytes)]
+        size_edges: Vec<u64>,
         #[arg(long)]
         json: bool,
     },
@@ -42,6 +67,30 @@ pub fn run(cmd: TraceCommand) -> Result<()> {
                 write!(out, "{}", tierlab_trace::render_text(&stats))?;
             }
         }
+        TraceCommand::Classes { file, input, classes, record_size, hot_iops, size_edges, json } => {
+            let intensity_bins = match classes {
+                17 => 1,
+                33 => 2,
+                n => anyhow::bail!("--classes: expected 17 or 33, found {n}"),
+            };
+            let cfg = ClassConfig { record_bytes: record_size, hot_iops, size_edges_bytes: size_edges, intensity_bins };
+            cfg.check().map_err(|e| anyhow::anyhow!("{e}"))?;
+            let bar = requests_bar("labelling records");
+            let mut n = 0u64;
+            let labelled = tierlab_classes::label(&cfg, input.open(&file)?.inspect(|_| {
+                n += 1;
+                bar.set_position(n);
+            }))?;
+            bar.set_message("measuring classes");
+            let classes = tierlab_classes::measure(labelled, input.open(&file)?)?;
+            bar.finish_and_clear();
+            if json {
+                serde_json::to_writer_pretty(&mut out, &classes)?;
+                writeln!(out)?;
+            } else {
+                write!(out, "{}", render_classes(&classes))?;
+            }
+        }
         TraceCommand::Formats { json } => {
             if json {
                 let list: Vec<_> = Format::ALL
@@ -58,4 +107,38 @@ pub fn run(cmd: TraceCommand) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The classes as people read them: the non-empty ones, then how many are empty.
+pub fn render_classes(c: &Classes) -> String {
+    let mut s = format!(
+        "requests    {} over {:.1} s; {} records of {} touched\n",
+        c.requests,
+        c.span_s,
+        c.records_touched,
+        fmt_bytes(c.config.record_bytes)
+    );
+    if let Some(edge) = c.intensity_edge_iops {
+        s.push_str(&format!("intensity   1 above {edge} requests in a second (the median record's peak)\n"));
+    }
+    s.push_str("class       H/C hot or cold, R/W by majority, s = size bin (edges ");
+    s.push_str(&c.config.size_edges_bytes.iter().map(|&b| fmt_bytes(b)).collect::<Vec<_>>().join(", "));
+    s.push_str("), i = intensity\n\n");
+    let mut t = Table::new(["class", "records", "size", "requests", "read %", "mean request", "F_j p95 KB/s", "mean KB/s"]);
+    for d in c.classes.iter().filter(|d| d.records > 0) {
+        t.row([
+            d.label.clone(),
+            d.records.to_string(),
+            fmt_bytes(d.size_bytes),
+            d.requests.to_string(),
+            format!("{:.1}", d.read_fraction * 100.0),
+            fmt_bytes(d.mean_request_bytes.round() as u64),
+            format!("{:.1}", d.bandwidth_p95_bytes_s / 1e3),
+            format!("{:.1}", d.bandwidth_mean_bytes_s / 1e3),
+        ]);
+    }
+    s.push_str(&t.render());
+    let empty = c.classes.iter().filter(|d| d.records == 0).count();
+    s.push_str(&format!("{} classes, {empty} of them empty (all in --json)\n", c.classes.len()));
+    s
 }

@@ -366,6 +366,27 @@ fn html_reports_load_in_a_headless_browser() {
     }
 }
 
+/// HybridStore's data classes of a real trace: 17 or 33 classes, sizes adding up to the
+/// space up to the highest touched record, golden text.
+#[test]
+fn trace_classes_groups_records_into_data_classes() {
+    let Some(shared) = shared() else { return };
+    let path = shared.join("traces/msr-hm0-1k.csv");
+    let path = path.to_str().unwrap();
+    golden("trace-classes-msr.txt", &ok(&["trace", "classes", path]));
+    let v = json(&ok(&["trace", "classes", path, "--classes", "33", "--json"]));
+    let classes = v["classes"].as_array().unwrap();
+    assert_eq!(classes.len(), 33);
+    let records: u64 = classes.iter().filter(|c| !c["key"].is_null()).map(|c| c["records"].as_u64().unwrap()).sum();
+    assert_eq!(records, v["records_touched"].as_u64().unwrap());
+    let requests: u64 = classes.iter().map(|c| c["requests"].as_u64().unwrap()).sum();
+    assert!(requests >= 1000, "every request counted in a class: {requests}");
+    let e = fails(&["trace", "classes", path, "--classes", "20"]);
+    assert!(e.contains("--classes: expected 17 or 33"), "{e}");
+    let e = fails(&["trace", "classes", path, "--size-edges", "64K,4K"]);
+    assert!(e.contains("size edges"), "{e}");
+}
+
 #[test]
 fn bench_measures_a_hybrid_drive() {
     let Some(shared) = shared() else { return };
