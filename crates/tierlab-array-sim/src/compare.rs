@@ -3,6 +3,7 @@
 //! per disk per day.
 
 use crate::run::{run_array, ArrayConfig, ArrayRun};
+use tierlab_system_power::SystemEnergy;
 use anyhow::Result;
 use serde::Serialize;
 use tierlab_array_policy::{SchemeConfig, SchemeKind};
@@ -42,13 +43,14 @@ pub fn compare(cfg: &ArrayConfig, schemes: &[SchemeConfig], loads: &[Load], prog
     let total = list.len() * loads.len();
     let mut rows = Vec::with_capacity(total);
     for load in loads {
-        let mut reference: Option<ArrayRun> = None;
+        // RAID-5's energy at this load, disks alone and whole system: the reference.
+        let mut reference: Option<(f64, Option<SystemEnergy>)> = None;
         for scheme in &list {
             let label = format!("{} at {}", scheme.label(), load.label);
             let run = run_array(cfg, scheme, &load.workload, &mut |_| {})?;
-            let base = reference.get_or_insert_with(|| run.clone());
-            let energy_saving = if base.energy_j > 0.0 { 1.0 - run.energy_j / base.energy_j } else { 0.0 };
-            let system_saving = match (&run.system, &base.system) {
+            let (base_j, base_system) = reference.get_or_insert_with(|| (run.energy_j, run.system.clone()));
+            let energy_saving = if *base_j > 0.0 { 1.0 - run.energy_j / *base_j } else { 0.0 };
+            let system_saving = match (&run.system, &*base_system) {
                 (Some(e), Some(b)) => Some(e.saving_against(b).system),
                 _ => None,
             };

@@ -99,12 +99,8 @@ impl DiskModel {
             .iter()
             .map(|l| SpeedInfo { rpm: l.rpm, active_w: l.active_w, seek_w: l.seek_w, idle_w: l.idle_w, media_bytes_per_s: top_rate * f64::from(l.rpm) / f64::from(top_rpm) })
             .collect();
-        let transition = |t: tierlab_power::Transition| Transition { time_s: t.time_s, energy_j: t.energy_j };
         let speed_change = spec.speeds.as_ref().map_or(Transition { time_s: 0.0, energy_j: 0.0 }, |s| transition(s.change));
-        let standby = spec.deepest_standby().and_then(|i| {
-            let l = &spec.standby[i];
-            Some(StandbyInfo { power_w: l.power_w, enter: transition(l.enter?), leave: transition(l.leave?) })
-        });
+        let standby = spec.deepest_standby().and_then(|i| standby_info(&spec.standby[i]));
         let choice = HddChoice { device: id.into(), power_profile: profile.map(str::to_string), ..HddChoice::default() };
         let capacity_bytes = tierlab_hybrid::catalog_hdd(&entry, &choice)?.capacity_bytes();
         Ok(DiskModel { entry, choice, capacity_bytes, speeds, speed_change, standby, average_seek_s: sheet.seek_average_ms / 1e3 })
@@ -124,11 +120,7 @@ impl DiskModel {
             bail!("drive `{}` lost its power profile `{profile_name}`", self.entry.id);
         };
         let level = powered_down_level(&profile.spec, extra_s).map_err(|e| anyhow!("drive `{}` (profile `{profile_name}`): {e}", self.entry.id))?;
-        let (Some(enter), Some(leave)) = (level.enter, level.leave) else {
-            bail!("drive `{}`: the powered-down level has no transition costs", self.entry.id);
-        };
-        let transition = |t: tierlab_power::Transition| Transition { time_s: t.time_s, energy_j: t.energy_j };
-        self.standby = Some(StandbyInfo { power_w: level.power_w, enter: transition(enter), leave: transition(leave) });
+        self.standby = standby_info(&level);
         profile.spec.standby.push(level);
         self.choice.standby = Some(POWERED_DOWN.into());
         Ok(self)
@@ -138,6 +130,15 @@ impl DiskModel {
     pub fn build(&self, name: String) -> Result<Box<dyn Device + Send>> {
         Ok(Box::new(Named { inner: tierlab_hybrid::catalog_hdd(&self.entry, &self.choice)?, name }))
     }
+}
+
+fn transition(t: tierlab_power::Transition) -> Transition {
+    Transition { time_s: t.time_s, energy_j: t.energy_j }
+}
+
+/// What a scheme is told of a standby level: `None` when its transitions are unknown.
+fn standby_info(l: &tierlab_power::StandbyLevel) -> Option<StandbyInfo> {
+    Some(StandbyInfo { power_w: l.power_w, enter: transition(l.enter?), leave: transition(l.leave?) })
 }
 
 /// Time and energy in one power state, summed over the disks.

@@ -120,6 +120,8 @@ pub fn render_csv(rows: &[RunRow], failed: &[FailedRow]) -> String {
         s.push_str(&format!(",cost_usd_alpha_{a}"));
     }
     s.push_str(",error\n");
+    // Every column but config, mode and error holds a figure.
+    let figures = s.matches(',').count() - 2;
     let opt = |v: Option<String>| v.unwrap_or_default();
     for r in rows {
         s.push_str(&format!(
@@ -157,7 +159,6 @@ pub fn render_csv(rows: &[RunRow], failed: &[FailedRow]) -> String {
         s.push_str(",\n");
     }
     // A configuration that did not run: its name, mode and why; every figure empty.
-    let figures = 24 + tierlab_cost::ALPHAS.len();
     for f in failed {
         s.push_str(&format!("{},{},{}{}\n", csv_field(&f.config), f.mode, ",".repeat(figures), csv_field(&f.error)));
     }

@@ -20,6 +20,7 @@ mod compare;
 mod drive;
 mod hdd;
 mod matrix;
+mod overview;
 mod run;
 
 pub use address::AddressMap;
@@ -27,6 +28,7 @@ pub use compare::{compare, run_config, CompareReport, CostModel, FailedRow, RunR
 pub use drive::{build, datasheet_ssd, Built, HybridParams, Mode, SsdTiming, SsdWriteBuffer};
 pub use hdd::{build_hdd, catalog, catalog_hdd, datasheet, power_profile, HddChoice, DEFAULT_HDD};
 pub use matrix::{Matrix, MatrixEntry};
+pub use overview::{overview, spin_down_at_break_even, Design, Overview};
 pub use run::{simulate, Config, Run, Usage, Workload};
 
 #[cfg(test)]

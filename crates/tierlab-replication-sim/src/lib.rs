@@ -22,16 +22,18 @@ pub use run::{
 pub use volume::{Jobs, Volume};
 
 use anyhow::Result;
+use tierlab_array_sim::DiskModel;
 use tierlab_sim::Simulation;
+use tierlab_system_power::System;
 
-/// Add `count` disks of `cfg`'s drive to `sim`: the data disks (`data00`, …), then the
-/// rest named as log disks (`log00`, …). Returns the smallest disk's capacity.
+/// Add `count` disks of `model` to `sim`: the data disks (`data00`, …), then the rest
+/// named as log disks (`log00`, …). Returns the smallest disk's capacity.
 pub(crate) fn add_disks(
     cfg: &ReplicationConfig,
+    model: &DiskModel,
     sim: &mut Simulation<'_>,
     count: usize,
 ) -> Result<u64> {
-    let model = disk_model(cfg)?;
     let mut disk_bytes = u64::MAX;
     for i in 0..count {
         let name = if i < cfg.data_disks {
@@ -46,14 +48,22 @@ pub(crate) fn add_disks(
     Ok(disk_bytes)
 }
 
-/// The secondary's drive: the catalog drive with the chosen standby level, or with the
-/// slot power-down level when its system powers slots down.
-pub(crate) fn disk_model(cfg: &ReplicationConfig) -> Result<tierlab_array_sim::DiskModel> {
-    let mut model =
-        tierlab_array_sim::DiskModel::from_catalog(&cfg.disk, cfg.power_profile.as_deref())?;
+/// `cfg`'s catalog drive with the chosen standby level (both sites use it).
+pub(crate) fn catalog_disk(cfg: &ReplicationConfig) -> Result<DiskModel> {
+    let mut model = DiskModel::from_catalog(&cfg.disk, cfg.power_profile.as_deref())?;
     model.choice.standby = cfg.standby.clone();
-    match cfg.system()? {
-        Some(system) => model.in_system(&system),
+    Ok(model)
+}
+
+/// The secondary's drive: [`catalog_disk`] in the secondary's system, which gives it the
+/// slot power-down level when the system powers slots down.
+pub(crate) fn secondary_disk(
+    cfg: &ReplicationConfig,
+    system: Option<&System>,
+) -> Result<DiskModel> {
+    let model = catalog_disk(cfg)?;
+    match system {
+        Some(s) => model.in_system(s),
         None => Ok(model),
     }
 }

@@ -11,9 +11,9 @@
 //! arrival order, through a bounded channel: the primary and the secondary run side by
 //! side and neither keeps the stream.
 
-use crate::add_disks;
 use crate::config::{ReplicationConfig, Shipping};
 use crate::volume::{Jobs, LogAppender, Volume};
+use crate::{add_disks, catalog_disk};
 use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
 use std::cell::{Cell, RefCell};
@@ -331,7 +331,12 @@ pub fn run_primary(cfg: &ReplicationConfig, tx: SyncSender<Arrival>) -> Result<P
     let mut source = cfg.source.open()?;
     let mut sim = Simulation::new(SchedulerKind::Fcfs).end_with_last_request();
     // Data and log disks, then the mirror of the secondary's log volume.
-    let disk_bytes = add_disks(cfg, &mut sim, cfg.data_disks + 2 * cfg.log_disks)?;
+    let disk_bytes = add_disks(
+        cfg,
+        &catalog_disk(cfg)?,
+        &mut sim,
+        cfg.data_disks + 2 * cfg.log_disks,
+    )?;
     let (data, log, mirror) = volumes(cfg, disk_bytes)?;
     if source.data_bytes() > data.capacity_bytes() {
         bail!(

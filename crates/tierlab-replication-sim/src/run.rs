@@ -3,13 +3,13 @@
 use crate::config::{ReplicationConfig, Scheme};
 use crate::primary::{run_primary, volumes, Arrival, PrimaryReport};
 use crate::replica::{ApplyStats, ReplicaController, ReplicaSetup};
-use crate::{add_disks, disk_model};
+use crate::{add_disks, secondary_disk};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
-use tierlab_array_sim::{s_to_ns, system_usage};
+use tierlab_array_sim::{s_to_ns, system_usage, DiskModel};
 use tierlab_replica_policy::{PolicyConfig, PolicyReport, ReplicaPolicy, VolumeCosts};
 use tierlab_replication::{
     break_even_s, t_wnd, CompactionConfig, Compactor, StandbyCosts, Transition,
@@ -30,9 +30,13 @@ pub struct DataStandby {
 }
 
 /// The standby level of `cfg`'s disk that the data volume sleeps in (the chosen one, or
-/// the profile's deepest) and what it costs.
+/// the profile's deepest; slot power-down when its system powers slots down) and what
+/// it costs.
 pub fn data_standby(cfg: &ReplicationConfig) -> Result<DataStandby> {
-    let model = disk_model(cfg)?;
+    standby_of(cfg, &secondary_disk(cfg, cfg.system()?.as_ref())?)
+}
+
+fn standby_of(cfg: &ReplicationConfig, model: &DiskModel) -> Result<DataStandby> {
     let profile = tierlab_hybrid::power_profile(&model.entry, cfg.power_profile.as_deref())?
         .ok_or_else(|| {
             anyhow!(
@@ -144,7 +148,8 @@ pub fn run_replication(
 ) -> Result<ReplicationRun> {
     cfg.check()?;
     let system = cfg.system()?;
-    let standby = data_standby(cfg)?;
+    let model = secondary_disk(cfg, system.as_ref())?;
+    let standby = standby_of(cfg, &model)?;
     let costs = standby.costs;
     let cursor = cfg.source.open()?;
     let page_bytes = cursor.page_bytes().max(512);
@@ -153,7 +158,7 @@ pub fn run_replication(
     if cfg.warmup_s > 0.0 {
         sim = sim.measure_from(s_to_ns(cfg.warmup_s));
     }
-    let disk_bytes = add_disks(cfg, &mut sim, cfg.data_disks + cfg.log_disks)?;
+    let disk_bytes = add_disks(cfg, &model, &mut sim, cfg.data_disks + cfg.log_disks)?;
     let (data, log, _) = volumes(cfg, disk_bytes)?;
     if cfg.window_bytes > log.capacity_bytes() {
         bail!("`window_bytes`: a window of {} bytes is larger than the log volume ({} bytes on {} disks)", cfg.window_bytes, log.capacity_bytes(), cfg.log_disks);
@@ -228,12 +233,8 @@ pub fn run_replication(
     controller.finish();
     let energy = match &system {
         Some(s) => Some(
-            s.account(&system_usage(
-                &report.devices,
-                report.span_s,
-                &disk_model(cfg)?,
-            ))
-            .map_err(|e| anyhow!(e))?,
+            s.account(&system_usage(&report.devices, report.span_s, &model))
+                .map_err(|e| anyhow!(e))?,
         ),
         None => None,
     };
