@@ -3,8 +3,13 @@
 //!
 //! The address space is cut into fixed records (1 MB: the research's choice, for the
 //! disk's read-ahead). Each record a trace touches is labelled:
-//! - **hot** when its mean IOPS over the trace's span exceeds a threshold (the research:
-//!   1 IOPS), else **cold**;
+//! - **hot** when its request rate exceeds a threshold (the research: 1 IOPS) in some
+//!   window of the trace (default one second: two requests in the same second make a
+//!   record hot), else **cold**. The research judges records by their peak rate ("average
+//!   values of the arrival rates are not adequate"), and its own numbers rule out the mean
+//!   over the span: Table 4.3's Financial has 114 GB hot at about 2,696 IOPS in all, where
+//!   116,736 records each above 1 IOPS on average would need 116,736 IOPS. A window of 0
+//!   takes the mean over the whole span instead;
 //! - **read** or **write** by the majority of its requests;
 //! - a **request-size bin** by its mean request size (edges settable; default 4, 16 and
 //!   64 KiB: four bins, 0 = smallest);
@@ -19,8 +24,7 @@
 //! research's "95th percentile of the per-second bandwidth" reads; a class busy in fewer
 //! than 5 % of the seconds has F_j = 0, and its mean bandwidth is given beside it).
 //! These are the research's rules where it states them; the record's R/W majority by
-//! request count, the size bins by mean request size, the hot window (the whole span)
-//! and the intensity edge (the median peak) are tierlab's choices, each settable.
+//! request count, the size bins by mean request size, the hot window (one second) and the intensity edge (the median peak) are tierlab's choices, each settable.
 //!
 //! Two passes over the trace (the caller opens it twice): the first labels the records,
 //! the second measures each class's per-second bandwidth. Memory grows with the number of
@@ -36,8 +40,10 @@ use tierlab_types::{IoRequest, Op, NS_PER_S};
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ClassConfig {
     pub record_bytes: u64,
-    /// A record is hot above this mean IOPS.
+    /// A record is hot above this IOPS in some window.
     pub hot_iops: f64,
+    /// The window, seconds, aligned to whole multiples of it; 0 is the whole span.
+    pub hot_window_s: u64,
     /// Upper edges of the request-size bins but the last, bytes, increasing.
     pub size_edges_bytes: Vec<u64>,
     /// 1 (17 classes) or 2 (33 classes).
@@ -45,11 +51,13 @@ pub struct ClassConfig {
 }
 
 impl Default for ClassConfig {
-    /// The research's 1 MB records and 1 IOPS, four size bins, the 17-class taxonomy.
+    /// The research's 1 MB records and 1 IOPS (peak one-second rate), four size bins, the
+    /// 17-class taxonomy.
     fn default() -> Self {
         ClassConfig {
             record_bytes: 1 << 20,
             hot_iops: 1.0,
+            hot_window_s: 1,
             size_edges_bytes: vec![4 << 10, 16 << 10, 64 << 10],
             intensity_bins: 1,
         }
@@ -158,6 +166,9 @@ struct Record {
     second: u64,
     in_second: u32,
     peak_iops: u32,
+    window: u64,
+    in_window: u32,
+    peak_in_window: u32,
 }
 
 /// The records a request touches, with the bytes it moves in each.
@@ -184,6 +195,23 @@ pub struct Labelled {
     intensity_edge_iops: Option<f64>,
 }
 
+impl Labelled {
+    pub fn config(&self) -> &ClassConfig {
+        &self.config
+    }
+
+    /// The class of record `record` (offset / record size) of `volume`; `None` for a
+    /// record the trace never touched.
+    pub fn class_of(&self, volume: u32, record: u64) -> Option<ClassKey> {
+        self.records.get(&(volume, record)).copied()
+    }
+
+    /// Every touched record with its class, in no particular order.
+    pub fn records(&self) -> impl Iterator<Item = ((u32, u64), ClassKey)> + '_ {
+        self.records.iter().map(|(&k, &v)| (k, v))
+    }
+}
+
 /// First pass: label every touched record.
 pub fn label<E>(
     config: &ClassConfig,
@@ -197,14 +225,21 @@ pub fn label<E>(
         first_ns = first_ns.min(r.time_ns);
         last_ns = last_ns.max(r.time_ns);
         let second = r.time_ns / NS_PER_S;
+        let window = second / config.hot_window_s.max(1);
         for (i, bytes) in pieces(&r, config.record_bytes) {
             let rec = records.entry((r.volume, i)).or_default();
             if rec.requests == 0 || rec.second != second {
                 rec.second = second;
                 rec.in_second = 0;
             }
-            rec.in_second += 1;
+            if rec.requests == 0 || rec.window != window {
+                rec.window = window;
+                rec.in_window = 0;
+            }
+            rec.in_second = rec.in_second.saturating_add(1);
+            rec.in_window = rec.in_window.saturating_add(1);
             rec.peak_iops = rec.peak_iops.max(rec.in_second);
+            rec.peak_in_window = rec.peak_in_window.max(rec.in_window);
             rec.requests += 1;
             rec.writes += u64::from(r.op == Op::Write);
             rec.bytes += bytes;
@@ -232,7 +267,10 @@ pub fn label<E>(
         .into_iter()
         .map(|(k, r)| {
             let key = ClassKey {
-                hot: r.requests as f64 / span_s > config.hot_iops,
+                hot: match config.hot_window_s {
+                    0 => r.requests as f64 / span_s > config.hot_iops,
+                    w => f64::from(r.peak_in_window) / w as f64 > config.hot_iops,
+                },
                 write: r.writes * 2 > r.requests,
                 size_bin: config.size_bin(r.bytes as f64 / r.requests as f64),
                 intensity_bin: intensity_edge_iops

@@ -83,6 +83,42 @@ fn records_are_labelled_and_measured() {
 }
 
 #[test]
+fn hot_is_judged_by_the_peak_rate_in_a_window() {
+    // Record 0: two reads in one second, and one more at 200 s (mean 0.015 IOPS).
+    // Record 1: one read a second for 99 s (never above 1 IOPS, by mean or by window).
+    let mut trace = vec![
+        req(0.1, 0, 0, 4096, Op::Read),
+        req(0.2, 0, 4096, 4096, Op::Read),
+        req(200.0, 0, 8192, 4096, Op::Read),
+    ];
+    for s in 0..99 {
+        trace.push(req(s as f64 + 0.5, 0, MIB, 4096, Op::Read));
+    }
+    trace.sort_by_key(|r| r.time_ns);
+    let peak = run(&ClassConfig::default(), &trace);
+    assert_eq!(class(&peak, "H-R-s0-i0").records, 1, "the burst makes record 0 hot");
+    assert_eq!(class(&peak, "C-R-s0-i0").records, 1);
+    let span = run(
+        &ClassConfig {
+            hot_window_s: 0,
+            ..ClassConfig::default()
+        },
+        &trace,
+    );
+    assert_eq!(class(&span, "H-R-s0-i0").records, 0, "by the mean, neither is hot");
+    assert_eq!(class(&span, "C-R-s0-i0").records, 2);
+    // A 10 s window: record 1 has 10 requests in 10 s (1 IOPS, not above); record 0 has 2.
+    let ten = run(
+        &ClassConfig {
+            hot_window_s: 10,
+            ..ClassConfig::default()
+        },
+        &trace,
+    );
+    assert_eq!(class(&ten, "H-R-s0-i0").records, 0);
+}
+
+#[test]
 fn a_request_across_records_counts_in_each_with_its_bytes() {
     // 1 MiB starting half-way through record 0.
     let trace = [req(0.0, 0, MIB / 2, MIB, Op::Read)];

@@ -23,7 +23,7 @@ pub enum TraceCommand {
         json: bool,
     },
     /// Cut the address space into records (1 MiB) and group them into HybridStore's data
-    /// classes: hot or cold (mean IOPS above 1), read or write (majority of requests),
+    /// classes: hot or cold (above 1 IOPS in some second), read or write (majority of requests),
     /// request-size bin, and with `--classes 33` an intensity bin; per class its size and
     /// the 95th percentile of its per-second bandwidth (the capacity planner's S_j, F_j).
     Classes {
@@ -36,9 +36,12 @@ pub enum TraceCommand {
         /// Record size: bytes, or with a unit (1M).
         #[arg(long, value_name = "BYTES", default_value = "1M", value_parser = crate::args::parse_bytes)]
         record_size: u64,
-        /// A record is hot above this mean IOPS.
+        /// A record is hot above this IOPS in some window.
         #[arg(long, default_value_t = 1.0)]
         hot_iops: f64,
+        /// The window for the hot test, seconds; 0 takes the mean over the whole trace.
+        #[arg(long, value_name = "SECONDS", default_value_t = 1)]
+        hot_window: u64,
         /// Upper edges of the request-size bins but the last (mean request size).
         #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "4K,16K,64K", value_parser = crate::args::parse_bytes)]
         size_edges: Vec<u64>,
@@ -67,13 +70,13 @@ pub fn run(cmd: TraceCommand) -> Result<()> {
                 write!(out, "{}", tierlab_trace::render_text(&stats))?;
             }
         }
-        TraceCommand::Classes { file, input, classes, record_size, hot_iops, size_edges, json } => {
+        TraceCommand::Classes { file, input, classes, record_size, hot_iops, hot_window, size_edges, json } => {
             let intensity_bins = match classes {
                 17 => 1,
                 33 => 2,
                 n => anyhow::bail!("--classes: expected 17 or 33, found {n}"),
             };
-            let cfg = ClassConfig { record_bytes: record_size, hot_iops, size_edges_bytes: size_edges, intensity_bins };
+            let cfg = ClassConfig { record_bytes: record_size, hot_iops, hot_window_s: hot_window, size_edges_bytes: size_edges, intensity_bins };
             cfg.check().map_err(|e| anyhow::anyhow!("{e}"))?;
             let bar = requests_bar("labelling records");
             let mut n = 0u64;
@@ -118,6 +121,10 @@ pub fn render_classes(c: &Classes) -> String {
         c.records_touched,
         fmt_bytes(c.config.record_bytes)
     );
+    s.push_str(&match c.config.hot_window_s {
+        0 => format!("hot         above {} IOPS on average over the trace\n", c.config.hot_iops),
+        w => format!("hot         above {} IOPS in some {w}-s window\n", c.config.hot_iops),
+    });
     if let Some(edge) = c.intensity_edge_iops {
         s.push_str(&format!("intensity   1 above {edge} requests in a second (the median record's peak)\n"));
     }

@@ -1,5 +1,6 @@
 //! The `--hybrid …` options: an SSD and an HDD combined by a policy (GreenDM tiering or
-//! caching, or a linear baseline). Building and running the drive is `tierlab_hybrid`'s.
+//! caching, HybridStore's MixDyn or static 4 KiB split, or a linear baseline). Building
+//! and running the drive is `tierlab_hybrid`'s.
 
 use clap::Args;
 use tierlab_cache::Algorithm;
@@ -66,6 +67,20 @@ pub struct HybridArgs {
     /// if copied on before the run, instead of new and empty (extents mapped on first touch).
     #[arg(long)]
     pub populated: bool,
+    /// Set a policy tunable by name once the drive is built, e.g. `redirect_p=0.5`,
+    /// `hdd_predictor=1` or `idle_s=0.5` for mixdyn (repeatable; the names are the
+    /// policy's `params`).
+    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_policy_param)]
+    pub policy_param: Vec<(String, f64)>,
+}
+
+fn parse_policy_param(s: &str) -> Result<(String, f64), String> {
+    let (name, value) = s.split_once('=').ok_or_else(|| format!("`{s}`: expected NAME=VALUE"))?;
+    let value: f64 = value.trim().parse().map_err(|_| format!("`{s}`: the value is not a number"))?;
+    if name.trim().is_empty() || !value.is_finite() {
+        return Err(format!("`{s}`: expected a name and a finite number"));
+    }
+    Ok((name.trim().to_string(), value))
 }
 
 impl HybridArgs {
@@ -87,6 +102,7 @@ impl HybridArgs {
             write_policy: self.write_policy,
             replacement: self.replacement,
             populated: self.populated,
+            policy_params: self.policy_param.clone(),
         }
     }
 }
@@ -123,5 +139,12 @@ mod tests {
             assert_eq!(f.hybrid.params().ssd_write_buffer, want);
         }
         assert!(Flags::try_parse_from(["tierlab", "--ssd-write-buffer", "big"]).is_err());
+        let f = Flags::parse_from(["tierlab", "--hybrid", "mixdyn", "--policy-param", "redirect_p=0.5", "--policy-param", "idle_s = 2"]);
+        assert_eq!(f.hybrid.hybrid, Some(Mode::MixDyn));
+        assert_eq!(f.hybrid.params().policy_params, [("redirect_p".to_string(), 0.5), ("idle_s".to_string(), 2.0)]);
+        assert_eq!(Flags::parse_from(["tierlab", "--hybrid", "static4k"]).hybrid.hybrid, Some(Mode::Static4k));
+        for bad in ["redirect_p", "=1", "x=y", "x=inf"] {
+            assert!(Flags::try_parse_from(["tierlab", "--policy-param", bad]).is_err(), "{bad}");
+        }
     }
 }

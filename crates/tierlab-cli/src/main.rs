@@ -14,6 +14,7 @@ mod cmd_cache;
 mod cmd_catalog;
 mod cmd_compare;
 mod cmd_overview;
+mod cmd_plan;
 mod cmd_serve;
 mod cmd_simulate;
 mod cmd_system;
@@ -66,6 +67,11 @@ enum Command {
     /// be spun or powered down to save 20 %, and a system description file resolved.
     #[command(subcommand)]
     System(cmd_system::SystemCommand),
+    /// HybridStore's capacity planner (MixPlan): the cheapest mix of SSDs and HDDs for a
+    /// workload's data classes over a horizon — device counts, each class's placement,
+    /// purchase and recurring cost, what binds — solved as an integer program (HiGHS),
+    /// each class's bandwidth measured on tierlab's device models.
+    Plan(Box<cmd_plan::PlanArgs>),
     /// Replay a trace or synthetic workload against a device and report latency, throughput,
     /// energy and wear. With no arguments: the bundled default workload on the default HDD.
     Simulate(cmd_simulate::SimulateArgs),
@@ -112,6 +118,7 @@ fn main() -> ExitCode {
         Command::Array(c) => cmd_array::run(c),
         Command::Replicate(c) => cmd_replicate::run(c),
         Command::System(c) => cmd_system::run(c),
+        Command::Plan(a) => cmd_plan::run(*a),
         Command::Simulate(a) => cmd_simulate::run(a),
         Command::Cache(a) => cmd_cache::run(*a),
         Command::Ssd(c) => cmd_ssd::run(c),

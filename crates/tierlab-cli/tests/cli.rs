@@ -3,18 +3,9 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use support::cli::{fails, golden, json, ok};
+use std::path::PathBuf;
+use support::cli::{fails, golden, json, ok, shared};
 
-fn shared() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if p.join("traces").is_dir() {
-        Some(p)
-    } else {
-        eprintln!("note: ../shared is absent; skipping");
-        None
-    }
-}
 
 
 

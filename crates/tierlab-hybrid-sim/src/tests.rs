@@ -132,7 +132,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
     /// Every request completes, whatever the mix, depth and policy; runs are deterministic.
     #[test]
-    fn no_request_is_lost(n in 1u64..600, hot in 1u64..200, write_every in 0u64..4, depth in 0u32..5, which in 0usize..3) {
+    fn no_request_is_lost(n in 1u64..600, hot in 1u64..200, write_every in 0u64..4, depth in 0u32..5, which in 0usize..4) {
         let reqs = requests(n, hot, 300_000, write_every);
         let replay = if depth == 0 { Replay::Open } else { Replay::Closed { depth } };
         let go = |reqs| -> String {
@@ -142,7 +142,8 @@ proptest! {
                     let geo = Geometry::new(ES, 16 * ES, 256 * ES).unwrap();
                     run(CachingPolicy::new(geo, CachingParams { pt: 1, mcml: 3, ..CachingParams::default() }).unwrap(), reqs, replay)
                 }
-                _ => run(LinearPolicy::new(Geometry::new(ES, 16 * ES, 200 * ES).unwrap()), reqs, replay),
+                2 => run(LinearPolicy::new(Geometry::new(ES, 16 * ES, 200 * ES).unwrap()), reqs, replay),
+                _ => run(mixdyn(MixDynParams { train_ssd: 20, train_hdd: 5, idle_ns: 1_000_000, low_free: 0.1, high_free: 0.2, ..MixDynParams::mixdyn() }), reqs, replay),
             };
             assert_eq!(r.requests, n);
             assert_eq!(r.response_time.count, n);
@@ -151,4 +152,121 @@ proptest! {
         };
         prop_assert_eq!(go(reqs.clone()), go(reqs));
     }
+}
+
+// ---- MixDyn: the feedback hook, wake-ups, the SSD hint ----------------------------------
+
+use tierlab_mixdyn::{MixDynParams, MixDynPolicy, Partitioner, PAGE_BYTES};
+
+fn mixdyn(params: MixDynParams) -> MixDynPolicy {
+    // The fake SSD's 16 extents are 256 pages; the drive exposes the HDD's 4096.
+    MixDynPolicy::new(Geometry::new(PAGE_BYTES, 16 * ES, 256 * ES).unwrap(), params).unwrap()
+}
+
+/// Writes of 4–16 KiB and some reads over 1,000 pages, in bursts of 50 requests 2 ms
+/// apart with 3 s of quiet between bursts.
+fn bursts(n: u64) -> Vec<Result<IoRequest, std::convert::Infallible>> {
+    (0..n)
+        .map(|i| {
+            let time_ns = (i / 50) * 3_000_000_000 + (i % 50) * 2_000_000;
+            let page = (i * 7919) % 1000;
+            let len = [4096, 4096, 8192, 16384][(i % 4) as usize];
+            let op = if i % 11 == 0 { Op::Read } else { Op::Write };
+            Ok(IoRequest { time_ns, volume: 0, offset_bytes: page * PAGE_BYTES, len_bytes: len, op })
+        })
+        .collect()
+}
+
+#[test]
+fn mixdyn_learns_from_the_responses_and_flushes_when_idle() {
+    let n = 3000;
+    let params = MixDynParams { train_ssd: 300, train_hdd: 50, ..MixDynParams::mixdyn() };
+    let mut c = HybridController::new(mixdyn(params), Devices { ssd: 0, hdd: 1 });
+    let r = sim().run(bursts(n).into_iter(), Replay::Open, &mut c, &mut |_| {}).unwrap();
+    // No request lost.
+    assert_eq!((r.requests, r.response_time.count), (n, n));
+    let p = c.policy();
+    // The hook fired for every piece, and every response found its request.
+    let pieces = p.stats().pieces;
+    assert_eq!(r.controller["executor"]["observed_pieces"], pieces);
+    assert_eq!(p.awaiting_response(), 0);
+    let counters = &r.controller["counters"];
+    assert_eq!(counters["observed_ssd"].as_f64().unwrap() + counters["observed_hdd"].as_f64().unwrap(), pieces as f64 - r.controller["executor"]["ram_hits"].as_f64().unwrap());
+    // Trained on the fake devices: the SSD answers in ~0.1 ms, the HDD in 8+ ms, so the
+    // predictor sends the larger writes to the SSD too.
+    let fit = p.fit().expect("trained");
+    assert!(fit.observations >= 300);
+    assert!(counters["predicted_ssd"].as_f64().unwrap() > 0.0, "{counters}");
+    assert!(p.hdd_training_mean_ms().unwrap() > 5.0);
+    // Idle periods woke the policy, and the buster moved pages to the HDD in them.
+    assert!(r.controller["executor"]["wake_ups"].as_u64().unwrap() > 0);
+    assert!(counters["flush_rounds"].as_f64().unwrap() >= 1.0, "{counters}");
+    assert!(counters["flushed_bytes_idle"].as_f64().unwrap() > 0.0, "{counters}");
+    p.check().unwrap();
+    // Migrations really went to the devices.
+    assert_eq!(r.controller["executor"]["migration_bytes_written"], p.stats().bytes_moved);
+}
+
+#[test]
+fn mixdyn_runs_are_deterministic_and_static4k_splits_by_size() {
+    let go = |params: MixDynParams| {
+        let mut c = HybridController::new(mixdyn(params), Devices { ssd: 0, hdd: 1 });
+        let r = sim().run(bursts(800).into_iter(), Replay::Closed { depth: 3 }, &mut c, &mut |_| {}).unwrap();
+        assert_eq!(r.requests, 800);
+        serde_json::to_string(&r).unwrap()
+    };
+    assert_eq!(go(MixDynParams::mixdyn()), go(MixDynParams::mixdyn()));
+    let mut c = HybridController::new(mixdyn(MixDynParams::static4k()), Devices { ssd: 0, hdd: 1 });
+    let r = sim().run(bursts(800).into_iter(), Replay::Open, &mut c, &mut |_| {}).unwrap();
+    let counters = &r.controller["counters"];
+    // Writes are i % 4 == 0, 1 (4 KiB) → SSD, 2, 3 (8, 16 KiB) → HDD; reads are every 11th.
+    let writes = (0..800u64).filter(|i| i % 11 != 0);
+    let small = writes.clone().filter(|i| i % 4 < 2).count() as f64;
+    assert_eq!(counters["writes_to_ssd"].as_f64().unwrap(), small);
+    assert_eq!(counters["writes_to_hdd"].as_f64().unwrap(), writes.count() as f64 - small);
+    assert_eq!(r.controller["policy"], "static4k");
+}
+
+/// An SSD with explicit wear leveling that starts at once: the hint reaches it through
+/// the executor and holds it.
+#[test]
+fn the_policy_can_hold_the_ssds_wear_leveling() {
+    use tierlab_ssd::{FtlKind, Precondition, Ssd, SsdSpec, WearLeveling};
+    let run = |adaptive: bool| -> f64 {
+        let mut spec = SsdSpec::study_slc(128, FtlKind::Page);
+        spec.wear_leveling.mode = WearLeveling::Explicit;
+        spec.wear_leveling.gap_erases = 2;
+        spec.wear_leveling.check_interval_erases = 1;
+        let mut ssd = Ssd::new(spec).unwrap();
+        ssd.precondition(&Precondition { occupancy: 0.5, random_overwrites: 0.0, seed: 1 }).unwrap();
+        // A budget any write exceeds, detected after 100 ms; nothing redirected.
+        let params = MixDynParams {
+            partitioner: Partitioner::Static,
+            flush_fraction: 0.0,
+            redirect_p: 0.0,
+            erase_cycles: 1,
+            lifetime_s: 1e12,
+            regulator_window_ns: 1_000_000_000,
+            regulator_sustain_ns: 100_000_000,
+            adaptive_wear_leveling: adaptive,
+            ..MixDynParams::mixdyn()
+        };
+        let policy = MixDynPolicy::new(Geometry::new(PAGE_BYTES, 8 << 20, 64 << 20).unwrap(), params).unwrap();
+        let (policy, ssd) = ssd_hints(policy, Box::new(ssd));
+        let mut s = Simulation::new(SchedulerKind::Fcfs);
+        s.add_device(Box::new(ssd));
+        s.add_device(Box::new(Fake { name: "hdd", capacity_bytes: 64 << 20, op_ns: 8_000_000, ns_per_kib: 10_000, ops: 0, bytes_written: 0 }));
+        // 4 KiB writes to 100 hot pages, one every 2 ms.
+        let reqs = (0..20_000u64).map(|i| Ok::<_, std::convert::Infallible>(IoRequest { time_ns: i * 2_000_000, volume: 0, offset_bytes: (i % 100) * PAGE_BYTES, len_bytes: 4096, op: Op::Write }));
+        let mut c = HybridController::new(policy, Devices { ssd: 0, hdd: 1 });
+        let r = s.run(reqs, Replay::Open, &mut c, &mut |_| {}).unwrap();
+        assert_eq!(r.requests, 20_000);
+        assert_eq!(c.policy().inner().ssd_wear_leveling_paused(), adaptive);
+        assert_eq!(r.devices[0].device.counters["wear_leveling_hint_changes"], if adaptive { 1.0 } else { 0.0 });
+        r.devices[0].device.counters["page_writes_wear_leveling"]
+    };
+    let normal = run(false);
+    assert!(normal > 0.0, "explicit wear leveling ran: {normal}");
+    let held = run(true);
+    assert!(held < normal / 10.0, "held: {held} vs {normal}");
 }

@@ -1,9 +1,12 @@
 //! Building a hybrid configuration: the devices (SSD and/or HDD) and the policy that
-//! combines them — GreenDM tiering or caching, the linear baseline, or a single device.
+//! combines them — GreenDM tiering or caching, HybridStore's dynamic controller (MixDyn)
+//! or its static 4 KiB split, the linear baseline, or a single device.
 
 use crate::hdd::{build_hdd, HddChoice};
 use anyhow::{anyhow, Context, Result};
 use tierlab_cache::Algorithm;
+use tierlab_hybrid_sim::ssd_hints;
+use tierlab_mixdyn::{MixDynParams, MixDynPolicy, PAGE_BYTES};
 use tierlab_policy::{CachingParams, CachingPolicy, Geometry, LinearPolicy, Policy, TieringParams, TieringPolicy, WritePolicy};
 use tierlab_sim::Device;
 use tierlab_ssd::{Precondition, Ssd, WriteBufferSpec};
@@ -24,10 +27,24 @@ pub enum Mode {
     SsdOnly,
     /// Everything on the HDD.
     HddOnly,
+    /// HybridStore's MixDyn: each write to the device predicted faster (4 KiB pages).
+    ///
+    /// The HDD holds every address and the SSD 4 KiB pages of it; cold pages are flushed
+    /// to the HDD when idle, and writes are regulated against the SSD's lifetime budget.
+    /// The page is 4 KiB whatever ES is; tunables through `policy_params` (see
+    /// `tierlab_mixdyn::MixDynPolicy`).
+    #[cfg_attr(feature = "clap", value(name = "mixdyn"))]
+    MixDyn,
+    /// HybridStore's static split: writes of at most 4 KiB to the SSD, larger to the HDD.
+    ///
+    /// Reads follow the data; 4 KiB pages, as MixDyn.
+    #[cfg_attr(feature = "clap", value(name = "static4k"))]
+    Static4k,
 }
 
 impl Mode {
-    /// The name reports use: `tiering`, `caching`, `linear`, `ssdonly`, `hddonly`.
+    /// The name reports use: `tiering`, `caching`, `linear`, `ssdonly`, `hddonly`,
+    /// `mixdyn`, `static4k`.
     pub fn report_name(self) -> String {
         format!("{self:?}").to_lowercase()
     }
@@ -37,9 +54,14 @@ impl Mode {
         matches!(self, Mode::Tiering | Mode::Caching)
     }
 
-    /// Tiering, caching and linear combine two devices.
+    /// Tiering, caching, linear and HybridStore's two combine two devices.
     pub fn is_hybrid(self) -> bool {
-        matches!(self, Mode::Tiering | Mode::Caching | Mode::Linear)
+        matches!(self, Mode::Tiering | Mode::Caching | Mode::Linear | Mode::MixDyn | Mode::Static4k)
+    }
+
+    /// The HDD holds the whole capacity (the SSD a subset of it).
+    fn hdd_holds_all(self) -> bool {
+        matches!(self, Mode::Caching | Mode::MixDyn | Mode::Static4k)
     }
 }
 
@@ -121,6 +143,9 @@ pub struct HybridParams {
     /// as if a data set had been copied on, instead of new and empty (extents mapped on
     /// first touch). Caching starts cold and linear is static either way.
     pub populated: bool,
+    /// Tunables set on the policy once it is built, in order (`Policy::set_param` names:
+    /// `pt`, `lt`, … for tiering; `redirect_p`, `hdd_predictor`, … for MixDyn).
+    pub policy_params: Vec<(String, f64)>,
 }
 
 impl Default for HybridParams {
@@ -142,6 +167,7 @@ impl Default for HybridParams {
             write_policy: WritePolicy::WriteBack,
             replacement: Algorithm::Lru,
             populated: false,
+            policy_params: Vec::new(),
         }
     }
 }
@@ -244,7 +270,7 @@ pub fn build(mode: Mode, h: &HybridParams, hdd: &HddChoice, capacity: u64) -> Re
         // user set is kept, and the policy says why it cannot work.
         let min_ssd = if mode == Mode::Tiering { 2 * unit } else { unit };
         ssd_share = ssd_share.max(min_ssd);
-        let hdd_min = if mode == Mode::Caching { unit } else { ssd_share + unit };
+        let hdd_min = if mode.hdd_holds_all() { unit } else { ssd_share + unit };
         capacity = capacity.max(hdd_min);
     }
     let tw_ns = (h.tw_s * NS_PER_S as f64) as u64;
@@ -253,14 +279,19 @@ pub fn build(mode: Mode, h: &HybridParams, hdd: &HddChoice, capacity: u64) -> Re
             // A no-op for the policies that start cold or static (caching, linear).
             policy.populate(u32::MAX);
         }
+        for (name, value) in &h.policy_params {
+            policy.set_param(name, *value).map_err(|e| anyhow!("--policy-param {name}={value}: {e}"))?;
+        }
         let geo = *policy.geometry();
-        Ok(Built {
-            devices: vec![ssd_device(&h.ssd, h.ssd_timing, h.ssd_write_buffer, geo.ssd_bytes())?, build_hdd(hdd)?],
-            policy: Some(policy),
-            ssd_used_bytes: geo.ssd_bytes(),
-            hdd_used_bytes: geo.hdd_bytes(),
-            watermarks: None,
-        })
+        let ssd = ssd_device(&h.ssd, h.ssd_timing, h.ssd_write_buffer, geo.ssd_bytes())?;
+        // MixDyn's hint to hold the SSD's wear leveling reaches the SSD this way.
+        let (policy, ssd): (Box<dyn Policy>, Box<dyn Device>) = if mode == Mode::MixDyn {
+            let (policy, ssd) = ssd_hints(policy, ssd);
+            (Box::new(policy), Box::new(ssd))
+        } else {
+            (policy, ssd)
+        };
+        Ok(Built { devices: vec![ssd, build_hdd(hdd)?], policy: Some(policy), ssd_used_bytes: geo.ssd_bytes(), hdd_used_bytes: geo.hdd_bytes(), watermarks: None })
     };
     match mode {
         Mode::SsdOnly => {
@@ -280,6 +311,11 @@ pub fn build(mode: Mode, h: &HybridParams, hdd: &HddChoice, capacity: u64) -> Re
         Mode::Caching => {
             let params = CachingParams { pt: h.pt, tw_ns, mcml: h.mcml, write: h.write_policy, replacement: h.replacement, ..CachingParams::default() };
             with_policy(Box::new(CachingPolicy::new(Geometry::new(es, ssd_share, capacity)?, params)?))
+        }
+        Mode::MixDyn | Mode::Static4k => {
+            let params = if mode == Mode::MixDyn { MixDynParams::mixdyn() } else { MixDynParams::static4k() };
+            let geo = Geometry::new(PAGE_BYTES, round_down(ssd_share, PAGE_BYTES), capacity)?;
+            with_policy(Box::new(MixDynPolicy::new(geo, params)?))
         }
     }
 }

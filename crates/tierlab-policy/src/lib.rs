@@ -14,6 +14,11 @@
 //!    `migration_done(now, id, ok)` once the copy is durable. Only then does the policy
 //!    point the mapping at the new place and free the old one.
 //!
+//! Optional, with no-op defaults: `observe` reports each completed piece's response time
+//! (for policies that predict device performance), `next_wake_ns` asks for a wake-up when
+//! work falls due without a completion (idle-time moves), `ssd_wear_leveling_paused` is a
+//! hint for the SSD, and `counters` adds policy-specific figures to a report.
+//!
 //! A real drive also persists the mapping: `enable_journal()` once, then after every call
 //! that may change it (`route`, `next_migration`, `migration_done`) `take_changes` yields
 //! [`MapRecord`]s to make durable; `snapshot` lists the whole mapping for a checkpoint and
@@ -193,6 +198,30 @@ pub trait Policy {
             Some(r) => Err(persist::bad_record(r, format!("no records: the {} policy keeps no mapping", self.name()))),
         }
     }
+    /// Feedback: the device piece `piece` of a host request (as `route` returned it) has
+    /// completed at `now_ns`, `response_ns` after the executor submitted it to its device
+    /// (queueing plus service; for a `Place::Ram` piece, the copy's time). Called before
+    /// `done` for the request. Default: ignored.
+    fn observe(&mut self, now_ns: u64, piece: &Piece, response_ns: u64) {
+        let _ = (now_ns, piece, response_ns);
+    }
+    /// The instant at which `next_migration` may have work although nothing completes
+    /// before it (work that waits for the drive to fall idle): an executor wakes the
+    /// policy then (a timer) unless something else did first. `None` (the default): work
+    /// only ever becomes due when a request or a copy completes.
+    fn next_wake_ns(&self) -> Option<u64> {
+        None
+    }
+    /// A hint for the SSD: hold its explicit wear leveling (swaps of cold data into worn
+    /// blocks) now, resume when this turns false. Default: never held.
+    fn ssd_wear_leveling_paused(&self) -> bool {
+        false
+    }
+    /// Policy-specific counts and figures beyond [`PolicyStats`], by name, for reports.
+    /// Default: none.
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
 }
 
 /// Split `[offset, offset + len)` into per-extent pieces: (extent, offset within, length).
@@ -272,5 +301,17 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     }
     fn restore(&mut self, records: &[MapRecord]) -> Result<(), PolicyError> {
         (**self).restore(records)
+    }
+    fn observe(&mut self, now_ns: u64, piece: &Piece, response_ns: u64) {
+        (**self).observe(now_ns, piece, response_ns)
+    }
+    fn next_wake_ns(&self) -> Option<u64> {
+        (**self).next_wake_ns()
+    }
+    fn ssd_wear_leveling_paused(&self) -> bool {
+        (**self).ssd_wear_leveling_paused()
+    }
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        (**self).counters()
     }
 }

@@ -121,6 +121,11 @@ pub trait Device {
         let _ = now_ns;
         self.report()
     }
+    /// A controller's hint: hold explicit wear leveling (moves of cold data into worn
+    /// blocks) from now on, or resume it. Devices without it ignore the hint (default).
+    fn set_wear_leveling_paused(&mut self, paused: bool) {
+        let _ = paused;
+    }
 }
 
 /// A device lent to the engine (`Box::new(&mut ssd)`), so that the caller keeps it and can
@@ -155,5 +160,8 @@ impl<D: Device + ?Sized> Device for &mut D {
     }
     fn checkpoint(&mut self, now_ns: u64) -> DeviceReport {
         (**self).checkpoint(now_ns)
+    }
+    fn set_wear_leveling_paused(&mut self, paused: bool) {
+        (**self).set_wear_leveling_paused(paused)
     }
 }

@@ -80,6 +80,9 @@ pub struct Ssd {
     /// The first request the drive refused through the `Device` trait, and why.
     first_refusal: Option<SsdError>,
     wl_moves: u64,
+    /// Explicit wear leveling held by the controller's hint (HybridStore's adaptive wear
+    /// leveling); the checks due meanwhile run once it resumes.
+    wl_paused: bool,
     merge_base: MergeCounts,
     ftl_counter_base: Vec<(&'static str, f64)>,
 }
@@ -113,6 +116,7 @@ impl Ssd {
             rejected: 0,
             first_refusal: None,
             wl_moves: 0,
+            wl_paused: false,
             merge_base: MergeCounts::default(),
             ftl_counter_base: Vec::new(),
         })
@@ -308,6 +312,7 @@ impl Ssd {
     /// erase-count gap exceeds `gap_erases`, move the coldest block's data into a worn block.
     fn wear_level(&mut self, now_ns: u64) -> Result<u64, SsdError> {
         if self.wear != WearLeveling::Explicit
+            || self.wl_paused
             || self.flash.erases_since_wl_check
                 < self.spec.wear_leveling.check_interval_erases as u64
         {
@@ -577,6 +582,11 @@ impl Device for Ssd {
             self.first_refusal.get_or_insert(e);
             now_ns
         })
+    }
+    /// Hold explicit wear leveling (the cold-data moves; allocation by erase count goes on)
+    /// or resume it.
+    fn set_wear_leveling_paused(&mut self, paused: bool) {
+        self.wl_paused = paused;
     }
     /// The run ends; what the write buffer still holds is programmed (its programs, their
     /// energy and wear count, and the drive is busy until they end).

@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub fn tierlab(args: &[&str]) -> Output {
@@ -42,4 +42,16 @@ pub fn golden(name: &str, actual: &str) {
 
 pub fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).expect("valid JSON")
+}
+
+/// `../shared` beside the checkout, if it is there (tests that read its traces skip
+/// without it).
+pub fn shared() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    if p.join("traces").is_dir() {
+        Some(p)
+    } else {
+        eprintln!("note: ../shared is absent; skipping");
+        None
+    }
 }

@@ -1,0 +1,303 @@
+//! B_ij: what one device of a planning type delivers to a data class, measured by running
+//! a stream shaped like the class through the device's tierlab model.
+//!
+//! The stream: the class's mean request size (rounded up to whole 512-byte sectors), its
+//! read share (each request drawn with a seeded generator), offsets uniform over the
+//! device's usable share (the class's records lie among the other classes' records on a
+//! shared device, so a request may seek anywhere the planner fills), kept at a queue
+//! depth of 1 by default: the research's disk model is one request's seek, rotation and
+//! transfer, and its bandwidth need F_j is a per-second rate, not a queue. An SSD modelled
+//! from its internals is first filled to its usable share and aged with random
+//! overwrites, so writes pay garbage collection as in service. Write-back caches (a disk's
+//! buffer, an SSD's DRAM write buffer) are off while measuring: a stream that runs for
+//! the life of a plan is paced by the media, not by a buffer that fills in a second.
+//!
+//! Results are cached per device model and class shape (request size, read share) in
+//! a JSON file per device under the cache directory; the key includes everything that
+//! changes the figure (model, usable share, probe settings, tierlab's version).
+
+use anyhow::{anyhow, Context, Result};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use tierlab_mixplan::catalog::{ModelRef, PlanDevice};
+use tierlab_mixplan::ClassNeed;
+use tierlab_sim::{Device, Direct, Replay, SchedulerKind, Simulation};
+use tierlab_types::{IoRequest, Op};
+
+/// How a class's bandwidth is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Probe {
+    pub requests: u32,
+    pub queue_depth: u32,
+    pub seed: u64,
+    /// An SSD's aging before the measurement: random overwrites as a multiple of its
+    /// filled pages.
+    pub ssd_overwrites: f64,
+}
+
+impl Default for Probe {
+    fn default() -> Self {
+        Probe {
+            requests: 2000,
+            queue_depth: 1,
+            seed: 1,
+            ssd_overwrites: 0.5,
+        }
+    }
+}
+
+/// A class's shape as the probe sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Shape {
+    request_bytes: u64,
+    read_percent: u8,
+}
+
+impl Shape {
+    fn of(c: &ClassNeed) -> Shape {
+        let bytes = if c.mean_request_bytes.is_finite() {
+            c.mean_request_bytes.max(512.0)
+        } else {
+            4096.0
+        };
+        Shape {
+            request_bytes: (bytes as u64).div_ceil(512).min(1 << 14) * 512,
+            read_percent: (c.read_fraction.clamp(0.0, 1.0) * 100.0).round() as u8,
+        }
+    }
+
+    fn key(&self) -> String {
+        format!("{}B-{}r", self.request_bytes, self.read_percent)
+    }
+}
+
+#[derive(Default, Serialize, Deserialize)]
+struct CacheFile {
+    key: String,
+    kb_s: BTreeMap<String, f64>,
+}
+
+/// B_ij for every device and class, KB/s (10^3 bytes), measured or from the cache.
+pub fn measure(
+    devices: &[PlanDevice],
+    classes: &[ClassNeed],
+    probe: &Probe,
+    cache_dir: Option<&Path>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<Vec<f64>>> {
+    devices
+        .iter()
+        .map(|d| measure_device(d, classes, probe, cache_dir, progress))
+        .collect()
+}
+
+fn measure_device(
+    d: &PlanDevice,
+    classes: &[ClassNeed],
+    probe: &Probe,
+    cache_dir: Option<&Path>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<f64>> {
+    let key = format!(
+        "{}|{:?}|{}|{:?}|{}",
+        env!("CARGO_PKG_VERSION"),
+        d.model,
+        d.usable_fraction,
+        probe,
+        d.capacity_gb
+    );
+    let path =
+        cache_dir.map(|dir| dir.join(format!("bandwidth-{}-{:016x}.json", d.id, fnv1a(&key))));
+    let mut cache: CacheFile = path
+        .as_ref()
+        .and_then(|p| std::fs::read(p).ok())
+        .and_then(|b| serde_json::from_slice::<CacheFile>(&b).ok())
+        .filter(|c| c.key == key)
+        .unwrap_or(CacheFile {
+            key: key.clone(),
+            kb_s: BTreeMap::new(),
+        });
+    let mut shapes: Vec<Shape> = classes
+        .iter()
+        .filter(|c| c.size_gb > 0.0 && c.bandwidth_kb_s > 0.0)
+        .map(Shape::of)
+        .collect();
+    shapes.sort();
+    shapes.dedup();
+    let missing: Vec<Shape> = shapes
+        .iter()
+        .copied()
+        .filter(|s| !cache.kb_s.contains_key(&s.key()))
+        .collect();
+    if !missing.is_empty() {
+        progress(&format!(
+            "measuring {} class shapes on {}",
+            missing.len(),
+            d.id
+        ));
+        let mut device =
+            build(d, probe).with_context(|| format!("device `{}`: its model", d.id))?;
+        let span_bytes = ((d.usable_gb() * 1e9) as u64).min(device.capacity_bytes());
+        for s in &missing {
+            let kb_s = run_shape(device.as_mut(), *s, span_bytes, probe)
+                .with_context(|| format!("device `{}`: class shape {}", d.id, s.key()))?;
+            cache.kb_s.insert(s.key(), kb_s);
+        }
+        if let Some(p) = &path {
+            // A cache that cannot be written only costs time next run.
+            let _ = std::fs::create_dir_all(p.parent().unwrap_or(Path::new("."))).and_then(|_| {
+                std::fs::write(p, serde_json::to_vec_pretty(&cache).unwrap_or_default())
+            });
+        }
+    }
+    Ok(classes
+        .iter()
+        .map(|c| {
+            if c.size_gb > 0.0 && c.bandwidth_kb_s > 0.0 {
+                cache.kb_s.get(&Shape::of(c).key()).copied().unwrap_or(0.0)
+            } else {
+                0.0
+            }
+        })
+        .collect())
+}
+
+/// The tierlab model of a planning device, ready to be measured.
+fn build(d: &PlanDevice, probe: &Probe) -> Result<Box<dyn Device>> {
+    Ok(match &d.model {
+        ModelRef::Ssd(id) => {
+            let mut spec = tierlab_ssd::catalog::builtin(id)?.ssd;
+            spec.write_buffer = None;
+            let mut ssd = tierlab_ssd::Ssd::new(spec)?;
+            ssd.precondition(&tierlab_ssd::Precondition {
+                occupancy: d.usable_fraction,
+                random_overwrites: probe.ssd_overwrites,
+                seed: probe.seed,
+            })?;
+            Box::new(ssd)
+        }
+        ModelRef::Hdd(id) => {
+            let cat = tierlab_hybrid::catalog(None)?;
+            disk(
+                id,
+                tierlab_hdd::HddSpec::from_datasheet(&tierlab_hybrid::datasheet(cat.hdd(id)?)?)?,
+            )?
+        }
+        ModelRef::HddDatasheet(_) => disk(
+            &d.id,
+            tierlab_hdd::HddSpec::from_datasheet(&hdd_datasheet(d)?)?,
+        )?,
+        ModelRef::Datasheet(f) => {
+            let us = |v: f64| (v * 1e3).round() as u64;
+            let spec = tierlab_ssd_datasheet::DatasheetSpec {
+                read_latency_ns: us(f.read_latency_us),
+                write_latency_ns: us(f.write_latency_us),
+                read_bytes_per_s: (d.read_mb_s * 1e6) as u64,
+                write_bytes_per_s: (d.write_mb_s * 1e6) as u64,
+                read_iops: f.read_iops as u64,
+                write_iops: f.write_iops as u64,
+                active_read_w: d.device_w,
+                active_write_w: d.device_w,
+            };
+            Box::new(tierlab_ssd_datasheet::DatasheetSsd::new(
+                &d.name,
+                (d.capacity_gb * 1e9) as u64,
+                &spec,
+                d.device_w,
+                None,
+            )?)
+        }
+    })
+}
+
+/// The data sheet of a disk given by figures in the planning catalog.
+pub(crate) fn hdd_datasheet(d: &PlanDevice) -> Result<tierlab_hdd::Datasheet> {
+    let ModelRef::HddDatasheet(h) = &d.model else {
+        return Err(anyhow!(
+            "device `{}` is not described by disk data-sheet figures",
+            d.id
+        ));
+    };
+    Ok(tierlab_hdd::Datasheet {
+        name: d.name.clone(),
+        capacity_bytes: (d.capacity_gb * 1e9) as u64,
+        rpm: h.rpm,
+        seek_single_track_ms: None,
+        seek_average_ms: h.average_seek_ms,
+        seek_full_stroke_ms: None,
+        sustained_transfer_mb_s: d.read_mb_s,
+        cache_mib: h.cache_mib,
+        sector_bytes: 512,
+        timing: Default::default(),
+    })
+}
+
+/// A disk timed by `spec`, its write-back cache off.
+fn disk(name: &str, mut spec: tierlab_hdd::HddSpec) -> Result<Box<dyn Device>> {
+    spec.cache.write_back = false;
+    Ok(Box::new(tierlab_hdd::HddDevice::new(
+        name.to_string(),
+        tierlab_hdd::Mechanics::new(spec)?,
+    )))
+}
+
+/// Closed-loop run of one class shape; bytes moved over the run's span, KB/s.
+fn run_shape(device: &mut dyn Device, s: Shape, span_bytes: u64, probe: &Probe) -> Result<f64> {
+    let slots = (span_bytes / 4096)
+        .saturating_sub(s.request_bytes.div_ceil(4096))
+        .max(1);
+    let mut rng = ChaCha8Rng::seed_from_u64(
+        probe.seed ^ s.request_bytes.rotate_left(17) ^ u64::from(s.read_percent),
+    );
+    let requests: Vec<Result<IoRequest, std::convert::Infallible>> = (0..probe.requests)
+        .map(|_| {
+            let op = if rng.gen_range(0..100) < s.read_percent {
+                Op::Read
+            } else {
+                Op::Write
+            };
+            Ok(IoRequest {
+                time_ns: 0,
+                volume: 0,
+                offset_bytes: rng.gen_range(0..slots) * 4096,
+                len_bytes: s.request_bytes,
+                op,
+            })
+        })
+        .collect();
+    let mut sim = Simulation::new(SchedulerKind::Fcfs);
+    sim.add_device(Box::new(device));
+    let report = sim.run(
+        requests.into_iter(),
+        Replay::Closed {
+            depth: probe.queue_depth.max(1),
+        },
+        &mut Direct::default(),
+        &mut |_| {},
+    )?;
+    if report.span_s <= 0.0 {
+        return Err(anyhow!("the run took no time"));
+    }
+    Ok((report.read_bytes + report.write_bytes) as f64 / report.span_s / 1e3)
+}
+
+/// FNV-1a, 64 bits: a cache file name stable across Rust versions.
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// `$TIERLAB_CACHE_DIR`, else `$XDG_CACHE_HOME/tierlab`, else `~/.cache/tierlab`.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("TIERLAB_CACHE_DIR") {
+        return Some(PathBuf::from(d));
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(d).join("tierlab"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("tierlab"))
+}

@@ -1,0 +1,208 @@
+//! A plan checked by simulation: the planned system built from tierlab's device models,
+//! each class placed as planned, the workload replayed on it and on each device type
+//! alone (the all-HDD and SSD-only alternatives), and what the planner assumed set beside
+//! what happened.
+//!
+//! What is compared, per device type of a design:
+//! - **power**: the planner charges each device its catalog `device_w` for the whole
+//!   horizon; the simulation gives each model's energy over the run. Disks of a planning
+//!   catalog draw that same constant figure in the simulation (the research's table has
+//!   one power figure per disk), so they agree by construction; SSDs run their own energy
+//!   model (page reads, programs, erases, idle) and can differ;
+//! - **load**: the planner's bandwidth need (Σ_j F_j x_ij / (S_j B_ij) per device, from
+//!   95th-percentile rates) against the simulated busy fraction (a mean);
+//! - **SSD lifetime**: the planner's Eq. 4.8 years (host writes, no write amplification)
+//!   against years at the simulated block-erase rate with perfect wear leveling.
+//!
+//! A design whose device type has no internals model (an SSD timed from its data sheet)
+//! or that needs more than [`MAX_SIMULATED_SSDS`] SSD models is listed as not simulated,
+//! with the reason.
+
+use crate::PlanReport;
+use anyhow::{anyhow, Result};
+use serde::Serialize;
+use tierlab_classes::{Classes, Labelled};
+use tierlab_mixedsim::{
+    DeviceSpec, GroupSpec, HddModel, MixedConfig, MixedReport, Placement, SsdModel,
+};
+use tierlab_mixplan::catalog::{ModelRef, PlanCatalog, PlanDevice};
+use tierlab_mixplan::{Plan, TypeUse};
+use tierlab_types::IoRequest;
+
+/// SSD models kept in memory at once by one check (each holds its mapping tables).
+pub const MAX_SIMULATED_SSDS: u32 = 16;
+
+/// One design replayed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Checked {
+    pub design: String,
+    pub devices: String,
+    /// None with `skipped` set when the design was not simulated.
+    pub report: Option<MixedReport>,
+    pub skipped: Option<String>,
+    pub types: Vec<TypeCheck>,
+}
+
+/// A device type of a design: assumed against simulated.
+#[derive(Clone, Debug, Serialize)]
+pub struct TypeCheck {
+    pub device: String,
+    pub count: u32,
+    pub planned_power_w: f64,
+    pub simulated_power_w: f64,
+    /// Planner's need per device (share of one device's bandwidth).
+    pub planned_load: f64,
+    pub simulated_busy: f64,
+    pub planned_lifetime_years: Option<f64>,
+    pub simulated_lifetime_years: Option<f64>,
+}
+
+/// Relative difference, %: (simulated − planned) / planned.
+pub fn difference_percent(planned: f64, simulated: f64) -> Option<f64> {
+    (planned.abs() > 1e-12 && simulated.is_finite())
+        .then(|| (simulated - planned) / planned * 100.0)
+}
+
+fn group_of(d: &PlanDevice, count: u32) -> Result<GroupSpec> {
+    let device = match &d.model {
+        ModelRef::Ssd(id) => {
+            let mut m = SsdModel::catalog(id)?;
+            m.rated_erase_cycles = d.erase_cycles.map(|c| c as u32);
+            DeviceSpec::Ssd(m)
+        }
+        ModelRef::Hdd(id) => {
+            let mut m = HddModel::catalog(id)?;
+            m.power = Some(constant_power(d.device_w));
+            DeviceSpec::Hdd(m)
+        }
+        ModelRef::HddDatasheet(_) => DeviceSpec::Hdd(HddModel::new(
+            crate::bandwidth::hdd_datasheet(d)?,
+            Some(constant_power(d.device_w)),
+        )),
+        ModelRef::Datasheet(_) => {
+            return Err(anyhow!(
+                "{} is timed from its data sheet and has no internals model to simulate",
+                d.id
+            ))
+        }
+    };
+    Ok(GroupSpec::new(d.id.clone(), device, count))
+}
+
+/// The planning catalog's one power figure, drawn in every state.
+fn constant_power(w: f64) -> tierlab_power::PowerSpec {
+    tierlab_power::PowerSpec {
+        active_w: w,
+        seek_w: w,
+        idle_w: w,
+        standby: Vec::new(),
+        speeds: None,
+    }
+}
+
+/// The designs to replay: the plan, then each device type alone.
+pub fn designs(r: &PlanReport) -> Vec<(String, &Plan)> {
+    let mut out = vec![("planned".to_string(), &r.study.best)];
+    for one in &r.study.single_type {
+        if let Some(p) = &one.plan {
+            if p.counts() != r.study.best.counts() {
+                out.push((format!("only {}", one.device), p));
+            }
+        }
+    }
+    out
+}
+
+/// Replay `open()`'s requests on each design of `r`.
+pub fn check<E, I>(
+    r: &PlanReport,
+    catalog: &PlanCatalog,
+    classes: &Classes,
+    labelled: &Labelled,
+    open: &dyn Fn() -> Result<I>,
+    progress: &mut dyn FnMut(&str, u64),
+) -> Result<Vec<Checked>>
+where
+    I: Iterator<Item = Result<IoRequest, E>>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let mut out = Vec::new();
+    for (design, plan) in designs(r) {
+        let used: Vec<(usize, &TypeUse)> = plan
+            .types
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| u.count > 0)
+            .collect();
+        let ssds: u32 = used
+            .iter()
+            .filter(|(i, _)| catalog.devices[*i].kind == tierlab_mixplan::catalog::Kind::Ssd)
+            .map(|(_, u)| u.count)
+            .sum();
+        let mut checked = Checked {
+            design: design.clone(),
+            devices: plan.summary(),
+            report: None,
+            skipped: None,
+            types: Vec::new(),
+        };
+        let groups: Result<Vec<GroupSpec>> = used
+            .iter()
+            .map(|(i, u)| group_of(&catalog.devices[*i], u.count))
+            .collect();
+        let groups = match groups {
+            Err(e) => {
+                checked.skipped = Some(format!("{e:#}"));
+                out.push(checked);
+                continue;
+            }
+            Ok(_) if ssds > MAX_SIMULATED_SSDS => {
+                checked.skipped = Some(format!("{ssds} SSD models: more than the {MAX_SIMULATED_SSDS} one check keeps in memory"));
+                out.push(checked);
+                continue;
+            }
+            Ok(g) => g,
+        };
+        let mut placement = Placement::new();
+        for (j, need) in r.classes.iter().enumerate() {
+            let Some(key) = classes
+                .classes
+                .iter()
+                .find(|c| c.label == need.label)
+                .and_then(|c| c.key)
+            else {
+                continue;
+            };
+            let shares: Vec<(&str, f64)> = used
+                .iter()
+                .filter(|(_, u)| u.placed_gb[j] > 0.0)
+                .map(|(_, u)| (u.device.as_str(), u.placed_gb[j] / need.size_gb))
+                .collect();
+            if !shares.is_empty() {
+                placement = placement.with_class(key, &shares);
+            }
+        }
+        let config = MixedConfig::new(groups, placement);
+        let report =
+            tierlab_mixedsim::simulate(&config, labelled, open()?, &mut |n| progress(&design, n))?;
+        for (i, u) in &used {
+            let d = &catalog.devices[*i];
+            let g = report.groups.iter().find(|g| g.name == d.id);
+            checked.types.push(TypeCheck {
+                device: d.id.clone(),
+                count: u.count,
+                planned_power_w: d.device_w * f64::from(u.count),
+                simulated_power_w: g.map_or(0.0, |g| g.mean_power_w),
+                planned_load: u.need_bandwidth / f64::from(u.count.max(1)),
+                simulated_busy: g.map_or(0.0, |g| g.busy_fraction),
+                planned_lifetime_years: u.lifetime_years,
+                simulated_lifetime_years: g
+                    .and_then(|g| g.ssd.as_ref())
+                    .and_then(|s| s.lifetime_years),
+            });
+        }
+        checked.report = Some(report);
+        out.push(checked);
+    }
+    Ok(out)
+}
