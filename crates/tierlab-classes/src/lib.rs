@@ -32,8 +32,8 @@
 //! trace slightly out of order should be read with `--sort`.
 
 use hdrhistogram::Histogram;
+use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
-use std::collections::HashMap;
 use tierlab_types::{IoRequest, Op, NS_PER_S};
 
 /// How records are cut and labelled.
@@ -217,7 +217,7 @@ pub fn label<E>(
     config: &ClassConfig,
     trace: impl Iterator<Item = Result<IoRequest, E>>,
 ) -> Result<Labelled, E> {
-    let mut records: HashMap<(u32, u64), Record> = HashMap::new();
+    let mut records: HashMap<(u32, u64), Record> = HashMap::default();
     let (mut requests, mut first_ns, mut last_ns) = (0u64, u64::MAX, 0u64);
     for r in trace {
         let r = r?;
@@ -255,8 +255,8 @@ pub fn label<E>(
         f64::from(peaks[(peaks.len() - 1) / 2])
     });
     // Untouched: records below each volume's highest touched one that no request touched.
-    let mut highest: HashMap<u32, u64> = HashMap::new();
-    let mut per_volume: HashMap<u32, u64> = HashMap::new();
+    let mut highest: HashMap<u32, u64> = HashMap::default();
+    let mut per_volume: HashMap<u32, u64> = HashMap::default();
     for &(v, i) in records.keys() {
         let h = highest.entry(v).or_default();
         *h = (*h).max(i);

@@ -96,7 +96,11 @@ fn hot_is_judged_by_the_peak_rate_in_a_window() {
     }
     trace.sort_by_key(|r| r.time_ns);
     let peak = run(&ClassConfig::default(), &trace);
-    assert_eq!(class(&peak, "H-R-s0-i0").records, 1, "the burst makes record 0 hot");
+    assert_eq!(
+        class(&peak, "H-R-s0-i0").records,
+        1,
+        "the burst makes record 0 hot"
+    );
     assert_eq!(class(&peak, "C-R-s0-i0").records, 1);
     let span = run(
         &ClassConfig {
@@ -105,7 +109,11 @@ fn hot_is_judged_by_the_peak_rate_in_a_window() {
         },
         &trace,
     );
-    assert_eq!(class(&span, "H-R-s0-i0").records, 0, "by the mean, neither is hot");
+    assert_eq!(
+        class(&span, "H-R-s0-i0").records,
+        0,
+        "by the mean, neither is hot"
+    );
     assert_eq!(class(&span, "C-R-s0-i0").records, 2);
     // A 10 s window: record 1 has 10 requests in 10 s (1 IOPS, not above); record 0 has 2.
     let ten = run(
