@@ -171,7 +171,10 @@ impl std::str::FromStr for DemandBilling {
         match s {
             "per-run" => Ok(DemandBilling::PerRun),
             "monthly" => Ok(DemandBilling::Monthly),
-            _ => Err(CostError::input("demand_billing", format!("expected `per-run` or `monthly`, got `{s}`"))),
+            _ => Err(CostError::input(
+                "demand_billing",
+                format!("expected `per-run` or `monthly`, got `{s}`"),
+            )),
         }
     }
 }

@@ -19,6 +19,19 @@ pub const EU_PER_LIFE: f64 = 1e6;
 pub const READ_EFFECT_RATIOS: [f64; 2] = [0.1, 0.01];
 pub use tierlab_types::SECONDS_PER_YEAR;
 
+/// A 365-day year, s: the HybridStore research's year (its five years of power, $114.7,
+/// and its Table 5.5 lifetimes both count 8,760 hours a year).
+pub const SECONDS_PER_365_DAY_YEAR: f64 = 8760.0 * 3600.0;
+
+/// Years a flash device of `blocks` erase blocks rated for `cycles` program/erase cycles
+/// lasts at `erases_per_s` block erases a second with wear spread perfectly: blocks ×
+/// cycles / rate, in 365-day years (the research's Table 5.5: 8,192 blocks of 128 KiB at
+/// 0.3563 erases/s and 10K cycles is 7.29 years). `None` without erases.
+pub fn erase_lifetime_years(blocks: f64, cycles: f64, erases_per_s: f64) -> Option<f64> {
+    (erases_per_s > 0.0 && erases_per_s.is_finite())
+        .then(|| blocks * cycles / erases_per_s / SECONDS_PER_365_DAY_YEAR)
+}
+
 /// What a run did to the devices' wear counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EnduranceInput {
@@ -203,6 +216,17 @@ mod tests {
         limits.ssd_rated_write_bytes = 0;
         let e = endurance(&input, &limits).unwrap_err().to_string();
         assert!(e.contains("ssd_rated_write_bytes"), "{e}");
+    }
+
+    #[test]
+    fn table_5_5_lifetimes() {
+        // HybridStore's Table 5.5: 128 KiB blocks (8,192 per GB), 10K cycles.
+        let years = |gb: f64, rate: f64| erase_lifetime_years(8192.0 * gb, 1e4, rate).unwrap();
+        assert!((years(1.0, 0.3563) - 7.29).abs() < 0.005);
+        assert!((years(2.0, 0.0986) - 52.69).abs() < 0.005);
+        assert!((years(0.5, 0.4865) - 2.67).abs() < 0.005);
+        assert!((years(1.0, 0.1200) - 21.65).abs() < 0.005);
+        assert_eq!(erase_lifetime_years(8192.0, 1e4, 0.0), None);
     }
 
     #[test]

@@ -25,8 +25,8 @@ pub use cost::{
     DeviceCost, Wear, ALPHAS, SECONDS_PER_MONTH,
 };
 pub use endurance::{
-    endurance, erase_wear, DeviceLimits, EnduranceInput, EnduranceReport, EraseInput,
-    EraseWearReport,
+    endurance, erase_lifetime_years, erase_wear, DeviceLimits, EnduranceInput, EnduranceReport,
+    EraseInput, EraseWearReport, SECONDS_PER_365_DAY_YEAR,
 };
 pub use error::CostError;
 pub use prices::{DeviceKind, DevicePrice, PriceCatalog};

@@ -117,7 +117,10 @@ impl Tariff {
             if kw > max {
                 return Err(CostError::input(
                     "max_demand_kw",
-                    format!("tariff `{}` ({}) holds for a demand up to {max} kW, found {kw} kW", self.id, self.file),
+                    format!(
+                        "tariff `{}` ({}) holds for a demand up to {max} kW, found {kw} kW",
+                        self.id, self.file
+                    ),
                 ));
             }
         }
@@ -145,7 +148,10 @@ impl Validate for Tariff {
         check_id("id", &self.id)?;
         if let Some(m) = self.max_demand_kw {
             if !(m.is_finite() && m > 0.0) {
-                return Err(FieldError::new("max_demand_kw", format!("expected a demand > 0 kW, got {m}")));
+                return Err(FieldError::new(
+                    "max_demand_kw",
+                    format!("expected a demand > 0 kW, got {m}"),
+                ));
             }
         }
         let mut cite = Citations::new(&self.sources, &self.unknown)?;

@@ -4,7 +4,9 @@
 
 mod common;
 use common::*;
-use tierlab_cost::{builtin_tariff, cost, cost_curve, CostInputs, DemandBilling, SECONDS_PER_MONTH};
+use tierlab_cost::{
+    builtin_tariff, cost, cost_curve, CostInputs, DemandBilling, SECONDS_PER_MONTH,
+};
 
 #[test]
 fn purchase_terms_follow_price_per_gb() {
@@ -44,25 +46,37 @@ fn the_worked_example_with_the_research_tariff() {
     let lipa_2013 = builtin_tariff("lipa-285-2013-05").unwrap();
     let b = cost(&worked_example(), &lipa_2013, 1.0).unwrap();
     assert!(close(b.energy_kwh, 8.0));
-    assert!(close(b.energy_usd, 0.0863 * 3.0 + 0.1052 * 2.0 + 0.0863 * 3.0)); // 0.7282
+    assert!(close(
+        b.energy_usd,
+        0.0863 * 3.0 + 0.1052 * 2.0 + 0.0863 * 3.0
+    )); // 0.7282
     assert!(close(b.demand_kw, 0.1));
     assert_eq!(b.power_usd, 0.0);
     let endurance = 5.29 + 200.0 / 30_000.0;
     let purchase = 529.0 * 8.0 / 300.0 + 2.4;
     assert!(close(b.total_usd, purchase + 0.7282 + endurance + 100.0)); // 122.5315
     let b100 = cost(&worked_example(), &lipa_2013, 100.0).unwrap();
-    assert!(close(b100.total_usd, purchase + 100.0 * (0.7282 + endurance) + 100.0)); // 718.98
-    // The dissertation prints $122.4219 and $710.67: its purchase rounds the SSD's price
-    // to $1.76/GB ($14.08), its energy sum is $0.6419, and its HDD term divides by
-    // 200,000 cycles ($0.01) where its Table 7.2 says 300,000. Those three account for
-    // the whole difference at both time factors.
+    assert!(close(
+        b100.total_usd,
+        purchase + 100.0 * (0.7282 + endurance) + 100.0
+    )); // 718.98
+        // The dissertation prints $122.4219 and $710.67: its purchase rounds the SSD's price
+        // to $1.76/GB ($14.08), its energy sum is $0.6419, and its HDD term divides by
+        // 200,000 cycles ($0.01) where its Table 7.2 says 300,000. Those three account for
+        // the whole difference at both time factors.
     let printed = |alpha: f64| 16.48 + alpha * (0.6419 + 0.0 + 5.29 + 0.01) + 100.0;
     assert!((printed(1.0) - 122.4219).abs() < 1e-9);
     assert!((printed(100.0) - 710.67).abs() < 1e-9);
     // A demand beyond the class is refused, naming the field.
-    let big = CostInputs { peak_power_w: Some(8_000.0), ..worked_example() };
+    let big = CostInputs {
+        peak_power_w: Some(8_000.0),
+        ..worked_example()
+    };
     let e = cost(&big, &lipa_2013, 1.0).unwrap_err().to_string();
-    assert!(e.contains("max_demand_kw") && e.contains("up to 7 kW"), "{e}");
+    assert!(
+        e.contains("max_demand_kw") && e.contains("up to 7 kW"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -88,20 +102,42 @@ fn worked_example_totals_with_the_recent_lipa_tariff() {
 #[test]
 fn monthly_demand_billing_charges_per_month_of_service() {
     let t = builtin_tariff("lipa-285-recent").unwrap();
-    let monthly = CostInputs { demand_billing: DemandBilling::Monthly, ..worked_example() };
+    let monthly = CostInputs {
+        demand_billing: DemandBilling::Monthly,
+        ..worked_example()
+    };
     for alpha in [1.0, 9.0, 1e5] {
         let per_run = cost(&worked_example(), &t, alpha).unwrap();
         let b = cost(&monthly, &t, alpha).unwrap();
         // 80 hours of a 730.5-hour month, α times: the other terms are unchanged.
-        assert!(close(b.power_usd, alpha * 0.1 * 33.43 * 288_000.0 / SECONDS_PER_MONTH));
+        assert!(close(
+            b.power_usd,
+            alpha * 0.1 * 33.43 * 288_000.0 / SECONDS_PER_MONTH
+        ));
         assert!(close(b.power_usd, per_run.power_usd * 80.0 / 730.5));
         assert!(close(b.energy_usd, per_run.energy_usd));
         assert!(close(b.endurance_usd, per_run.endurance_usd));
-        assert!(close(b.total_usd - b.power_usd, per_run.total_usd - per_run.power_usd));
+        assert!(close(
+            b.total_usd - b.power_usd,
+            per_run.total_usd - per_run.power_usd
+        ));
     }
-    assert_eq!("monthly".parse::<DemandBilling>().unwrap(), DemandBilling::Monthly);
-    assert_eq!(DemandBilling::PerRun.to_string().parse::<DemandBilling>().unwrap(), DemandBilling::PerRun);
-    assert!("yearly".parse::<DemandBilling>().unwrap_err().to_string().contains("per-run"));
+    assert_eq!(
+        "monthly".parse::<DemandBilling>().unwrap(),
+        DemandBilling::Monthly
+    );
+    assert_eq!(
+        DemandBilling::PerRun
+            .to_string()
+            .parse::<DemandBilling>()
+            .unwrap(),
+        DemandBilling::PerRun
+    );
+    assert!("yearly"
+        .parse::<DemandBilling>()
+        .unwrap_err()
+        .to_string()
+        .contains("per-run"));
 }
 
 #[test]

@@ -14,7 +14,7 @@
 //! `lifetime_years = blocks × erase_cycles / (block_erases / span_s) / seconds_per_year`
 //!
 //! with `blocks` the drive's physical blocks (spare area included: collection erases
-//! those too), `erase_cycles` the rated P/E cycles, and a year of 365.25 days. A group
+//! those too), `erase_cycles` the rated P/E cycles, and a year of 365 days (the research's). A group
 //! lasts as long as its first device to wear out (the minimum). A run that erased nothing
 //! projects no lifetime (`None`). Eq. 4.8 as printed, from host writes with no write
 //! amplification, is given beside it: `flash_bytes × erase_cycles / host write rate`.
@@ -23,9 +23,9 @@ use crate::controller::{GroupStats, MixedController};
 use crate::devices::DeviceSpec;
 use crate::placement::{ClassSplit, Layout};
 use serde::Serialize;
+use tierlab_cost::SECONDS_PER_365_DAY_YEAR;
 use tierlab_report::LatencyHistogram;
 use tierlab_sim::{DeviceRun, SimReport};
-use tierlab_types::SECONDS_PER_YEAR;
 
 /// A response-time distribution, milliseconds (HDR histogram, 3 significant digits).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -209,9 +209,14 @@ fn counter(run: &DeviceRun, key: &str) -> Option<f64> {
 
 /// `blocks × cycles / (erases / span_s)` in years; `None` without erases or time.
 pub fn lifetime_years(blocks: u64, erase_cycles: u32, erases: u64, span_s: f64) -> Option<f64> {
-    (erases > 0 && span_s > 0.0).then(|| {
-        blocks as f64 * f64::from(erase_cycles) / (erases as f64 / span_s) / SECONDS_PER_YEAR
-    })
+    if span_s <= 0.0 {
+        return None;
+    }
+    tierlab_cost::erase_lifetime_years(
+        blocks as f64,
+        f64::from(erase_cycles),
+        erases as f64 / span_s,
+    )
 }
 
 /// Eq. 4.8: `flash_bytes × cycles / (host_write_bytes / span_s)` in years; `None`
@@ -225,7 +230,7 @@ pub fn lifetime_years_host_writes(
     (host_write_bytes > 0 && span_s > 0.0).then(|| {
         flash_bytes as f64 * f64::from(erase_cycles)
             / (host_write_bytes as f64 / span_s)
-            / SECONDS_PER_YEAR
+            / SECONDS_PER_365_DAY_YEAR
     })
 }
 

@@ -6,8 +6,9 @@ mod common;
 
 use common::*;
 use std::collections::BTreeMap;
+use tierlab_cost::SECONDS_PER_365_DAY_YEAR;
 use tierlab_mixedsim::{lifetime_years, simulate, Layout, MixedConfig, MixedError, Placement};
-use tierlab_types::{MIB, SECONDS_PER_YEAR};
+use tierlab_types::MIB;
 
 /// Two groups, every class split 50/50: each class's records are halved between them
 /// (counted record by record through the layout), every request and every piece
@@ -260,7 +261,7 @@ fn an_all_ssd_run_erases_blocks_and_projects_its_lifetime() {
     // The arithmetic, from the report's own figures.
     let rate = wear.block_erases as f64 / report.span_s;
     assert!((wear.erase_rate_per_s - rate).abs() <= 1e-9 * rate);
-    let years = blocks as f64 * 3_000.0 / rate / SECONDS_PER_YEAR;
+    let years = blocks as f64 * 3_000.0 / rate / SECONDS_PER_365_DAY_YEAR;
     let got = wear
         .lifetime_years
         .unwrap_or_else(|| panic!("erases, so a lifetime"));
@@ -278,8 +279,9 @@ fn an_all_ssd_run_erases_blocks_and_projects_its_lifetime() {
     let per_day = g.write_bytes as f64 / report.span_s * 86_400.0;
     assert!((wear.host_write_bytes_per_day - per_day).abs() <= 1e-9 * per_day);
     let flash_bytes = blocks * 128 * 1024;
-    let eq48 =
-        flash_bytes as f64 * 3_000.0 / (g.write_bytes as f64 / report.span_s) / SECONDS_PER_YEAR;
+    let eq48 = flash_bytes as f64 * 3_000.0
+        / (g.write_bytes as f64 / report.span_s)
+        / SECONDS_PER_365_DAY_YEAR;
     let got48 = wear.lifetime_years_host_writes.unwrap_or_default();
     assert!((got48 - eq48).abs() <= 1e-9 * eq48, "{got48} vs {eq48}");
     // In steady state collection copies pages, so erases wear the drive faster than host

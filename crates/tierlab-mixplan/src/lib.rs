@@ -32,8 +32,9 @@ use catalog::{Kind, PlanDevice};
 use good_lp::{constraint, variable, Expression, ResolutionError, Solution, SolverModel, Variable};
 use serde::Serialize;
 
-pub const HOURS_PER_YEAR: f64 = 8760.0;
-const SECONDS_PER_YEAR: f64 = HOURS_PER_YEAR * 3600.0;
+/// The research's year: 8,760 hours (its $114.7 of five years' power counts them).
+pub const HOURS_PER_YEAR: f64 = tierlab_cost::SECONDS_PER_365_DAY_YEAR / 3600.0;
+const SECONDS_PER_YEAR: f64 = tierlab_cost::SECONDS_PER_365_DAY_YEAR;
 
 /// How money is counted.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -747,14 +748,4 @@ impl Problem {
             single_type,
         })
     }
-}
-
-/// Years an SSD of `bytes` lasts at `erases_per_s` block erases with `block_bytes` blocks
-/// and `cycles` rated erase cycles, wear spread perfectly (the research's Table 5.5
-/// arithmetic: lifetime = blocks × cycles / erase rate).
-pub fn lifetime_years(bytes: f64, block_bytes: f64, cycles: f64, erases_per_s: f64) -> f64 {
-    if erases_per_s <= 0.0 {
-        return f64::INFINITY;
-    }
-    bytes / block_bytes * cycles / erases_per_s / SECONDS_PER_YEAR
 }

@@ -42,7 +42,10 @@ fn problem(devices: Vec<catalog::PlanDevice>, classes: Vec<ClassNeed>, b: f64) -
 
 /// The X25-M alone, written at 100 MB/s.
 fn ssd_writing_100_mb_s() -> Problem {
-    let ssd = table_4_4().into_iter().filter(|d| d.kind == Kind::Ssd).collect();
+    let ssd = table_4_4()
+        .into_iter()
+        .filter(|d| d.kind == Kind::Ssd)
+        .collect();
     problem(ssd, vec![class("writes", 10.0, 0.0, 100_000.0)], 1e9)
 }
 
@@ -157,18 +160,6 @@ fn five_years_of_power_at_ten_cents() {
             .total_usd(),
         340.0
     );
-}
-
-#[test]
-fn table_5_5_lifetimes() {
-    const GIB: f64 = (1u64 << 30) as f64;
-    let block = 128.0 * 1024.0;
-    // 1 GB at 0.3563 erases/s with 10K cycles: 7.29 years.
-    assert!((lifetime_years(GIB, block, 1e4, 0.3563) - 7.29).abs() < 0.005);
-    assert!((lifetime_years(2.0 * GIB, block, 1e4, 0.0986) - 52.69).abs() < 0.01);
-    assert!((lifetime_years(0.5 * GIB, block, 1e4, 0.4865) - 2.67).abs() < 0.005);
-    assert!((lifetime_years(GIB, block, 1e4, 0.1200) - 21.65).abs() < 0.005);
-    assert_eq!(lifetime_years(GIB, block, 1e4, 0.0), f64::INFINITY);
 }
 
 /// Table 4.3's footprints, GB, planned on capacity alone (no bandwidth need).

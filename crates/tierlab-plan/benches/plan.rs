@@ -81,9 +81,10 @@ fn main() {
         max_devices: None,
         solver: SolverKind::Microlp,
     };
-    let mut solvers = vec![SolverKind::Microlp];
     #[cfg(feature = "highs")]
-    solvers.push(SolverKind::Highs);
+    let solvers = [SolverKind::Microlp, SolverKind::Highs];
+    #[cfg(not(feature = "highs"))]
+    let solvers = [SolverKind::Microlp];
     for solver in solvers {
         problem.solver = solver;
         let t = Instant::now();
