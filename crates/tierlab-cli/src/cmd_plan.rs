@@ -148,7 +148,7 @@ pub fn run(a: PlanArgs) -> Result<()> {
     let report = match (&a.trace, &a.stats) {
         (Some(file), _) => {
             let open = || a.input.open(file);
-            let classes = characterise(&cfg, open)?;
+            let classes = crate::cmd_trace::characterise(&cfg, open)?;
             let mut report = plan(&file.display().to_string(), &classes, &catalog, &options, cache.as_deref())?;
             if a.simulate {
                 let labelled = tierlab_classes::label(&cfg, open()?)?;
@@ -217,31 +217,6 @@ where
 
 fn ids(c: &tierlab_mixplan::catalog::PlanCatalog) -> String {
     c.devices.iter().map(|d| d.id.as_str()).collect::<Vec<_>>().join(", ")
-}
-
-/// Both classifier passes over a trace opened twice.
-pub fn characterise<I, E>(cfg: &ClassConfig, open: impl Fn() -> Result<I>) -> Result<Classes>
-where
-    I: Iterator<Item = Result<tierlab_types::IoRequest, E>>,
-    E: Into<anyhow::Error>,
-{
-    cfg.check().map_err(|e| anyhow!("{e}"))?;
-    let bar = requests_bar("labelling records");
-    let mut n = 0u64;
-    let labelled = tierlab_classes::label(
-        cfg,
-        open()?.inspect(|_| {
-            n += 1;
-            if n.is_multiple_of(1 << 16) {
-                bar.set_position(n)
-            }
-        }),
-    )
-    .map_err(Into::into)?;
-    bar.set_message("measuring classes");
-    let classes = tierlab_classes::measure(labelled, open()?).map_err(Into::into)?;
-    bar.finish_and_clear();
-    Ok(classes)
 }
 
 fn usd(v: f64) -> String {

@@ -55,6 +55,31 @@ pub enum TraceCommand {
     },
 }
 
+/// Both classifier passes over a trace opened twice, with a progress bar.
+pub fn characterise<I, E>(cfg: &ClassConfig, open: impl Fn() -> Result<I>) -> Result<Classes>
+where
+    I: Iterator<Item = Result<tierlab_types::IoRequest, E>>,
+    E: Into<anyhow::Error>,
+{
+    cfg.check().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let bar = requests_bar("labelling records");
+    let mut n = 0u64;
+    let labelled = tierlab_classes::label(
+        cfg,
+        open()?.inspect(|_| {
+            n += 1;
+            if n.is_multiple_of(1 << 16) {
+                bar.set_position(n)
+            }
+        }),
+    )
+    .map_err(Into::into)?;
+    bar.set_message("measuring classes");
+    let classes = tierlab_classes::measure(labelled, open()?).map_err(Into::into)?;
+    bar.finish_and_clear();
+    Ok(classes)
+}
+
 pub fn run(cmd: TraceCommand) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match cmd {
@@ -77,16 +102,7 @@ pub fn run(cmd: TraceCommand) -> Result<()> {
                 n => anyhow::bail!("--classes: expected 17 or 33, found {n}"),
             };
             let cfg = ClassConfig { record_bytes: record_size, hot_iops, hot_window_s: hot_window, size_edges_bytes: size_edges, intensity_bins };
-            cfg.check().map_err(|e| anyhow::anyhow!("{e}"))?;
-            let bar = requests_bar("labelling records");
-            let mut n = 0u64;
-            let labelled = tierlab_classes::label(&cfg, input.open(&file)?.inspect(|_| {
-                n += 1;
-                bar.set_position(n);
-            }))?;
-            bar.set_message("measuring classes");
-            let classes = tierlab_classes::measure(labelled, input.open(&file)?)?;
-            bar.finish_and_clear();
+            let classes = characterise(&cfg, || input.open(&file))?;
             if json {
                 serde_json::to_writer_pretty(&mut out, &classes)?;
                 writeln!(out)?;

@@ -68,8 +68,8 @@ use serde::Serialize;
 use std::collections::hash_map::Entry;
 use table::{Table, NONE};
 use tierlab_policy::{
-    Geometry, MapRecord, Migration, MoveKind, Piece, Place, Policy, PolicyError, PolicyStats,
-    Routing, Tier, NO_LOCATION,
+    split_extents, Geometry, MapRecord, Migration, MoveKind, Piece, Place, Policy, PolicyError,
+    PolicyStats, Routing, Tier, NO_LOCATION,
 };
 use tierlab_types::{Op, NS_PER_S, SECONDS_PER_YEAR};
 
@@ -531,41 +531,21 @@ impl MixDynPolicy {
     }
 
     fn route_read(&mut self, offset_bytes: u64, len_bytes: u64, out: &mut Vec<Piece>) {
-        let end = offset_bytes + len_bytes;
-        let mut pos = offset_bytes;
-        while pos < end {
-            let page = (pos / PAGE_BYTES) as u32;
-            let within = pos % PAGE_BYTES;
-            let len = (PAGE_BYTES - within).min(end - pos);
+        for (page, within, len) in split_extents(PAGE_BYTES, offset_bytes, len_bytes) {
+            let page = page as u32;
             let ram = self.active.iter().any(|a| a.m.extent == page && a.copied);
-            let piece = if ram {
-                Piece {
-                    place: Place::Ram,
-                    op: Op::Read,
-                    device_offset_bytes: within,
-                    len_bytes: len,
-                    extent: page,
-                }
+            let (place, device_offset_bytes) = if ram {
+                (Place::Ram, within)
             } else if let Some(slot) = self.table.slot(page) {
                 self.table.touch(slot);
-                Piece {
-                    place: Place::Ssd,
-                    op: Op::Read,
-                    device_offset_bytes: slot as u64 * PAGE_BYTES + within,
-                    len_bytes: len,
-                    extent: page,
-                }
+                (Place::Ssd, slot as u64 * PAGE_BYTES + within)
             } else {
-                Piece {
-                    place: Place::Hdd,
-                    op: Op::Read,
-                    device_offset_bytes: pos,
-                    len_bytes: len,
-                    extent: page,
-                }
+                (Place::Hdd, page as u64 * PAGE_BYTES + within)
             };
-            Self::push_piece(out, piece);
-            pos += len;
+            Self::push_piece(
+                out,
+                page_piece(place, Op::Read, device_offset_bytes, len, page),
+            );
         }
     }
 
@@ -582,12 +562,8 @@ impl MixDynPolicy {
         } else {
             self.counts.writes_to_hdd += 1;
         }
-        let end = offset_bytes + len_bytes;
-        let mut pos = offset_bytes;
-        while pos < end {
-            let page = (pos / PAGE_BYTES) as u32;
-            let within = pos % PAGE_BYTES;
-            let len = (PAGE_BYTES - within).min(end - pos);
+        for (page, within, len) in split_extents(PAGE_BYTES, offset_bytes, len_bytes) {
+            let page = page as u32;
             let mut slot = None;
             if to_ssd {
                 slot = self.table.slot(page);
@@ -605,30 +581,20 @@ impl MixDynPolicy {
             } else {
                 self.drop_ssd_copy(page);
             }
-            let piece = match slot {
+            let (place, device_offset_bytes) = match slot {
                 Some(s) => {
                     self.counts.write_bytes_ssd += len;
-                    Piece {
-                        place: Place::Ssd,
-                        op: Op::Write,
-                        device_offset_bytes: s as u64 * PAGE_BYTES + within,
-                        len_bytes: len,
-                        extent: page,
-                    }
+                    (Place::Ssd, s as u64 * PAGE_BYTES + within)
                 }
                 None => {
                     self.counts.write_bytes_hdd += len;
-                    Piece {
-                        place: Place::Hdd,
-                        op: Op::Write,
-                        device_offset_bytes: pos,
-                        len_bytes: len,
-                        extent: page,
-                    }
+                    (Place::Hdd, page as u64 * PAGE_BYTES + within)
                 }
             };
-            Self::push_piece(out, piece);
-            pos += len;
+            Self::push_piece(
+                out,
+                page_piece(place, Op::Write, device_offset_bytes, len, page),
+            );
         }
     }
 
@@ -1207,3 +1173,14 @@ impl Policy for MixDynPolicy {
 
 #[cfg(test)]
 mod tests;
+
+/// A piece of page `page`.
+fn page_piece(place: Place, op: Op, device_offset_bytes: u64, len_bytes: u64, page: u32) -> Piece {
+    Piece {
+        place,
+        op,
+        device_offset_bytes,
+        len_bytes,
+        extent: page,
+    }
+}

@@ -22,6 +22,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use tierlab_mixedsim::DeviceSpec;
 use tierlab_mixplan::catalog::{ModelRef, PlanDevice};
 use tierlab_mixplan::ClassNeed;
 use tierlab_sim::{Device, Direct, Replay, SchedulerKind, Simulation};
@@ -165,11 +166,13 @@ fn measure_device(
         .collect())
 }
 
-/// The tierlab model of a planning device, ready to be measured.
+/// The tierlab model of a planning device, ready to be measured: the model the
+/// simulation check builds ([`crate::model`]), write-back caches off, an SSD filled to
+/// its usable share and aged; or, for an SSD with no internals model, its data sheet.
 fn build(d: &PlanDevice, probe: &Probe) -> Result<Box<dyn Device>> {
-    Ok(match &d.model {
-        ModelRef::Ssd(id) => {
-            let mut spec = tierlab_ssd::catalog::builtin(id)?.ssd;
+    Ok(match crate::model(d)? {
+        Some(DeviceSpec::Ssd(m)) => {
+            let mut spec = m.spec;
             spec.write_buffer = None;
             let mut ssd = tierlab_ssd::Ssd::new(spec)?;
             ssd.precondition(&tierlab_ssd::Precondition {
@@ -179,18 +182,18 @@ fn build(d: &PlanDevice, probe: &Probe) -> Result<Box<dyn Device>> {
             })?;
             Box::new(ssd)
         }
-        ModelRef::Hdd(id) => {
-            let cat = tierlab_hybrid::catalog(None)?;
-            disk(
-                id,
-                tierlab_hdd::HddSpec::from_datasheet(&tierlab_hybrid::datasheet(cat.hdd(id)?)?)?,
-            )?
+        Some(DeviceSpec::Hdd(m)) => {
+            let mut spec = tierlab_hdd::HddSpec::from_datasheet(&m.datasheet)?;
+            spec.cache.write_back = false;
+            Box::new(tierlab_hdd::HddDevice::new(
+                d.id.clone(),
+                tierlab_hdd::Mechanics::new(spec)?,
+            ))
         }
-        ModelRef::HddDatasheet(_) => disk(
-            &d.id,
-            tierlab_hdd::HddSpec::from_datasheet(&hdd_datasheet(d)?)?,
-        )?,
-        ModelRef::Datasheet(f) => {
+        None => {
+            let ModelRef::Datasheet(f) = &d.model else {
+                return Err(anyhow!("device `{}` has no model to measure", d.id));
+            };
             let us = |v: f64| (v * 1e3).round() as u64;
             let spec = tierlab_ssd_datasheet::DatasheetSpec {
                 read_latency_ns: us(f.read_latency_us),
@@ -211,37 +214,6 @@ fn build(d: &PlanDevice, probe: &Probe) -> Result<Box<dyn Device>> {
             )?)
         }
     })
-}
-
-/// The data sheet of a disk given by figures in the planning catalog.
-pub(crate) fn hdd_datasheet(d: &PlanDevice) -> Result<tierlab_hdd::Datasheet> {
-    let ModelRef::HddDatasheet(h) = &d.model else {
-        return Err(anyhow!(
-            "device `{}` is not described by disk data-sheet figures",
-            d.id
-        ));
-    };
-    Ok(tierlab_hdd::Datasheet {
-        name: d.name.clone(),
-        capacity_bytes: (d.capacity_gb * 1e9) as u64,
-        rpm: h.rpm,
-        seek_single_track_ms: None,
-        seek_average_ms: h.average_seek_ms,
-        seek_full_stroke_ms: None,
-        sustained_transfer_mb_s: d.read_mb_s,
-        cache_mib: h.cache_mib,
-        sector_bytes: 512,
-        timing: Default::default(),
-    })
-}
-
-/// A disk timed by `spec`, its write-back cache off.
-fn disk(name: &str, mut spec: tierlab_hdd::HddSpec) -> Result<Box<dyn Device>> {
-    spec.cache.write_back = false;
-    Ok(Box::new(tierlab_hdd::HddDevice::new(
-        name.to_string(),
-        tierlab_hdd::Mechanics::new(spec)?,
-    )))
 }
 
 /// Closed-loop run of one class shape; bytes moved over the run's span, KB/s.

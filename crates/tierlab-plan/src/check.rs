@@ -22,10 +22,8 @@ use crate::PlanReport;
 use anyhow::{anyhow, Result};
 use serde::Serialize;
 use tierlab_classes::{Classes, Labelled};
-use tierlab_mixedsim::{
-    DeviceSpec, GroupSpec, HddModel, MixedConfig, MixedReport, Placement, SsdModel,
-};
-use tierlab_mixplan::catalog::{ModelRef, PlanCatalog, PlanDevice};
+use tierlab_mixedsim::{GroupSpec, MixedConfig, MixedReport, Placement};
+use tierlab_mixplan::catalog::{PlanCatalog, PlanDevice};
 use tierlab_mixplan::{Plan, TypeUse};
 use tierlab_types::IoRequest;
 
@@ -64,40 +62,13 @@ pub fn difference_percent(planned: f64, simulated: f64) -> Option<f64> {
 }
 
 fn group_of(d: &PlanDevice, count: u32) -> Result<GroupSpec> {
-    let device = match &d.model {
-        ModelRef::Ssd(id) => {
-            let mut m = SsdModel::catalog(id)?;
-            m.rated_erase_cycles = d.erase_cycles.map(|c| c as u32);
-            DeviceSpec::Ssd(m)
-        }
-        ModelRef::Hdd(id) => {
-            let mut m = HddModel::catalog(id)?;
-            m.power = Some(constant_power(d.device_w));
-            DeviceSpec::Hdd(m)
-        }
-        ModelRef::HddDatasheet(_) => DeviceSpec::Hdd(HddModel::new(
-            crate::bandwidth::hdd_datasheet(d)?,
-            Some(constant_power(d.device_w)),
-        )),
-        ModelRef::Datasheet(_) => {
-            return Err(anyhow!(
-                "{} is timed from its data sheet and has no internals model to simulate",
-                d.id
-            ))
-        }
-    };
+    let device = crate::model(d)?.ok_or_else(|| {
+        anyhow!(
+            "{} is timed from its data sheet and has no internals model to simulate",
+            d.id
+        )
+    })?;
     Ok(GroupSpec::new(d.id.clone(), device, count))
-}
-
-/// The planning catalog's one power figure, drawn in every state.
-fn constant_power(w: f64) -> tierlab_power::PowerSpec {
-    tierlab_power::PowerSpec {
-        active_w: w,
-        seek_w: w,
-        idle_w: w,
-        standby: Vec::new(),
-        speeds: None,
-    }
 }
 
 /// The designs to replay: the plan, then each device type alone.

@@ -13,12 +13,56 @@ pub mod check;
 use anyhow::Result;
 use serde::Serialize;
 use tierlab_classes::Classes;
-use tierlab_mixplan::catalog::PlanCatalog;
+use tierlab_mixedsim::{DeviceSpec, HddModel, SsdModel};
+use tierlab_mixplan::catalog::{ModelRef, PlanCatalog, PlanDevice};
 use tierlab_mixplan::{
     BandwidthForm, ClassNeed, CostModel, PlanError, Problem, SolverKind, Study, WearRate,
 };
 
 pub use bandwidth::{default_cache_dir, Probe};
+
+/// The tierlab model of a planning device, as the simulation check builds it: an SSD
+/// from `catalog/ssd` at its rated erase cycles, a disk from `catalog/hdd` or from the
+/// entry's data-sheet figures, drawing the entry's one power figure in every state (the
+/// planning catalog has no other). `None` for an SSD timed from its data sheet, which has
+/// no internals to simulate.
+pub fn model(d: &PlanDevice) -> Result<Option<DeviceSpec>> {
+    let constant_power = || tierlab_power::PowerSpec {
+        active_w: d.device_w,
+        seek_w: d.device_w,
+        idle_w: d.device_w,
+        standby: Vec::new(),
+        speeds: None,
+    };
+    Ok(Some(match &d.model {
+        ModelRef::Ssd(id) => {
+            let mut m = SsdModel::catalog(id)?;
+            m.rated_erase_cycles = d.erase_cycles.map(|c| c as u32);
+            DeviceSpec::Ssd(m)
+        }
+        ModelRef::Hdd(id) => {
+            let mut m = HddModel::catalog(id)?;
+            m.power = Some(constant_power());
+            DeviceSpec::Hdd(m)
+        }
+        ModelRef::HddDatasheet(h) => {
+            let sheet = tierlab_hdd::Datasheet {
+                name: d.name.clone(),
+                capacity_bytes: (d.capacity_gb * 1e9) as u64,
+                rpm: h.rpm,
+                seek_single_track_ms: None,
+                seek_average_ms: h.average_seek_ms,
+                seek_full_stroke_ms: None,
+                sustained_transfer_mb_s: d.read_mb_s,
+                cache_mib: h.cache_mib,
+                sector_bytes: 512,
+                timing: Default::default(),
+            };
+            DeviceSpec::Hdd(HddModel::new(sheet, Some(constant_power())))
+        }
+        ModelRef::Datasheet(_) => return Ok(None),
+    }))
+}
 
 /// The planner's view of a characterised workload: one need per non-empty class, with
 /// every bandwidth scaled by `rate_scale` (the research's 1x-8x arrival-rate projection).

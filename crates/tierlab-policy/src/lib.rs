@@ -225,7 +225,7 @@ pub trait Policy {
 }
 
 /// Split `[offset, offset + len)` into per-extent pieces: (extent, offset within, length).
-pub(crate) fn split_extents(extent_bytes: u64, offset_bytes: u64, len_bytes: u64) -> impl Iterator<Item = (u64, u64, u64)> {
+pub fn split_extents(extent_bytes: u64, offset_bytes: u64, len_bytes: u64) -> impl Iterator<Item = (u64, u64, u64)> {
     let end = offset_bytes + len_bytes;
     let mut pos = offset_bytes;
     std::iter::from_fn(move || {
