@@ -404,7 +404,7 @@ fn simulate(a: ArraySimulateArgs) -> Result<()> {
     let run = run_array(&s.array, &scheme, &workload, &mut |n| bar.set_position(n));
     bar.finish_and_clear();
     let run = run?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.opts.json {
         write_json(&mut out, &run)?;
     } else {
@@ -666,7 +666,7 @@ fn compare_cmd(a: ArrayCompareArgs) -> Result<()> {
     if let Some(path) = &a.html {
         write_file(path, crate::html_array::render(&rows, &ctx)?)?;
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.opts.json {
         write_json(&mut out, &rows)?;
     } else {

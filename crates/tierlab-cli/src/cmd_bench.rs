@@ -100,7 +100,7 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
         requests_per_cpu_s: if cpu_s > 0.0 { report.requests as f64 / cpu_s } else { 0.0 },
         max_rss_bytes: rss,
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if json {
         serde_json::to_writer(&mut out, &r)?;
         writeln!(out)?;

@@ -134,7 +134,7 @@ pub fn run(a: CacheArgs) -> Result<()> {
     if let Some(path) = &a.html {
         write_file(path, html(&report)?)?;
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.json {
         write_json(&mut out, &report)?;
     } else {

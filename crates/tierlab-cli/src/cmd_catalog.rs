@@ -32,7 +32,7 @@ fn opt(v: Option<f64>, decimals: usize) -> String {
 }
 
 pub fn run(cmd: CatalogCommand) -> Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     match cmd {
         CatalogCommand::List { catalog: dir, json } => {
             let cat = catalog(dir.as_deref())?;

@@ -32,6 +32,10 @@ pub struct CompareArgs {
     /// Concurrent-migration limits to try.
     #[arg(long, value_delimiter = ',', default_values_t = [4])]
     pub mcmls: Vec<u32>,
+    /// The designs to run (the others are left out): ssd-only, hdd-only, linear, tiering,
+    /// caching. `--modes tiering --fractions 0.25 --pts 2 --extents 1M --mcmls 4` is one run.
+    #[arg(long, value_delimiter = ',', value_enum, default_values_t = Matrix::DESIGNS)]
+    pub modes: Vec<tierlab_hybrid::Mode>,
     /// Device prices and rated limits (catalog/cost).
     #[arg(long, default_value = "greendm-2012")]
     pub prices: String,
@@ -62,6 +66,7 @@ impl CompareArgs {
             pts: self.pts.clone(),
             extents: self.extents.clone(),
             mcmls: self.mcmls.clone(),
+            modes: self.modes.clone(),
         }
     }
 
@@ -114,7 +119,7 @@ pub fn render_text(rows: &[RunRow]) -> String {
 
 pub fn render_csv(rows: &[RunRow], failed: &[FailedRow]) -> String {
     let mut s = String::from(
-        "config,mode,ssd_fraction,extent_bytes,pt,mcml,lt,ht,throughput_iops,mean_ms,p99_ms,energy_j,average_power_w,hdd_spun_down_fraction,ssd_hit_ratio,promotions,demotions,prefetches,evictions,write_backs,ssd_write_bytes,ssd_read_bytes,hdd_start_stop_cycles,ssd_eu_read_tenth,ssd_eu_read_hundredth,hdd_eu",
+        "config,mode,ssd_fraction,extent_bytes,pt,mcml,lt,ht,throughput_iops,mean_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,energy_j,average_power_w,hdd_spun_down_fraction,ssd_hit_ratio,promotions,demotions,prefetches,evictions,write_backs,ssd_write_bytes,ssd_read_bytes,hdd_start_stop_cycles,ssd_eu_read_tenth,ssd_eu_read_hundredth,hdd_eu",
     );
     for a in tierlab_cost::ALPHAS {
         s.push_str(&format!(",cost_usd_alpha_{a}"));
@@ -125,7 +130,7 @@ pub fn render_csv(rows: &[RunRow], failed: &[FailedRow]) -> String {
     let opt = |v: Option<String>| v.unwrap_or_default();
     for r in rows {
         s.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&r.config),
             r.mode,
             opt(r.ssd_fraction.map(|v| v.to_string())),
@@ -136,7 +141,11 @@ pub fn render_csv(rows: &[RunRow], failed: &[FailedRow]) -> String {
             opt(r.ht.map(|v| v.to_string())),
             r.throughput_iops,
             r.mean_ms,
+            r.p50_ms,
+            r.p90_ms,
             r.p99_ms,
+            r.p999_ms,
+            r.max_ms,
             r.energy_j,
             r.average_power_w,
             r.hdd_spun_down_fraction,
@@ -184,7 +193,7 @@ pub fn run(a: CompareArgs) -> Result<()> {
     if let Some(path) = &a.html {
         std::fs::write(path, crate::html::render(rows, &report.failed)?).with_context(|| format!("cannot write {}", path.display()))?;
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.base.json {
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
@@ -212,7 +221,7 @@ mod tests {
         let m = f.compare.matrix();
         assert_eq!(m.base.replay, Replay::Closed { depth: 1 });
         let defaults = Matrix::new(m.base.clone());
-        assert_eq!((m.fractions, m.pts, m.extents, m.mcmls), (defaults.fractions, defaults.pts, defaults.extents, defaults.mcmls));
+        assert_eq!((m.fractions, m.pts, m.extents, m.mcmls, m.modes), (defaults.fractions, defaults.pts, defaults.extents, defaults.mcmls, defaults.modes));
         assert_eq!(f.compare.cost_model(), CostModel::default());
         let f = Flags::parse_from(["tierlab", "--replay", "open"]);
         assert_eq!(f.compare.matrix().base.replay, Replay::Open);

@@ -53,7 +53,7 @@ pub fn run(a: OverviewArgs) -> Result<()> {
     });
     bar.finish_and_clear();
     let overview = result?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.base.json {
         return write_json(&mut out, &Report { workload: describe, overview: &overview });
     }

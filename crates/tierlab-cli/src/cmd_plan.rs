@@ -176,7 +176,7 @@ pub fn run(a: PlanArgs) -> Result<()> {
         }
         (None, None) => anyhow::bail!("give --trace FILE or --stats FILE"),
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.json {
         write_json(&mut out, &report)?;
     } else {

@@ -722,7 +722,7 @@ fn run_cmd(a: RunArgs) -> Result<()> {
     if let Some(path) = &a.opts.html {
         write_file(path, crate::html_replicate::render_run(&c, &ctx)?)?;
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.opts.json {
         write_json(&mut out, &c)?;
     } else if a.opts.csv {
@@ -914,7 +914,7 @@ fn sweep_cmd(a: SweepArgs) -> Result<()> {
     if let Some(path) = &a.opts.html {
         write_file(path, crate::html_replicate::render_sweep(&report)?)?;
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.opts.json {
         write_json(&mut out, &report)?;
     } else if a.opts.csv {
@@ -1268,7 +1268,7 @@ fn plan_cmd(a: PlanArgs) -> Result<()> {
         data_fraction: DEFAULT_DATA_FRACTION,
         power,
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.json {
         write_json(&mut out, &report)?;
     } else {
@@ -1420,7 +1420,7 @@ fn grid_cmd(a: &PlanArgs, mode: PlanMode) -> Result<()> {
     }
     let disk = plan_disk(&base, &standby[0].level)?;
     let report = GridReport { disk, mode, u: a.u, standby, cells };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.json {
         write_json(&mut out, &report)?;
     } else {
@@ -1570,13 +1570,14 @@ fn log_cmd(a: LogArgs) -> Result<()> {
     let mut counted = Counted { inner: &mut *source, limit: a.transactions, transactions: 0, records: 0, log_bytes: 0 };
     let file = std::fs::File::create(&a.output).with_context(|| format!("cannot create {}", a.output.display()))?;
     tierlab_replication::dump(&mut counted, std::io::BufWriter::new(file)).with_context(|| format!("writing {}", a.output.display()))?;
-    println!(
+    writeln!(
+        crate::session::stdout(),
         "wrote {} transactions, {} records, {} of log to {}",
         counted.transactions,
         counted.records,
         fmt_bytes(counted.log_bytes),
         a.output.display()
-    );
+    )?;
     Ok(())
 }
 

@@ -317,7 +317,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         ListenAddr::Unix(p) => p.display().to_string(),
     };
     let g = drive.geometry();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.json {
         let m = metrics.as_ref().map(|(m, _)| m.to_string());
         writeln!(out, "{}", serde_json::json!({ "listening": addr, "ctl": a.ctl, "metrics": m, "size_bytes": drive.virtual_bytes(), "extent_bytes": g.extent_bytes, "mode": drive.mode() }))?;
@@ -371,7 +371,7 @@ pub fn ctl(a: CtlArgs) -> Result<()> {
         CtlCommand::Table => Request::Table,
     };
     let v = admin::request(&a.socket, &req).map_err(|e| anyhow!(e))?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
@@ -403,7 +403,7 @@ fn flat(v: &serde_json::Value) -> String {
 
 pub fn fsck(a: FsckArgs) -> Result<()> {
     let rep = tierlab_drive::fsck::fsck(&a.ssd, &a.hdd, a.repair)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&rep)?)?;
     } else {

@@ -91,7 +91,7 @@ pub fn run(a: SimulateArgs) -> Result<()> {
     let bar = requests_bar("simulating");
     let Run { report, .. } = tierlab_hybrid::simulate(&workload, &a.config(ReplayMode::Open), &mut |n| bar.set_position(n))?;
     bar.finish_and_clear();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.json {
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;

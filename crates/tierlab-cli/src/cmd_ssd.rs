@@ -82,7 +82,7 @@ fn list(json: bool) -> Result<()> {
             datasheet: e.datasheet,
         });
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if json {
         serde_json::to_writer_pretty(&mut out, &listed)?;
         writeln!(out)?;
@@ -148,7 +148,7 @@ fn compare(a: CompareFtlArgs) -> Result<()> {
         requests().map(|it| it.filter_map(|r| compactor.map(&r))).into_iter().flatten()
     };
     let cmp = compare_ftl(&mut passes, &base, &opts)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if json {
         serde_json::to_writer_pretty(&mut out, &cmp)?;
         writeln!(out)?;

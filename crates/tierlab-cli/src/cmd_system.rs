@@ -126,7 +126,7 @@ fn opt(v: Option<f64>, decimals: usize) -> String {
 fn controllers(a: ListArgs) -> Result<()> {
     let catalog = builtin();
     let figures: Vec<ControllerFigures> = catalog.controllers().map(controller_figures).collect();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.json {
         return write_json(&mut out, &figures);
     }
@@ -182,7 +182,7 @@ struct EnclosureReport {
 fn enclosures(a: ListArgs) -> Result<()> {
     let catalog = builtin();
     let entries: Vec<&EnclosureEntry> = catalog.enclosures().collect();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.json {
         let reports: Vec<EnclosureReport> = entries
             .iter()
@@ -331,7 +331,7 @@ fn curves_of(catalog: &SystemCatalog, summary: &[PairSummary], n: u32) -> Result
 fn savings(a: SavingsArgs) -> Result<()> {
     let n = check_enclosures(a.enclosures)?;
     let catalog = builtin();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if let (Some(controller), Some(enclosure)) = (&a.controller, &a.enclosure) {
         let mode = if a.power_down { LowPower::PowerDown } else { LowPower::SpinDown };
         let curve = pair_curve(&catalog, controller, enclosure, n, mode)?;
@@ -595,7 +595,7 @@ fn show(a: ShowArgs) -> Result<()> {
         idle_w_excluding_disks: system.controller.idle_w + own.iter().sum::<f64>(),
         system: &system,
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if a.json {
         return write_json(&mut out, &report);
     }

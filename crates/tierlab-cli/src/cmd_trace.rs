@@ -81,7 +81,7 @@ where
 }
 
 pub fn run(cmd: TraceCommand) -> Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     match cmd {
         TraceCommand::Stats { file, input, json } => {
             let reader = input.open(&file)?;

@@ -32,7 +32,7 @@ pub fn run(cmd: ValidateCommand) -> Result<()> {
     if results.is_empty() {
         return Err(anyhow::anyhow!("no DiskSim drive (a folder with a .parv file) found in {}", dir.display()));
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::session::stdout();
     if json {
         serde_json::to_writer_pretty(&mut out, &results)?;
         writeln!(out)?;

@@ -43,7 +43,7 @@ pub fn run(cmd: WorkloadCommand) -> Result<()> {
     match cmd {
         WorkloadCommand::Show { file, json } => {
             let spec = load_spec(file.as_deref())?;
-            let mut out = std::io::stdout().lock();
+            let mut out = crate::session::stdout();
             if json {
                 serde_json::to_writer_pretty(&mut out, &spec)?;
                 writeln!(out)?;
@@ -55,7 +55,7 @@ pub fn run(cmd: WorkloadCommand) -> Result<()> {
             let spec = load_spec(file.as_deref())?;
             let sink: Box<dyn Write> = match &out {
                 Some(p) => Box::new(std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?),
-                None => Box::new(std::io::stdout().lock()),
+                None => Box::new(crate::session::stdout()),
             };
             let mut w = BufWriter::new(sink);
             for r in spec.generate()? {

@@ -7,10 +7,11 @@ use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
-/// Whether to draw progress: only when stderr is a terminal, and never under CI, so that
-/// piped or scripted output stays clean.
+/// Whether to draw progress: only when stderr is a terminal, never under CI, so that
+/// piped or scripted output stays clean, and never in a [`session`](crate::session), whose
+/// caller reads the bars and shows them its own way.
 fn show() -> bool {
-    std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
+    std::io::stderr().is_terminal() && std::env::var_os("CI").is_none() && !crate::session::active()
 }
 
 /// A spinner counting requests, drawn on stderr where progress is shown.
@@ -21,6 +22,7 @@ pub fn requests_bar(what: &str) -> ProgressBar {
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
     bar.set_message(what.to_string());
+    crate::session::register(&bar);
     bar
 }
 
@@ -36,6 +38,7 @@ pub fn runs_bar(total: usize) -> ProgressBar {
     if show {
         bar.enable_steady_tick(std::time::Duration::from_millis(250));
     }
+    crate::session::register(&bar);
     bar
 }
 

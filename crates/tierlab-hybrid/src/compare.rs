@@ -72,8 +72,13 @@ pub struct RunRow {
     pub lt: Option<u32>,
     pub ht: Option<u32>,
     pub throughput_iops: f64,
+    /// Response time, arrival to completion: the mean and the quantiles of its histogram.
     pub mean_ms: f64,
+    pub p50_ms: f64,
+    pub p90_ms: f64,
     pub p99_ms: f64,
+    pub p999_ms: f64,
+    pub max_ms: f64,
     pub energy_j: f64,
     pub average_power_w: f64,
     pub hdd_spun_down_fraction: f64,
@@ -159,6 +164,8 @@ pub fn compare(matrix: &Matrix, workload: &Workload, cost: &CostModel, progress:
         let outcome = simulate(workload, &e.config, &mut |n| progress(&e.label, n)).and_then(|run| row(&e.label, &e.config, &run, &pricing));
         match outcome {
             Ok(r) => rows.push(r),
+            // A run the caller stopped stops the comparison; it is not a configuration's fault.
+            Err(err) if interrupted(&err) => return Err(err),
             Err(err) => failed.push(FailedRow { config: e.label.clone(), mode: e.config.mode.unwrap_or(Mode::HddOnly).report_name(), error: format!("{err:#}") }),
         }
     }
@@ -168,6 +175,11 @@ pub fn compare(matrix: &Matrix, workload: &Workload, cost: &CostModel, progress:
         }
     }
     Ok(CompareReport { rows, failed })
+}
+
+/// Whether `err` is a run stopped through `tierlab_sim::interrupt`.
+pub fn interrupted(err: &anyhow::Error) -> bool {
+    err.chain().any(|c| matches!(c.downcast_ref::<tierlab_sim::SimError>(), Some(tierlab_sim::SimError::Interrupted)))
 }
 
 /// Fraction of the run the HDD spent in a standby (spun-down) state.
@@ -228,7 +240,11 @@ fn row(label: &str, config: &Config, run: &Run, p: &Pricing) -> Result<RunRow> {
         ht: run.watermarks.map(|w| w.1),
         throughput_iops: r.throughput_iops,
         mean_ms: r.response_time.mean_ms,
+        p50_ms: r.response_time.p50_ms,
+        p90_ms: r.response_time.p90_ms,
         p99_ms: r.response_time.p99_ms,
+        p999_ms: r.response_time.p999_ms,
+        max_ms: r.response_time.max_ms,
         energy_j: r.energy_j,
         average_power_w: r.average_power_w,
         hdd_spun_down_fraction: spun_down_fraction(hdd, r.span_s),

@@ -18,13 +18,18 @@ pub struct Matrix {
     pub extents: Vec<u64>,
     /// Concurrent-migration limits.
     pub mcmls: Vec<u32>,
+    /// The designs to run, of [`Matrix::DESIGNS`]; the others are left out.
+    pub modes: Vec<Mode>,
 }
 
 impl Matrix {
-    /// The default sweeps (SSD at 1/4 and 1/8, PT 2 and 8, ES 1 MiB and 256 KiB,
-    /// MCML 4) over `base`.
+    /// The designs a matrix can hold, in report order.
+    pub const DESIGNS: [Mode; 5] = [Mode::SsdOnly, Mode::HddOnly, Mode::Linear, Mode::Tiering, Mode::Caching];
+
+    /// The default sweeps (SSD at 1/4 and 1/8, PT 2 and 8, ES 1 MiB and 256 KiB, MCML 4)
+    /// over `base`, every design.
     pub fn new(base: Config) -> Self {
-        Matrix { base, fractions: vec![0.25, 0.125], pts: vec![2, 8], extents: vec![MIB, 256 * 1024], mcmls: vec![4] }
+        Matrix { base, fractions: vec![0.25, 0.125], pts: vec![2, 8], extents: vec![MIB, 256 * 1024], mcmls: vec![4], modes: Self::DESIGNS.to_vec() }
     }
 
     /// Every configuration with its label, in report order: SSD-only, HDD-only, linear per
@@ -59,6 +64,7 @@ impl Matrix {
                 }
             }
         }
+        out.retain(|e| e.config.mode.is_some_and(|m| self.modes.contains(&m)));
         out
     }
 }

@@ -80,7 +80,7 @@ pub fn overview(base: &Config, workload: &Workload, cost: &CostModel, progress: 
         Replay::Open => 1,
     };
     let h = &base.hybrid;
-    let matrix = |replay: Replay| Matrix { base: Config { replay, ..base.clone() }, fractions: vec![h.ssd_fraction], pts: vec![h.pt], extents: vec![h.es], mcmls: vec![h.mcml] };
+    let matrix = |replay: Replay| Matrix { base: Config { replay, ..base.clone() }, fractions: vec![h.ssd_fraction], pts: vec![h.pt], extents: vec![h.es], mcmls: vec![h.mcml], modes: Matrix::DESIGNS.to_vec() };
     let open = compare(&matrix(Replay::Open), workload, cost, progress)?;
     let closed = compare(&matrix(Replay::Closed { depth }), workload, cost, progress)?;
     let designs: Vec<Design> = open

@@ -247,6 +247,9 @@ impl<'d> Simulation<'d> {
             .map(|s| DeviceInfo { name: s.device.name().to_string(), capacity_bytes: s.device.capacity_bytes() })
             .collect();
         controller.attach(&infos)?;
+        if crate::interrupt::requested() {
+            return Err(SimError::Interrupted);
+        }
         if let Replay::Closed { depth: 0 } = replay {
             return Err(SimError::Config("closed-loop replay needs a queue depth of at least 1".into()));
         }
@@ -345,6 +348,9 @@ impl<'d> Simulation<'d> {
             }
             if run.requests_done >= next_progress {
                 progress(run.requests_done);
+                if crate::interrupt::requested() {
+                    return Err(SimError::Interrupted);
+                }
                 next_progress = (run.requests_done / self.progress_every + 1) * self.progress_every;
             }
         }

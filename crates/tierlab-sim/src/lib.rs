@@ -10,6 +10,7 @@
 pub mod controller;
 pub mod device;
 mod engine;
+pub mod interrupt;
 pub mod scheduler;
 
 pub use controller::{Action, Controller, DeviceInfo, Direct, HostId, Io};
@@ -28,6 +29,8 @@ pub enum SimError {
     NoDeviceForVolume { request_index: u64, volume: u32, devices: usize },
     /// The set-up of the run is impossible.
     Config(String),
+    /// The caller asked the run to stop ([`interrupt`]).
+    Interrupted,
 }
 
 impl std::fmt::Display for SimError {
@@ -45,6 +48,7 @@ impl std::fmt::Display for SimError {
                 "request #{request_index} addresses volume {volume}, but the run has {devices} devices (volume v goes to device v)"
             ),
             SimError::Config(msg) => f.write_str(msg),
+            SimError::Interrupted => f.write_str("interrupted"),
         }
     }
 }

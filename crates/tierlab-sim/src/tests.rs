@@ -299,3 +299,33 @@ fn measurement_from_a_warm_up_instant_counts_only_what_follows() {
     assert_eq!(r.devices[0].device.counters["served"], 50.0);
     assert_eq!(r.devices[0].device.energy_j, 0.0);
 }
+
+#[test]
+fn an_interrupt_stops_the_run_at_its_next_progress_point_and_the_next_run_at_once() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let flag = Arc::new(AtomicBool::new(false));
+    let stop = flag.clone();
+    std::thread::spawn(move || {
+        crate::interrupt::on_this_thread(stop);
+        let mut sim = Simulation::new(SchedulerKind::Fcfs);
+        sim.progress_every = 10;
+        sim.add_device(Box::new(FixedDevice::new(1_000, 1)));
+        let reqs: Vec<_> = (0..35).map(|i| req(0, i * 4096)).collect();
+        let mut told = Vec::new();
+        let e = sim.run(reqs.into_iter(), Replay::Open, &mut Direct::default(), &mut |n| {
+            told.push(n);
+            if n >= 20 {
+                flag.store(true, Ordering::Relaxed);
+            }
+        });
+        assert!(matches!(e, Err(SimError::Interrupted)), "{e:?}");
+        assert_eq!(told, vec![10, 20], "stopped at the progress point where the flag was seen");
+        let mut again = Simulation::new(SchedulerKind::Fcfs);
+        again.add_device(Box::new(FixedDevice::new(1_000, 1)));
+        let e = again.run(vec![req(0, 0)].into_iter(), Replay::Open, &mut Direct::default(), &mut |_| {});
+        assert!(matches!(e, Err(SimError::Interrupted)), "{e:?}");
+    })
+    .join()
+    .unwrap();
+}

@@ -1,0 +1,171 @@
+//! `tierlab._native`: the Rust side of tierlab's Python package. It runs `tierlab`
+//! commands in-process ([`Job`], through `tierlab_cli::api`), streams a trace as column
+//! batches ([`TraceBatches`]) and turns a failure into the typed exception of
+//! `tierlab.errors` with its file, line and field. Everything a user calls is in the
+//! Python package (`python/tierlab`), which documents it.
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+use tierlab_cli::api::{self, Failure, FailureKind};
+use tierlab_types::Op;
+
+/// `failure` as the matching exception of `tierlab.errors`.
+fn raise(py: Python<'_>, failure: Failure) -> PyErr {
+    let name = match failure.kind {
+        FailureKind::Usage => "UsageError",
+        FailureKind::Trace => "TraceError",
+        FailureKind::Config => "ConfigError",
+        FailureKind::Interrupted => "Interrupted",
+        FailureKind::Other => "Error",
+    };
+    let (file, line, field) = match failure.location {
+        Some(at) => (Some(at.file), (at.line > 0).then_some(at.line), (!at.field.is_empty()).then_some(at.field)),
+        None => (None, None, None),
+    };
+    let made = py
+        .import("tierlab.errors")
+        .and_then(|m| m.getattr(name))
+        .and_then(|class| class.call1((failure.message.clone(), file, line, field)));
+    match made {
+        Ok(exception) => PyErr::from_value(exception),
+        Err(e) => e,
+    }
+}
+
+/// A `tierlab` command line running on a thread of its own.
+#[pyclass(module = "tierlab._native")]
+struct Job {
+    job: Mutex<Option<api::Job>>,
+}
+
+#[pymethods]
+impl Job {
+    /// Start `tierlab ARGS…` (without the program name).
+    #[new]
+    fn new(args: Vec<String>) -> PyResult<Self> {
+        let job = api::Job::start(args).map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))?;
+        Ok(Job { job: Mutex::new(Some(job)) })
+    }
+
+    /// Wait up to `timeout_s` seconds without holding the GIL; True once the command ended.
+    fn wait(&self, py: Python<'_>, timeout_s: f64) -> bool {
+        let timeout = Duration::from_secs_f64(timeout_s.clamp(0.0, 3600.0));
+        py.detach(|| match self.job.lock() {
+            Ok(guard) => guard.as_ref().is_none_or(|j| j.wait(timeout)),
+            Err(_) => true,
+        })
+    }
+
+    /// The command's progress bars, oldest first: (message, position, length or None).
+    fn progress(&self) -> Vec<(String, u64, Option<u64>)> {
+        match self.job.lock() {
+            Ok(guard) => guard.as_ref().map_or_else(Vec::new, |j| {
+                j.progress().into_iter().map(|b| (b.message, b.position, b.length)).collect()
+            }),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// Ask the command's simulations to stop at their next progress point.
+    fn stop(&self) {
+        if let Ok(guard) = self.job.lock() {
+            if let Some(j) = guard.as_ref() {
+                j.stop();
+            }
+        }
+    }
+
+    /// Wait for the end (without the GIL) and return what the command printed, or raise
+    /// the typed error of `tierlab.errors`. Once only.
+    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let job = self.job.lock().ok().and_then(|mut g| g.take());
+        let job = job.ok_or_else(|| PyRuntimeError::new_err("this job has already finished"))?;
+        match py.detach(|| job.finish()) {
+            Ok(out) => Ok(PyBytes::new(py, &out)),
+            Err(f) => Err(raise(py, f)),
+        }
+    }
+}
+
+/// Run `tierlab ARGS…` (with the program name) as the command line does, printing to
+/// stdout and stderr; returns the exit status.
+#[pyfunction]
+fn main(py: Python<'_>, args: Vec<String>) -> i32 {
+    let code = py.detach(|| tierlab_cli::main(args.into_iter().map(Into::into)));
+    if code == std::process::ExitCode::SUCCESS {
+        0
+    } else {
+        1
+    }
+}
+
+/// A configuration given as JSON text, as a TOML document.
+#[pyfunction]
+fn json_to_toml(py: Python<'_>, json: &str) -> PyResult<String> {
+    api::json_to_toml(json).map_err(|f| raise(py, f))
+}
+
+/// A trace read in batches of columns: each batch is a tuple of `bytes` holding
+/// little-endian arrays — time_ns (u64), volume (u32), offset_bytes (u64),
+/// len_bytes (u64), is_write (u8) — for Arrow to wrap without copying again.
+#[pyclass(module = "tierlab._native")]
+struct TraceBatches {
+    reader: Mutex<tierlab_trace::TraceReader>,
+    batch_rows: usize,
+}
+
+type Columns<'py> = (Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>);
+
+#[pymethods]
+impl TraceBatches {
+    /// Open `path` with `tierlab`'s trace flags `args` (e.g. `["--format", "msr"]`).
+    #[new]
+    fn new(py: Python<'_>, path: PathBuf, args: Vec<String>, batch_rows: usize) -> PyResult<Self> {
+        let reader = py.detach(|| api::open_trace(&path, args)).map_err(|f| raise(py, f))?;
+        Ok(TraceBatches { reader: Mutex::new(reader), batch_rows: batch_rows.max(1) })
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Columns<'py>>> {
+        let n = self.batch_rows;
+        let read = py.detach(|| {
+            let mut reader = match self.reader.lock() {
+                Ok(r) => r,
+                Err(_) => return Err(Failure { kind: FailureKind::Other, message: "the trace reader failed earlier".into(), location: None }),
+            };
+            let (mut time, mut volume, mut offset, mut len, mut write) =
+                (Vec::with_capacity(n * 8), Vec::with_capacity(n * 4), Vec::with_capacity(n * 8), Vec::with_capacity(n * 8), Vec::with_capacity(n));
+            for r in reader.by_ref().take(n) {
+                let r = r.map_err(|e| api::failure(&e.into()))?;
+                time.extend_from_slice(&r.time_ns.to_le_bytes());
+                volume.extend_from_slice(&r.volume.to_le_bytes());
+                offset.extend_from_slice(&r.offset_bytes.to_le_bytes());
+                len.extend_from_slice(&r.len_bytes.to_le_bytes());
+                write.push(u8::from(r.op == Op::Write));
+            }
+            Ok((time, volume, offset, len, write))
+        });
+        let (time, volume, offset, len, write) = read.map_err(|f| raise(py, f))?;
+        if write.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some((PyBytes::new(py, &time), PyBytes::new(py, &volume), PyBytes::new(py, &offset), PyBytes::new(py, &len), PyBytes::new(py, &write))))
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Job>()?;
+    m.add_class::<TraceBatches>()?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(json_to_toml, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

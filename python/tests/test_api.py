@@ -1,0 +1,116 @@
+"""The package runs the command line's code: every report equals the binary's `--json`
+for the same run, number for number, and tables hold one row per run."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import threading
+import time
+
+import pyarrow as pa
+import pytest
+
+import tierlab
+from conftest import trace
+
+WEB = "umass-websearch-small.disksim"
+
+
+def test_simulate_with_defaults_equals_the_command_line(cli):
+    assert tierlab.simulate(progress=False) == cli("simulate")
+
+
+def test_a_hybrid_run_on_a_real_trace_equals_the_command_line(cli):
+    path = trace(WEB)
+    got = tierlab.simulate(path, hybrid="tiering", ssd_fraction=0.125, pt=2, replay="closed", depth=2, wrap=True, progress=False)
+    want = cli("simulate", "--trace", path, "--hybrid", "tiering", "--ssd-fraction", "0.125", "--pt", "2", "--replay", "closed", "--depth", "2", "--wrap")
+    assert got == want
+    assert got["controller"]["policy"] == "tiering"
+
+
+def test_compare_rows_equal_the_command_line_and_become_one_row_per_run(cli):
+    path = trace(WEB)
+    opts = dict(compact=True, fractions=[0.25], pts=[2], extents=[1048576], mcmls=[4])
+    rows = tierlab.compare(path, progress=False, **opts)
+    assert rows == cli("compare", "--trace", path, "--compact", "--fractions", "0.25", "--pts", "2", "--extents", "1048576", "--mcmls", "4")
+    df = tierlab.to_pandas(rows)
+    assert list(df["config"]) == [r["config"] for r in rows] and len(df) == 5
+    for col in ("throughput_iops", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "energy_j", "ssd_eu_read_tenth", "hdd_eu", "cost_usd_alpha_1", "cost_usd_alpha_100000", "horizon_cost_usd"):
+        assert col in df.columns, col
+    tiering = df.set_index("config").loc["tiering ssd=1/4 pt=2 es=1M mcml=4"]
+    src = next(r for r in rows if r["config"] == "tiering ssd=1/4 pt=2 es=1M mcml=4")
+    assert tiering["cost_usd_alpha_1000"] == next(c["total_usd"] for c in src["cost"] if c["alpha"] == 1000)
+    table = tierlab.to_arrow(rows)
+    assert isinstance(table, pa.Table) and table.num_rows == 5
+
+
+def test_one_run_is_the_compare_row_of_its_design():
+    path = trace(WEB)
+    rows = tierlab.compare(path, compact=True, fractions=[0.125], pts=[8], extents=[262144], mcmls=[1], progress=False)
+    want = next(r for r in rows if r["mode"] == "caching")
+    got = tierlab.run({"trace": path, "compact": True}, {"mode": "caching", "ssd_fraction": 0.125, "pt": 8, "es": 262144, "mcml": 1}, progress=False)
+    assert got == want
+
+
+def test_trace_stats_and_classes_equal_the_command_line(cli):
+    path = trace(WEB)
+    assert tierlab.trace_stats(path, progress=False) == cli("trace", "stats", path)
+    assert tierlab.trace_classes(path, classes=33, progress=False) == cli("trace", "classes", path, "--classes", "33")
+
+
+def test_a_workload_given_as_a_dict_is_the_toml_file(cli, tmp_path):
+    spec = {**tierlab.command("workload", "show"), "seed": 7, "requests": 3000, "read_fraction": 0.3}
+    spec["arrival"] = {"kind": "poisson", "iops": 200.0}
+    path = tmp_path / "w.toml"
+    path.write_text(tierlab._native.json_to_toml(json.dumps(spec)))
+    got = tierlab.simulate(workload=spec, progress=False)
+    assert got == cli("simulate", "--workload", path)
+    assert got["requests"] == 3000
+
+
+def test_a_trace_streams_as_arrow_batches_and_requests():
+    path = trace(WEB)
+    stats = tierlab.trace_stats(path, progress=False)
+    t = tierlab.read_trace(path, batch_rows=10_000)
+    sizes = [b.num_rows for b in t.batches()]
+    assert sizes[:2] == [10_000, 10_000] and sum(sizes) == stats["requests"]
+    table = t.to_arrow()
+    assert table.schema == tierlab.trace.schema()
+    assert sum(table.column("len_bytes").to_pylist()) == stats["read_bytes"] + stats["write_bytes"]
+    first = next(iter(t))
+    assert first == tierlab.Request(*[table.column(i)[0].as_py() for i in range(5)])
+    assert first.time_ns == 0 and first.op in ("read", "write")
+    assert t.reader().read_all().num_rows == stats["requests"]
+    few = tierlab.read_trace(path, max_requests=5, volume=[1]).to_pandas()
+    assert len(few) == 5 and set(few["volume"]) == {1}
+
+
+def test_progress_bars_and_the_generic_command():
+    plan = tierlab.command("replicate", "plan", r=20.45, rto_s=100, progress=True)
+    assert plan == tierlab.replicate_plan(r=20.45, rto_s=100)
+    report = tierlab.simulate(progress=True)
+    assert report["requests"] == 20000 and math.isfinite(report["energy_j"])
+
+
+def test_ctrl_c_stops_a_run_cleanly_and_the_next_run_still_works():
+    long = {**tierlab.command("workload", "show"), "requests": 50_000_000}
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        tierlab.simulate(workload=long, progress=False)
+    assert time.monotonic() - start < 20, "the run stopped at a progress point, not at its end"
+    assert tierlab.simulate(progress=False)["requests"] == 20000
+
+
+def test_a_stopped_job_raises_interrupted():
+    job = tierlab._native.Job(["simulate", "--json"])
+    job.stop()
+    assert job.wait(60)
+    with pytest.raises(tierlab.Interrupted):
+        job.finish()
+    with pytest.raises(RuntimeError):
+        job.finish()

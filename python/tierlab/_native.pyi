@@ -1,0 +1,32 @@
+"""Type stubs of the extension module (the Rust side of the package)."""
+
+from collections.abc import Iterator
+
+__version__: str
+
+class Job:
+    """A ``tierlab`` command line running on a thread of its own."""
+
+    def __init__(self, args: list[str]) -> None: ...
+    def wait(self, timeout_s: float) -> bool:
+        """Wait without the GIL; True once the command ended."""
+    def progress(self) -> list[tuple[str, int, int | None]]:
+        """The command's bars: (message, position, length or None)."""
+    def stop(self) -> None:
+        """Stop the command's simulations at their next progress point."""
+    def finish(self) -> bytes:
+        """What the command printed; raises the typed errors of ``tierlab.errors``."""
+
+class TraceBatches(Iterator[tuple[bytes, bytes, bytes, bytes, bytes]]):
+    """A trace as batches of little-endian columns: time_ns u64, volume u32,
+    offset_bytes u64, len_bytes u64, is_write u8."""
+
+    def __init__(self, path: str, args: list[str], batch_rows: int) -> None: ...
+    def __iter__(self) -> TraceBatches: ...
+    def __next__(self) -> tuple[bytes, bytes, bytes, bytes, bytes]: ...
+
+def main(args: list[str]) -> int:
+    """Run ``tierlab ARGS…`` (program name first) as the command line does."""
+
+def json_to_toml(json: str) -> str:
+    """A configuration given as JSON text, as TOML."""
