@@ -201,12 +201,20 @@ def sweep(
     try:
         if todo:
             task = _remote()
-            pending = {task.remote(w, d, options): (rid, wi, w, di) for rid, wi, w, di, d in todo}
+            # Tasks in flight: enough to keep every CPU busy, few enough that waiting on
+            # them stays cheap and Ctrl-C has little to cancel.
+            window = max(8, 4 * int(ray.cluster_resources().get("CPU", 1)))
+            queue = iter(todo)
+            pending: dict[Any, tuple[str, int, dict[str, Any], int]] = {}
             buffered: list[dict[str, Any]] = []
             last = time.monotonic()
             try:
-                while pending:
-                    ready, _ = ray.wait(list(pending), num_returns=min(len(pending), 16), timeout=1.0)
+                while True:
+                    for rid, wi, w, di, d in itertools.islice(queue, window - len(pending)):
+                        pending[task.remote(w, d, options)] = (rid, wi, w, di)
+                    if not pending:
+                        break
+                    ready, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
                     for ref in ready:
                         rid, wi, w, di = pending.pop(ref)
                         row = ray.get(ref)
