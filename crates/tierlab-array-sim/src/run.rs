@@ -91,7 +91,7 @@ impl DiskModel {
         let spec = &tierlab_hybrid::power_profile(&entry, profile)?
             .ok_or_else(|| anyhow!("drive `{id}` has no power figures; an array needs them to account energy"))?
             .spec;
-        let sheet = tierlab_hybrid::datasheet(&entry)?;
+        let sheet = tierlab_hybrid::datasheet(&entry, None)?;
         let levels = spec.speed_levels(entry.rpm);
         let top_rpm = levels.iter().map(|l| l.rpm).max().unwrap_or(entry.rpm).max(1);
         let top_rate = sheet.sustained_transfer_mb_s * 1e6;

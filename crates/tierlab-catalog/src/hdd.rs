@@ -47,6 +47,10 @@ pub struct HddEntry {
     /// transfer rate, no command overhead, ...); absent: the HDD model's synthesis rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<TimingSpec>,
+    /// How the drive numbers its blocks across tracks and surfaces, where a source has
+    /// measured it; absent: the HDD model's conventional synthesized layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<LayoutSpec>,
     #[serde(default)]
     pub price: Option<Price>,
     /// Power profiles, one per source where sources disagree; the first is the default.
@@ -119,6 +123,50 @@ pub struct TimingSpec {
     /// How each choice follows from the source, where it is a reading rather than a figure.
     #[serde(default)]
     pub assumptions: Vec<String>,
+}
+
+/// A measured block layout: surface serpentine numbering (bands of `band_cylinders`
+/// cylinders filled one surface at a time, alternating direction) with each surface's
+/// outermost track size; inner zones keep each surface's share. Drives of one model can
+/// differ (heads of lower frequency response get fewer sectors), so `variants` lists the
+/// other layouts measured on the model, chosen by name (`--hdd-variant`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayoutSpec {
+    pub source: String,
+    pub mapping: LayoutMapping,
+    pub band_cylinders: u32,
+    /// Sectors on the outermost track of each surface (surface 0 first).
+    pub surface_outer_sectors: Vec<u32>,
+    #[serde(default)]
+    pub variants: Vec<LayoutVariant>,
+    #[serde(default)]
+    pub assumptions: Vec<String>,
+}
+
+/// The block numbering schemes a catalog layout can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LayoutMapping {
+    SurfaceSerpentine,
+}
+
+/// Another drive of the same model, with its own track sizes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayoutVariant {
+    pub name: String,
+    pub surface_outer_sectors: Vec<u32>,
+}
+
+impl LayoutSpec {
+    /// Each surface's outermost track size for `variant` (the main layout for `None`).
+    pub fn outer_sectors(&self, variant: Option<&str>) -> Option<&[u32]> {
+        match variant {
+            None => Some(&self.surface_outer_sectors),
+            Some(name) => self.variants.iter().find(|v| v.name == name).map(|v| v.surface_outer_sectors.as_slice()),
+        }
+    }
 }
 
 /// The media rate of the innermost zone.
@@ -375,6 +423,27 @@ impl Validate for HddEntry {
                         "timing.command_overhead_ms",
                         format!("expected milliseconds between 0 and 1000, found {ms}"),
                     ));
+                }
+            }
+        }
+        if let Some(l) = &self.layout {
+            self.check_source("layout.source", &l.source)?;
+            if l.band_cylinders == 0 {
+                return Err(FieldError::new("layout.band_cylinders", "expected a number of cylinders > 0, found 0"));
+            }
+            let sizes = std::iter::once(("layout.surface_outer_sectors".to_string(), &l.surface_outer_sectors))
+                .chain(l.variants.iter().enumerate().map(|(i, v)| (format!("layout.variants[{i}].surface_outer_sectors"), &v.surface_outer_sectors)));
+            for (key, sectors) in sizes {
+                if sectors.len() != l.surface_outer_sectors.len() || sectors.is_empty() || sectors.len() > 64 {
+                    return Err(FieldError::new(key, format!("expected one size per surface, {} as in layout.surface_outer_sectors (1 to 64)", l.surface_outer_sectors.len())));
+                }
+                if let Some(k) = sectors.iter().position(|&n| n == 0 || n > 1_000_000) {
+                    return Err(FieldError::new(format!("{key}[{k}]"), format!("expected 1 to 1000000 sectors, found {}", sectors[k])));
+                }
+            }
+            for (i, v) in l.variants.iter().enumerate() {
+                if v.name.trim().is_empty() || l.variants[..i].iter().any(|w| w.name == v.name) {
+                    return Err(FieldError::new(format!("layout.variants[{i}].name"), "expected a non-empty name used once"));
                 }
             }
         }

@@ -7,7 +7,7 @@
 
 mod hdd;
 
-pub use hdd::{AverageSeek, HddEntry, InnerZoneRate, PowerProfile, Price, SeekSpec, TimingSpec, TransferSpec};
+pub use hdd::{AverageSeek, HddEntry, InnerZoneRate, LayoutMapping, LayoutSpec, LayoutVariant, PowerProfile, Price, SeekSpec, TimingSpec, TransferSpec};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -15,7 +15,7 @@ use tierlab_config::ConfigError;
 
 /// The shipped entries, as (file name, text). A test checks this list against the
 /// directory, so a file added there and not here is caught.
-const BUILTIN_HDDS: [(&str, &str); 6] = [
+const BUILTIN_HDDS: [(&str, &str); 7] = [
     (
         "catalog/hdd/hibernator-two-speed-36z15.toml",
         include_str!("../../../catalog/hdd/hibernator-two-speed-36z15.toml"),
@@ -27,6 +27,10 @@ const BUILTIN_HDDS: [(&str, &str); 6] = [
     (
         "catalog/hdd/ibm-ultrastar-36z15.toml",
         include_str!("../../../catalog/hdd/ibm-ultrastar-36z15.toml"),
+    ),
+    (
+        "catalog/hdd/maxtor-atlas-10k-v-73gb.toml",
+        include_str!("../../../catalog/hdd/maxtor-atlas-10k-v-73gb.toml"),
     ),
     (
         "catalog/hdd/samsung-spinpoint-f1-ecogreen-hd103ui.toml",

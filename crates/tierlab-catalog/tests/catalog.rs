@@ -22,6 +22,7 @@ fn builtin_catalog_parses() {
             "hibernator-two-speed-36z15",
             "hitachi-deskstar-t7k250",
             "ibm-ultrastar-36z15",
+            "maxtor-atlas-10k-v-73gb",
             "samsung-spinpoint-f1-ecogreen-hd103ui",
             "seagate-barracuda-xt-st32000641as",
             "seagate-cheetah-15k5-300gb",
@@ -432,8 +433,10 @@ fn explicit_levels_inconsistent_with_the_top_speed_are_located() {
 
 #[test]
 fn other_entries_keep_the_synthesis_defaults() {
+    const MAXTOR: &str = "maxtor-atlas-10k-v-73gb";
     for e in builtin().hdds() {
-        assert_eq!(e.timing.is_some(), e.id == HIBERNATOR, "{}", e.id);
+        assert_eq!(e.timing.is_some(), e.id == HIBERNATOR || e.id == MAXTOR, "{}", e.id);
+        assert_eq!(e.layout.is_some(), e.id == MAXTOR, "{}", e.id);
     }
 }
 
@@ -462,4 +465,33 @@ fn t7k250_replication_profile_has_the_papers_transitions_as_printed() {
     assert_eq!((p.spec.active_w, p.spec.idle_w), (9.7, 5.24));
     assert!(p.spec.standby.iter().all(|l| l.is_usable()));
     assert!(p.assumptions[0].starts_with("FLAGGED"), "the garbled transitions are flagged");
+}
+
+#[test]
+fn a_measured_layout_is_checked_and_its_variants_chosen_by_name() {
+    // The entry's first source key.
+    let key = samsung()
+        .split("[sources]")
+        .nth(1)
+        .and_then(|s| s.lines().find(|l| l.contains('=')))
+        .and_then(|l| l.split('=').next())
+        .map(str::trim)
+        .expect("a source key");
+    let with = |layout: &str| format!("{}\n[layout]\nsource = \"{key}\"\nmapping = \"surface_serpentine\"\n{layout}", samsung());
+    let good = with("band_cylinders = 32\nsurface_outer_sectors = [1144, 1092]\nvariants = [{ name = \"B\", surface_outer_sectors = [1025, 1196] }]\n");
+    let c = Catalog::from_texts([("good/samsung-spinpoint-f1-ecogreen-hd103ui.toml", good.as_str())]).expect("valid layout");
+    let l = c.hdds().next().unwrap().layout.as_ref().expect("a layout");
+    assert_eq!(l.outer_sectors(None), Some(&[1144, 1092][..]));
+    assert_eq!(l.outer_sectors(Some("B")), Some(&[1025, 1196][..]));
+    assert_eq!(l.outer_sectors(Some("C")), None);
+    for (layout, field) in [
+        ("band_cylinders = 0\nsurface_outer_sectors = [1144, 1092]\n", "layout.band_cylinders"),
+        ("band_cylinders = 32\nsurface_outer_sectors = [1144, 0]\n", "layout.surface_outer_sectors[1]"),
+        ("band_cylinders = 32\nsurface_outer_sectors = [1144, 1092]\nvariants = [{ name = \"B\", surface_outer_sectors = [1025] }]\n", "layout.variants[0].surface_outer_sectors"),
+        ("band_cylinders = 32\nsurface_outer_sectors = [1144, 1092]\nvariants = [{ name = \"B\", surface_outer_sectors = [1, 2] }, { name = \"B\", surface_outer_sectors = [1, 2] }]\n", "layout.variants[1].name"),
+    ] {
+        assert_eq!(load_err(&with(layout)).location.field, field, "{layout}");
+    }
+    let unknown_source = with("band_cylinders = 32\nsurface_outer_sectors = [1144, 1092]\n").replacen(&format!("source = \"{key}\"\nmapping"), "source = \"nowhere\"\nmapping", 1);
+    assert_eq!(load_err(&unknown_source).location.field, "layout.source");
 }

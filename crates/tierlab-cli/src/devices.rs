@@ -28,6 +28,10 @@ pub struct DeviceChoice {
     /// The standby level a spin-down enters (default: the deepest the profile has).
     #[arg(long, value_name = "NAME")]
     pub standby: Option<String>,
+    /// Another drive of the catalog model with its own measured track sizes (one of the
+    /// variants its layout lists, e.g. `--hdd-variant "J20 TK 7GK"`).
+    #[arg(long, value_name = "NAME")]
+    pub hdd_variant: Option<String>,
 }
 
 impl DeviceChoice {
@@ -40,6 +44,7 @@ impl DeviceChoice {
             power_profile: self.power_profile.clone(),
             spin_down_s: self.spin_down_s,
             standby: self.standby.clone(),
+            variant: self.hdd_variant.clone(),
         }
     }
 }

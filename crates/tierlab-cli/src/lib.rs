@@ -9,6 +9,7 @@ mod cmd_bench;
 mod cmd_cache;
 mod cmd_catalog;
 mod cmd_compare;
+mod cmd_hdd;
 mod cmd_overview;
 mod cmd_plan;
 mod cmd_replicate;
@@ -94,6 +95,10 @@ enum Command {
     /// Synthetic workloads: show the bundled default, generate requests as a trace.
     #[command(subcommand)]
     Workload(cmd_workload::WorkloadCommand),
+    /// Disks as they are laid out and as timing reveals them: the model's tracks, and a
+    /// drive (model or real device) characterised by timing reads.
+    #[command(subcommand)]
+    Hdd(cmd_hdd::HddCommand),
     /// Check device models against measurements from real drives.
     #[command(subcommand)]
     Validate(cmd_validate::ValidateCommand),
@@ -158,6 +163,7 @@ fn execute(command: Command) -> anyhow::Result<()> {
         Command::Trace(c) => cmd_trace::run(c),
         Command::Workload(c) => cmd_workload::run(c),
         Command::Validate(c) => cmd_validate::run(c),
+        Command::Hdd(c) => cmd_hdd::run(c),
         Command::Catalog(c) => cmd_catalog::run(c),
         Command::Bench(c) => cmd_bench::run(c),
         Command::Serve(a) => cmd_serve::serve(*a),

@@ -4,7 +4,10 @@
 //! `cargo run --release -p tierlab-disksim --example compare -- ../shared/validation/disksim/hp_c2247a`
 
 use std::path::PathBuf;
-use tierlab_disksim::{import_drive, trace::read_trace};
+use tierlab_disksim::{
+    import_drive,
+    trace::{find_trace, read_trace},
+};
 use tierlab_hdd::Mechanics;
 use tierlab_sim::DeviceOp;
 use tierlab_types::SECTOR_BYTES;
@@ -19,7 +22,8 @@ fn main() {
         for n in &imp.notes {
             eprintln!("note: {n}");
         }
-        let trace = read_trace(&imp.parv.with_extension("trace")).map_err(|e| e.to_string())?;
+        let trace_dir = imp.parv.parent().map(PathBuf::from).unwrap_or_default();
+        let trace = read_trace(&find_trace(&trace_dir, &imp.parv).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
         let mut mech = Mechanics::new(imp.spec).map_err(|e| e.to_string())?;
         println!("index,op,block,blocks,measured_ms,simulated_ms,cache_hit,seek_ms,rotate_ms,transfer_ms");
         let mut t: u64 = 0;

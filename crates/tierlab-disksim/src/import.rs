@@ -8,10 +8,10 @@
 //!   track), 8 (per cylinder range), 9 (per zone) exactly; scheme 7 (spares at the end of
 //!   the disk) as "per zone, the zone's slips slide to its end" — the same block count as
 //!   DiskSim. Schemes 4, 5, 6 and 10 are rejected.
-//! - The zones may map more blocks than `Block count` (DiskSim then silently uses the
-//!   zones' total); tierlab maps them all but exposes `Block count` blocks, so every
-//!   addressable block maps exactly as in DiskSim. A `Block count` above the zones'
-//!   total is an error.
+//! - The zones may map more blocks than `Block count`: DiskSim's layout then uses the
+//!   zones' total as the drive's size, and so does the import (with a note), so every
+//!   block DiskSim can address maps exactly as in DiskSim. A `Block count` above the
+//!   zones' total is an error.
 //! - Mechanics (`dm_mech_g1`): seek types `extracted` (the `.seek` table),
 //!   `hpl`/`hplplus10` (the Ruemmler–Wilkes equation, with the first ten seeks),
 //!   `constant`, and `linear`/`curve` (fitted through single/average/full as a datasheet
@@ -343,6 +343,7 @@ fn build_spec(disk: &Block, model: &Block, bus_read: f64, bus_write: f64, notes:
             spares,
             slips,
             defects: flat_defects.chunks(2).map(|c| (c[0], c[1])).collect(),
+            surface_blocks_per_track: Vec::new(),
         });
     }
     let mut cylinders = cylinders;
@@ -441,7 +442,7 @@ fn build_spec(disk: &Block, model: &Block, bus_read: f64, bus_write: f64, notes:
 
     let settle = num_or(mech, "Add. write settling delay", 0.0)?;
     let name = disk.name.clone().unwrap_or_else(|| "disk".into());
-    let spec = HddSpec {
+    let mut spec = HddSpec {
         name,
         surfaces,
         cylinders,
@@ -464,7 +465,11 @@ fn build_spec(disk: &Block, model: &Block, bus_read: f64, bus_write: f64, notes:
         return Err(loc_err(entry(model, "Block count")?, format!("is {block_count} but the zones provide only {sum} blocks")));
     }
     if sum > i128::from(block_count) {
-        notes.push(format!("the zones map {sum} blocks; the drive exposes the first {block_count} (`Block count`)"));
+        // DiskSim's layout replaces `Block count` by the count its zones map, so every
+        // mapped block is addressable (the HP C3323A's validation trace addresses blocks
+        // beyond its `Block count`).
+        spec.block_count = u64::try_from(sum).unwrap_or(u64::MAX);
+        notes.push(format!("the zones map {sum} blocks, more than `Block count = {block_count}`; as in DiskSim all {sum} are addressable"));
     }
     Ok(spec)
 }

@@ -2,7 +2,7 @@
 //! `R|W  tag  start_block  blocks  measured_service_us  gap_to_next_issue_us`.
 
 use crate::error::Error;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tierlab_types::Op;
 
 /// One line of a validation trace.
@@ -51,11 +51,35 @@ pub fn parse_trace(text: &str, file: &str) -> Result<Vec<TraceRecord>, Error> {
     Ok(out)
 }
 
-/// Read and parse the trace at `path`.
+/// Read and parse the trace at `path`, which may be compressed (gzip, bzip2, xz or zstd,
+/// recognised by its first bytes).
 pub fn read_trace(path: &Path) -> Result<Vec<TraceRecord>, Error> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| Error::new(file.clone(), 0, "", format!("cannot read trace: {e}")))?;
+    let (_, text) = tierlab_trace::read_to_string(path).map_err(|e| Error::new(file.clone(), 0, "", format!("cannot read trace: {e}")))?;
     parse_trace(&text, &file)
+}
+
+/// File name endings a validation trace may have: plain, or compressed.
+pub const TRACE_ENDINGS: [&str; 5] = ["trace", "trace.gz", "trace.xz", "trace.bz2", "trace.zst"];
+
+/// The validation trace of the drive whose `.parv` is `parv`, in `dir`: `<parv
+/// name>.trace` (or that name compressed, `TRACE_ENDINGS`), else the only trace in `dir`.
+pub fn find_trace(dir: &Path, parv: &Path) -> Result<PathBuf, Error> {
+    let stem = parv.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    if let Some(p) = TRACE_ENDINGS.iter().map(|e| dir.join(format!("{stem}.{e}"))).find(|p| p.is_file()) {
+        return Ok(p);
+    }
+    let mut traces: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| Error::new(dir.display().to_string(), 0, "", format!("cannot list directory: {e}")))?
+        .filter_map(|d| d.ok().map(|d| d.path()))
+        .filter(|p| p.is_file() && p.file_name().is_some_and(|n| TRACE_ENDINGS.iter().any(|e| n.to_string_lossy().ends_with(&format!(".{e}")))))
+        .collect();
+    traces.sort();
+    match traces.len() {
+        1 => Ok(traces.remove(0)),
+        0 => Err(Error::new(dir.display().to_string(), 0, "", format!("no validation trace: expected {stem}.trace (or .trace.gz, .trace.xz, .trace.bz2, .trace.zst)"))),
+        _ => Err(Error::new(dir.display().to_string(), 0, "", format!("several traces and none named {stem}.trace[.gz|.xz|.bz2|.zst]"))),
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use crate::demerit::demerit;
 use crate::error::Error;
 use crate::import::import_drive;
-use crate::trace::{read_trace, TraceRecord};
+use crate::trace::{find_trace, read_trace, TraceRecord};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use tierlab_hdd::Mechanics;
@@ -35,23 +35,6 @@ pub fn replay(mech: &mut Mechanics, trace: &[TraceRecord]) -> Vec<f64> {
         t_ns = done.saturating_add((r.gap_us * 1000.0).round() as u64);
     }
     out
-}
-
-fn find_trace(dir: &Path, parv: &Path) -> Result<PathBuf, Error> {
-    let by_stem = parv.with_extension("trace");
-    if by_stem.is_file() {
-        return Ok(by_stem);
-    }
-    let mut traces: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| Error::new(dir.display().to_string(), 0, "", format!("cannot list directory: {e}")))?
-        .filter_map(|d| d.ok().map(|d| d.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "trace"))
-        .collect();
-    traces.sort();
-    match traces.len() {
-        1 => Ok(traces.remove(0)),
-        _ => Err(Error::new(dir.display().to_string(), 0, "", "expected <parv name>.trace or exactly one .trace file")),
-    }
 }
 
 /// Import the drive in `dir`, replay its validation trace, and compute the demerit.

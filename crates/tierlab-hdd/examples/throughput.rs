@@ -21,6 +21,7 @@ fn main() {
         cache_mib: 64.0,
         sector_bytes: 512,
         timing: DatasheetTiming::default(),
+        layout: None,
     };
     let spec = match HddSpec::from_datasheet(&d) {
         Ok(s) => s,

@@ -52,6 +52,21 @@ pub struct Datasheet {
     /// Where the synthesis departs from its default rule (see the module documentation).
     #[serde(default)]
     pub timing: DatasheetTiming,
+    /// A measured block layout instead of the synthesized conventional one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<DatasheetLayout>,
+}
+
+/// A layout measured on a real drive: surface serpentine numbering in bands of
+/// `band_cylinders` (`LbnMapping::SurfaceSerpentine`) and each surface's outermost track
+/// size. With it the synthesis takes the surfaces and the outer zone's track sizes from
+/// the layout (not from the sustained rate); inner zones scale every surface alike, and the
+/// drive has no spare space.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatasheetLayout {
+    pub band_cylinders: u32,
+    pub surface_outer_sectors: Vec<u32>,
 }
 
 /// What a source says beyond the datasheet figures, replacing parts of the synthesis rule.
@@ -132,21 +147,40 @@ impl HddSpec {
             return Err(SpecError::new("capacity_bytes", "must hold at least one sector"));
         }
         let rev_s = 60.0 / d.rpm;
-        let outer = (d.sustained_transfer_mb_s * 1.0e6 * rev_s / f64::from(d.sector_bytes)).round().max(2.0);
-        if outer > 1.0e6 {
+        let rate_outer = (d.sustained_transfer_mb_s * 1.0e6 * rev_s / f64::from(d.sector_bytes)).round().max(2.0);
+        // Each surface's outermost track: all alike from the sustained rate, or measured.
+        let outer: Vec<f64> = match &d.layout {
+            None => {
+                let surfaces = (2 * d.capacity_bytes.div_ceil(1_000_000_000_000)).clamp(2, 20);
+                vec![rate_outer; surfaces as usize]
+            }
+            Some(l) => {
+                if l.band_cylinders == 0 {
+                    return Err(SpecError::new("layout.band_cylinders", "must be > 0"));
+                }
+                if l.surface_outer_sectors.is_empty() || l.surface_outer_sectors.len() > 64 {
+                    return Err(SpecError::new("layout.surface_outer_sectors", "expected 1 to 64 surfaces"));
+                }
+                l.surface_outer_sectors.iter().map(|&n| f64::from(n)).collect()
+            }
+        };
+        if outer.iter().any(|o| !(1.0..=1.0e6).contains(o)) {
             return Err(SpecError::new("sustained_transfer_mb_s", "implies more than 10^6 sectors per track"));
         }
+        let surfaces = outer.len() as u64;
         let inner_ratio = t.inner_transfer_mb_s.map_or(INNER_RATIO, |r| r / d.sustained_transfer_mb_s);
-        let inner = (outer * inner_ratio).round().max(1.0);
         // One rate, one zone; otherwise zones step linearly from the outer to the inner rate.
-        let zone_count = if inner == outer { 1 } else { ZONES };
-        let spt: Vec<u64> = (0..zone_count)
-            .map(|k| (outer - (outer - inner) * k as f64 / (ZONES - 1) as f64).round() as u64)
-            .collect();
-        let surfaces = (2 * d.capacity_bytes.div_ceil(1_000_000_000_000)).clamp(2, 20);
-        let per_cyl_avg: u64 = spt.iter().sum::<u64>() * surfaces;
+        let zone_count = if (outer[0] * inner_ratio).round().max(1.0) == outer[0] { 1 } else { ZONES };
+        let step = |o: f64, k: u64| {
+            let inner = (o * inner_ratio).round().max(1.0);
+            ((o - (o - inner) * k as f64 / (ZONES - 1) as f64).round() as u64).max(1)
+        };
+        // Sectors per track of each zone on each surface.
+        let spt: Vec<Vec<u64>> = (0..zone_count).map(|k| outer.iter().map(|&o| step(o, k)).collect()).collect();
+        let cyl_sectors = |k: usize| spt[k].iter().sum::<u64>();
+        let per_cyl_total: u64 = (0..spt.len()).map(cyl_sectors).sum();
         // Cylinders per zone: enough for the capacity.
-        let cyl_per_zone = (blocks * zone_count).div_ceil(per_cyl_avg).div_ceil(zone_count).max(1);
+        let cyl_per_zone = (blocks * zone_count).div_ceil(per_cyl_total).div_ceil(zone_count).max(1);
         let single = d.seek_single_track_ms.unwrap_or(0.2 * d.seek_average_ms);
         let full = d.seek_full_stroke_ms.unwrap_or(2.0 * d.seek_average_ms);
         let sector_ms = |s: u64| rev_s * 1000.0 / s as f64;
@@ -154,15 +188,16 @@ impl HddSpec {
         let mut left = blocks;
         // Cylinders holding data (the rest of the last zone is spare).
         let mut data_cylinders = 0u64;
-        for (k, &s) in spt.iter().enumerate() {
+        for (k, zone_spt) in spt.iter().enumerate() {
             if left == 0 {
                 break;
             }
-            let zone_blocks = cyl_per_zone * surfaces * s;
+            let s = zone_spt[0];
+            let zone_blocks = cyl_per_zone * cyl_sectors(k);
             let used = zone_blocks.min(left);
             left -= used;
             let first = k as u64 * cyl_per_zone;
-            data_cylinders = first + used.div_ceil(surfaces * s);
+            data_cylinders = first + used.div_ceil(cyl_sectors(k));
             zones.push(ZoneSpec {
                 first_cylinder: u32::try_from(first).map_err(|_| SpecError::new("capacity_bytes", "too many cylinders"))?,
                 last_cylinder: u32::try_from(first + cyl_per_zone - 1).map_err(|_| SpecError::new("capacity_bytes", "too many cylinders"))?,
@@ -171,9 +206,12 @@ impl HddSpec {
                 reserved_front_blocks: 0,
                 track_skew_sectors: (HEAD_SWITCH_MS / sector_ms(s)).ceil(),
                 cylinder_skew_sectors: (single.max(HEAD_SWITCH_MS) / sector_ms(s)).ceil(),
-                spares: zone_blocks - used,
+                // A measured layout has no spare space: its last zone's extra blocks are
+                // simply never addressed.
+                spares: if d.layout.is_some() { 0 } else { zone_blocks - used },
                 slips: Vec::new(),
                 defects: Vec::new(),
+                surface_blocks_per_track: if d.layout.is_some() { zone_spt.iter().map(|&n| n as u32).collect() } else { Vec::new() },
             });
         }
         let cylinders = zones.last().map_or(1, |z| z.last_cylinder + 1);
@@ -192,8 +230,8 @@ impl HddSpec {
             block_count: blocks,
             sector_bytes: d.sector_bytes,
             rpm: d.rpm,
-            mapping: LbnMapping::Conventional,
-            sparing: Sparing::SectorsPerZone,
+            mapping: d.layout.as_ref().map_or(LbnMapping::Conventional, |l| LbnMapping::SurfaceSerpentine { band_cylinders: l.band_cylinders }),
+            sparing: if d.layout.is_some() { Sparing::None } else { Sparing::SectorsPerZone },
             zones,
             seek: SeekModel::Datasheet { single_track_ms: single, average_ms: average, full_stroke_ms: full },
             head_switch_ms: HEAD_SWITCH_MS,

@@ -5,11 +5,15 @@
 //! not copied): within a zone, physical sectors are numbered track by track; a sparing
 //! *region* (track, cylinder, range of cylinders or zone) keeps its spares at its end;
 //! a slipped sector is skipped and pushes the rest of its region by one sector.
+//!
+//! Surface serpentine numbering (`LbnMapping::SurfaceSerpentine`) is arithmetic too: a
+//! zone's bands all have the same size, so a block's band is a division and its surface a
+//! scan of at most the drive's surfaces; lookups stay O(log zones).
 
 use crate::spec::{HddSpec, LbnMapping, Sparing, SpecError};
 
 /// A physical sector address.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Pbn {
     pub cylinder: u32,
     pub surface: u32,
@@ -22,6 +26,10 @@ pub(crate) struct Zone {
     pub first_cyl: u32,
     pub last_cyl: u32,
     pub spt: u32,
+    /// Sectors per track of each surface (all `spt` unless the surfaces differ).
+    surface_spt: Vec<u32>,
+    /// Physical sectors per cylinder: the sum of `surface_spt`.
+    cyl_sectors: u64,
     pub first_lbn: u64,
     pub blocks: u64,
     reserved: u64,
@@ -58,10 +66,13 @@ impl Layout {
         for (i, z) in spec.zones.iter().enumerate() {
             let spt = u64::from(z.blocks_per_track);
             let cyls = u64::from(z.last_cylinder - z.first_cylinder + 1);
+            let surface_spt =
+                if z.surface_blocks_per_track.is_empty() { vec![z.blocks_per_track; spec.surfaces as usize] } else { z.surface_blocks_per_track.clone() };
+            let cyl_sectors: u64 = surface_spt.iter().map(|&s| u64::from(s)).sum();
             // A last, partial range of cylinders has no spares: its blocks all fit below
             // the per-region count, so the same arithmetic maps it.
             let region_units = match spec.sparing {
-                Sparing::None | Sparing::SectorsPerZone => cyls * spt * surf,
+                Sparing::None | Sparing::SectorsPerZone => cyls * cyl_sectors,
                 Sparing::TracksPerZone => cyls * surf,
                 Sparing::SectorsPerTrack => spt,
                 Sparing::SectorsPerCylinder => spt * surf,
@@ -93,6 +104,8 @@ impl Layout {
                 first_cyl: z.first_cylinder,
                 last_cyl: z.last_cylinder,
                 spt: z.blocks_per_track,
+                surface_spt,
+                cyl_sectors,
                 first_lbn,
                 blocks,
                 reserved: z.reserved_front_blocks,
@@ -133,10 +146,16 @@ impl Layout {
         (i < self.zones.len() && self.zones[i].first_cyl <= cyl).then_some(i)
     }
 
+    /// Sectors on the tracks of `surface` in zone `zi`.
+    pub(crate) fn track_spt(&self, zi: usize, surface: u32) -> u32 {
+        let z = &self.zones[zi];
+        z.surface_spt.get(surface as usize).copied().unwrap_or(z.spt)
+    }
+
     /// Physical surface for logical track `t` of a cylinder under the mapping scheme.
     fn surface_on_cyl(&self, z: &Zone, cyl: u32, t: u32) -> u32 {
         let flip = match self.mapping {
-            LbnMapping::Conventional => false,
+            LbnMapping::Conventional | LbnMapping::SurfaceSerpentine { .. } => false,
             LbnMapping::SerpentinePerZone => (cyl - z.first_cyl) % 2 == 1,
             LbnMapping::SerpentineGlobal => cyl % 2 == 1,
         };
@@ -168,6 +187,9 @@ impl Layout {
             return None;
         }
         let rel = lbn - z.first_lbn + z.reserved;
+        if let LbnMapping::SurfaceSerpentine { band_cylinders } = self.mapping {
+            return Some(self.banded_pbn(z, band_cylinders, rel));
+        }
         let spt = u64::from(z.spt);
         let surf = u64::from(self.surfaces);
         let phys = if self.track_sparing {
@@ -203,6 +225,55 @@ impl Layout {
         Some(Pbn { cylinder: cyl, surface: self.surface_on_cyl(z, cyl, t), sector: (phys % spt) as u32 })
     }
 
+    /// A band's first cylinder and its cylinder count (the last band of a zone may be short).
+    fn band(z: &Zone, band_cylinders: u32, band: u32) -> (u32, u32) {
+        let first = z.first_cyl + band * band_cylinders;
+        (first, band_cylinders.min(z.last_cyl + 1 - first))
+    }
+
+    /// The surface visited `k`-th in `band`: 0, 1, … on even bands, reversed on odd ones.
+    fn band_surface(&self, band: u32, k: u32) -> u32 {
+        if band.is_multiple_of(2) {
+            k
+        } else {
+            self.surfaces - 1 - k
+        }
+    }
+
+    /// Surface serpentine: physical sector of zone-relative block `rel`.
+    fn banded_pbn(&self, z: &Zone, band_cylinders: u32, rel: u64) -> Pbn {
+        let band_sectors = u64::from(band_cylinders) * z.cyl_sectors;
+        let band = (rel / band_sectors) as u32;
+        let mut r = rel % band_sectors;
+        let (first, cyls) = Self::band(z, band_cylinders, band);
+        for k in 0..self.surfaces {
+            let surface = self.band_surface(band, k);
+            let spt = u64::from(z.surface_spt[surface as usize]);
+            let run = u64::from(cyls) * spt;
+            if r < run || k + 1 == self.surfaces {
+                let i = (r / spt) as u32;
+                // The first surface of a band runs outward (from its highest cylinder down).
+                let cylinder = if k.is_multiple_of(2) { first + cyls - 1 - i } else { first + i };
+                return Pbn { cylinder, surface, sector: (r % spt) as u32 };
+            }
+            r -= run;
+        }
+        Pbn { cylinder: first, surface: 0, sector: 0 }
+    }
+
+    /// Surface serpentine: how many head switches and how many cylinder switches come
+    /// before track (`cylinder`, `surface`) in block order within its zone.
+    fn banded_switches(&self, z: &Zone, band_cylinders: u32, cylinder: u32, surface: u32) -> (u64, u64) {
+        let band = (cylinder - z.first_cyl) / band_cylinders;
+        let (first, cyls) = Self::band(z, band_cylinders, band);
+        let k = if band.is_multiple_of(2) { surface } else { self.surfaces - 1 - surface };
+        let i = if k.is_multiple_of(2) { first + cyls - 1 - cylinder } else { cylinder - first };
+        let tracks = u64::from(band) * u64::from(self.surfaces) * u64::from(band_cylinders) + u64::from(k) * u64::from(cyls) + u64::from(i);
+        // Consecutive bands meet on one surface: no head switch between them.
+        let heads = u64::from(band) * u64::from(self.surfaces - 1) + u64::from(k);
+        (heads, tracks - heads)
+    }
+
     /// Angle (fraction of a revolution, in [0, 1)) at which physical sector `p` begins.
     pub fn sector_angle(&self, p: Pbn) -> f64 {
         self.zone_of_cyl(p.cylinder).map_or(0.0, |zi| self.sector_angle_in(zi, p))
@@ -211,6 +282,12 @@ impl Layout {
     /// `sector_angle` for a sector known to lie in zone `zi`.
     pub(crate) fn sector_angle_in(&self, zi: usize, p: Pbn) -> f64 {
         let z = &self.zones[zi];
+        if let LbnMapping::SurfaceSerpentine { band_cylinders } = self.mapping {
+            let (heads, cylinders) = self.banded_switches(z, band_cylinders, p.cylinder, p.surface);
+            let skew = z.offset_sectors + heads as f64 * z.track_skew + cylinders as f64 * z.cyl_skew;
+            let spt = f64::from(self.track_spt(zi, p.surface));
+            return crate::mechanics::frac(skew / f64::from(z.spt) + f64::from(p.sector) / spt);
+        }
         let cyl_rel = u64::from(p.cylinder - z.first_cyl);
         // Skew follows the logical track order.
         let t = u64::from(self.surface_on_cyl(z, p.cylinder, p.surface));
@@ -226,9 +303,12 @@ impl Layout {
         crate::mechanics::frac(sectors / f64::from(z.spt))
     }
 
-    /// Sectors per track at `lbn`'s zone.
+    /// Sectors on the track holding `lbn` (the last block's track beyond the end).
     pub fn sectors_per_track(&self, lbn: u64) -> u32 {
-        self.zones[self.zone_of_lbn(lbn.min(self.blocks.saturating_sub(1)))].spt
+        match self.map(lbn.min(self.blocks.saturating_sub(1))) {
+            Some((zi, p)) => self.track_spt(zi, p.surface),
+            None => self.zones[0].spt,
+        }
     }
 
     /// How many of the `n` blocks from `lbn` lie on `lbn`'s track, contiguously, and the
@@ -236,7 +316,7 @@ impl Layout {
     pub(crate) fn run_on_track(&self, zi: usize, lbn: u64, n: u64, first: Pbn) -> (u64, Pbn) {
         let z = &self.zones[zi];
         let zone_left = z.first_lbn + z.blocks - lbn;
-        let max_k = n.min(zone_left).min(u64::from(z.spt - first.sector));
+        let max_k = n.min(zone_left).min(u64::from(self.track_spt(zi, first.surface) - first.sector));
         if z.slips.is_empty() && z.defects.is_empty() {
             // Without slips or remaps a sparing region's blocks are contiguous, so the run
             // ends at the track's end, the zone's, the request's or the region's spares.
@@ -287,7 +367,7 @@ impl Layout {
     }
 
     /// First logical block of the track after the one holding `lbn` (or `blocks()`).
-    pub(crate) fn next_track_lbn(&self, lbn: u64) -> u64 {
+    pub fn next_track_lbn(&self, lbn: u64) -> u64 {
         let Some((zi, p)) = self.map(lbn) else { return self.blocks };
         let left = self.blocks - lbn;
         let (k, _) = self.run_on_track(zi, lbn, left, p);
@@ -326,6 +406,7 @@ mod tests {
             spares,
             slips,
             defects: Vec::new(),
+            surface_blocks_per_track: Vec::new(),
         };
         let mut s = HddSpec {
             name: "run".into(),
@@ -384,5 +465,112 @@ mod tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod surface_serpentine {
+    use super::*;
+    use crate::spec::{CacheSpec, Overheads, SeekModel, ZoneSpec};
+    use std::collections::HashSet;
+
+    /// `surfaces` surfaces, zones of (first, last cylinder, per-surface sectors per track).
+    fn banded(surfaces: u32, band: u32, zones: &[(u32, u32, Vec<u32>)]) -> HddSpec {
+        let mut s = HddSpec {
+            name: "banded".into(),
+            surfaces,
+            cylinders: zones.last().map_or(1, |z| z.1 + 1),
+            block_count: 0,
+            sector_bytes: 512,
+            rpm: 10_000.0,
+            mapping: LbnMapping::SurfaceSerpentine { band_cylinders: band },
+            sparing: Sparing::None,
+            zones: zones
+                .iter()
+                .map(|(first, last, spt)| ZoneSpec {
+                    first_cylinder: *first,
+                    last_cylinder: *last,
+                    blocks_per_track: spt[0],
+                    first_block_offset_sectors: 0.0,
+                    reserved_front_blocks: 0,
+                    track_skew_sectors: 2.0,
+                    cylinder_skew_sectors: 3.0,
+                    spares: 0,
+                    slips: Vec::new(),
+                    defects: Vec::new(),
+                    surface_blocks_per_track: spt.clone(),
+                })
+                .collect(),
+            seek: SeekModel::Table { points: vec![(1, 1.0), (9, 3.0)] },
+            head_switch_ms: 0.1,
+            write_settle_ms: 0.0,
+            overheads: Overheads::default(),
+            bus_read_ms_per_sector: 0.0,
+            bus_write_ms_per_sector: 0.0,
+            cache: CacheSpec::disabled(),
+        };
+        s.block_count = s.zones.iter().map(|z| s.zone_blocks(z) as u64).sum();
+        s
+    }
+
+    #[test]
+    fn blocks_run_as_in_the_papers_figure_2() {
+        // Two surfaces, 64 tracks each, bands of 32: top 31→0, bottom 0→31, bottom 63→32,
+        // top 32→63.
+        let l = Layout::new(&banded(2, 32, &[(0, 63, vec![10, 10])])).unwrap();
+        let at = |lbn| l.lbn_to_pbn(lbn).map(|p| (p.cylinder, p.surface, p.sector));
+        assert_eq!(at(0), Some((31, 0, 0)));
+        assert_eq!(at(9), Some((31, 0, 9)));
+        assert_eq!(at(10), Some((30, 0, 0)));
+        assert_eq!(at(310), Some((0, 0, 0)));
+        assert_eq!(at(320), Some((0, 1, 0)));
+        assert_eq!(at(630), Some((31, 1, 0)));
+        assert_eq!(at(640), Some((63, 1, 0)));
+        assert_eq!(at(960), Some((32, 0, 0)));
+        assert_eq!(at(1279), Some((63, 0, 9)));
+        assert_eq!(at(1280), None);
+    }
+
+    #[test]
+    fn every_physical_sector_holds_exactly_one_block_and_runs_stop_at_track_ends() {
+        // Three surfaces of different sizes, a short last band, two zones.
+        let spec = banded(3, 4, &[(0, 9, vec![12, 10, 11]), (10, 16, vec![8, 9, 7])]);
+        let l = Layout::new(&spec).unwrap();
+        let expected: u64 = 10 * (12 + 10 + 11) + 7 * (8 + 9 + 7);
+        assert_eq!(l.blocks(), expected);
+        let mut seen = HashSet::new();
+        for lbn in 0..l.blocks() {
+            let (zi, p) = l.map(lbn).unwrap();
+            assert!(p.sector < l.track_spt(zi, p.surface), "lbn {lbn}: {p:?}");
+            assert!(seen.insert(p), "lbn {lbn} maps to {p:?} twice");
+            for n in [1, 3, 20] {
+                let n = n.min(l.blocks() - lbn);
+                let mut walk = (1, p);
+                while walk.0 < n {
+                    match l.map(lbn + walk.0) {
+                        Some((_, q)) if q.cylinder == p.cylinder && q.surface == p.surface && q.sector == walk.1.sector + 1 => walk = (walk.0 + 1, q),
+                        _ => break,
+                    }
+                }
+                assert_eq!(l.run_on_track(zi, lbn, n, p), walk, "lbn {lbn} n {n}");
+            }
+        }
+        assert_eq!(l.sectors_per_track(0), 12);
+        assert_eq!(l.sectors_per_track(4 * 12), 10, "the second surface of the first band");
+    }
+
+    #[test]
+    fn skew_grows_by_a_cylinder_skew_along_a_surface_and_a_track_skew_at_a_surface_switch() {
+        let l = Layout::new(&banded(2, 4, &[(0, 7, vec![10, 10])])).unwrap();
+        let start = |lbn: u64| {
+            let (zi, p) = l.map(lbn).unwrap();
+            assert_eq!(p.sector, 0);
+            l.sector_angle_in(zi, p) * 10.0
+        };
+        let close = |a: f64, b: f64| ((a - b).rem_euclid(10.0)).min((b - a).rem_euclid(10.0)) < 1e-9;
+        assert!(close(start(0), 0.0));
+        assert!(close(start(10), 3.0), "one cylinder switch");
+        assert!(close(start(40), 4.0 * 3.0 - 3.0 + 2.0), "three cylinder switches, then a head switch");
+        assert!(close(start(80), 6.0 * 3.0 + 2.0 + 3.0), "into the next band on the same surface: a cylinder switch");
     }
 }

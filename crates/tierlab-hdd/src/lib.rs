@@ -18,7 +18,7 @@ mod pass;
 mod seek;
 mod spec;
 
-pub use datasheet::{AverageSeek, Datasheet, DatasheetTiming};
+pub use datasheet::{AverageSeek, Datasheet, DatasheetLayout, DatasheetTiming};
 pub use device::HddDevice;
 pub use layout::{Layout, Pbn};
 pub use mechanics::{Access, Mechanics, MechanicsStats};

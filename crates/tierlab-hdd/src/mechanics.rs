@@ -238,7 +238,7 @@ impl Mechanics {
                 }
             }
             let arrive = t + pos;
-            let spt = f64::from(self.layout.zones[zi].spt);
+            let spt = f64::from(self.layout.track_spt(zi, p.surface));
             let st = self.period_ns / spt;
             let span = f64::from(last.sector - p.sector + 1);
             let mut earliest = arrive;
@@ -500,7 +500,11 @@ impl Mechanics {
         //    the read-ahead pass goes on up to its limit; beyond it a new pass starts once
         //    the command is processed.
         if let Some((pf, reached, _)) = active {
-            if cached > 0 && lbn >= self.segments.start(pf.segment) && lbn < reached && found.map(|(seg, _)| seg) == Some(pf.segment) {
+            // Starting exactly where the read-ahead has got to (the next request of a
+            // sequential stream, arriving as the last one completes) continues it as well.
+            let inside = cached > 0 && lbn >= self.segments.start(pf.segment) && lbn < reached && found.map(|(seg, _)| seg) == Some(pf.segment);
+            let at_front = lbn == reached && lbn > self.segments.start(pf.segment);
+            if inside || at_front {
                 self.stats.read_partial_hits += 1;
                 self.prefetch = None;
                 let ovh = self.overhead_ns(Op::Read, true, self.last_op == Op::Write);

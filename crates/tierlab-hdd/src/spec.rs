@@ -32,6 +32,15 @@ pub enum LbnMapping {
     SerpentinePerZone,
     /// Serpentine by absolute cylinder parity (DiskSim scheme 2).
     SerpentineGlobal,
+    /// Surface serpentine, as measured on Maxtor, Seagate and Fujitsu drives (Qian, Meyers
+    /// and Wang, FSU, Figure 2): each zone is cut into bands of `band_cylinders`
+    /// cylinders (counted from the zone's first); a band is filled one surface at a time,
+    /// surfaces in order 0, 1, … on even bands and in reverse on odd ones, the first
+    /// surface of a band outward (from the band's highest cylinder down), the next inward,
+    /// and so on alternately. A track switch inside a surface's run is a one-cylinder
+    /// seek; a switch of surface stays on the cylinder. Surfaces may hold different
+    /// numbers of sectors per track (`ZoneSpec::surface_blocks_per_track`). No sparing.
+    SurfaceSerpentine { band_cylinders: u32 },
 }
 
 /// Where spare space lies and how slipped sectors consume it.
@@ -78,6 +87,12 @@ pub struct ZoneSpec {
     pub slips: Vec<u64>,
     /// Remapped defects: (defective physical sector, spare physical sector), zone-relative.
     pub defects: Vec<(u64, u64)>,
+    /// Sectors per track of each surface, where surfaces differ (heads of lower frequency
+    /// response are formatted with fewer sectors); empty: `blocks_per_track` on every
+    /// surface. Only with `LbnMapping::SurfaceSerpentine`; skews stay in sectors of
+    /// `blocks_per_track`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub surface_blocks_per_track: Vec<u32>,
 }
 
 /// How seek time depends on seek distance (in cylinders).
@@ -313,7 +328,12 @@ impl HddSpec {
         let spt = i128::from(z.blocks_per_track);
         let surf = i128::from(self.surfaces);
         let spares = i128::from(z.spares);
-        let physical = cyls * spt * surf - i128::from(z.reserved_front_blocks);
+        let per_cylinder = if z.surface_blocks_per_track.is_empty() {
+            spt * surf
+        } else {
+            z.surface_blocks_per_track.iter().map(|&s| i128::from(s)).sum()
+        };
+        let physical = cyls * per_cylinder - i128::from(z.reserved_front_blocks);
         physical
             - match self.sparing {
                 Sparing::None => 0,
@@ -383,6 +403,14 @@ impl HddSpec {
                 return Err(SpecError::new("sparing.range_cylinders", "must be > 0"));
             }
         }
+        if let LbnMapping::SurfaceSerpentine { band_cylinders } = self.mapping {
+            if band_cylinders == 0 {
+                return Err(SpecError::new("mapping.band_cylinders", "must be > 0"));
+            }
+            if !matches!(self.sparing, Sparing::None) {
+                return Err(SpecError::new("sparing", "surface_serpentine mapping takes no sparing scheme (kind = \"none\")"));
+            }
+        }
         self.validate_zones()?;
         self.validate_seek()?;
         let c = &self.cache;
@@ -423,6 +451,25 @@ impl HddSpec {
             prev_last = Some(z.last_cylinder);
             if z.blocks_per_track == 0 || z.blocks_per_track > 1_000_000 {
                 return Err(SpecError::new(p("blocks_per_track"), "must be 1..=1000000"));
+            }
+            if !z.surface_blocks_per_track.is_empty() {
+                if !matches!(self.mapping, LbnMapping::SurfaceSerpentine { .. }) {
+                    return Err(SpecError::new(p("surface_blocks_per_track"), "per-surface track sizes need mapping surface_serpentine"));
+                }
+                if z.surface_blocks_per_track.len() != self.surfaces as usize {
+                    return Err(SpecError::new(
+                        p("surface_blocks_per_track"),
+                        format!("expected one size per surface ({}), found {}", self.surfaces, z.surface_blocks_per_track.len()),
+                    ));
+                }
+                if let Some(k) = z.surface_blocks_per_track.iter().position(|&s| s == 0 || s > 1_000_000) {
+                    return Err(SpecError::new(format!("zones[{i}].surface_blocks_per_track[{k}]"), "must be 1..=1000000"));
+                }
+            }
+            if matches!(self.mapping, LbnMapping::SurfaceSerpentine { .. })
+                && (!z.slips.is_empty() || !z.defects.is_empty() || z.reserved_front_blocks > 0 || z.spares > 0)
+            {
+                return Err(SpecError::new(p("spares"), "surface_serpentine mapping takes no spares, slips, defects or reserved blocks"));
             }
             for (n, v) in [
                 ("first_block_offset_sectors", z.first_block_offset_sectors),

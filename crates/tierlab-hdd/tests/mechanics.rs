@@ -179,6 +179,7 @@ fn datasheet_drive_is_plausible() {
         cache_mib: 64.0,
         sector_bytes: 512,
         timing: DatasheetTiming::default(),
+        layout: None,
     };
     let s = HddSpec::from_datasheet(&d).expect("valid");
     assert_eq!(s.block_count, 4_000_000_000_000 / 512);
@@ -208,6 +209,7 @@ fn datasheet_18gb(timing: DatasheetTiming) -> Datasheet {
         cache_mib: 0.0,
         sector_bytes: 512,
         timing,
+        layout: None,
     }
 }
 
@@ -373,4 +375,37 @@ fn read_ahead_stopped_inside_a_sector_finishes_it_unless_allowed_to_stop_there()
     };
     assert_eq!(run(true), 2_300_000);
     assert_eq!(run(false), 12_300_000);
+}
+
+/// A sequential stream read one request at a time, each issued as the one before it
+/// completes, rides on the read-ahead: after the first request no revolution is lost.
+#[test]
+fn back_to_back_sequential_reads_continue_the_read_ahead() {
+    let d = Datasheet {
+        name: "sequential".into(),
+        capacity_bytes: 4_000_000_000,
+        rpm: 10_000.0,
+        seek_single_track_ms: Some(0.3),
+        seek_average_ms: 4.6,
+        seek_full_stroke_ms: None,
+        sustained_transfer_mb_s: 89.5,
+        cache_mib: 8.0,
+        sector_bytes: 512,
+        timing: DatasheetTiming::default(),
+        layout: None,
+    };
+    let spec = HddSpec::from_datasheet(&d).expect("valid");
+    let spt = f64::from(spec.zones[0].blocks_per_track);
+    let mut m = Mechanics::new(spec).expect("valid");
+    let mut now = 0;
+    let mut took = Vec::new();
+    for i in 0..16u64 {
+        let a = m.access(now, &DeviceOp { op: Op::Read, offset_bytes: i * 256 * 512, len_bytes: 256 * 512, fua: false });
+        took.push((a.done_ns - now) as f64 / 1e6);
+        now = a.done_ns;
+    }
+    // 256 sectors of a track of `spt` at 6 ms a revolution, plus head switches.
+    let media_ms = 256.0 / spt * 6.0;
+    let mean: f64 = took[1..].iter().sum::<f64>() / 15.0;
+    assert!(mean < media_ms * 1.15, "{took:?}: mean {mean} ms against {media_ms} ms of media time");
 }

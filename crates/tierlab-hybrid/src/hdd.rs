@@ -4,7 +4,7 @@
 use anyhow::{anyhow, Context, Result};
 use std::path::{Path, PathBuf};
 use tierlab_catalog::{Catalog, HddEntry, InnerZoneRate, PowerProfile};
-use tierlab_hdd::{Datasheet, DatasheetTiming, HddDevice, HddSpec, Mechanics};
+use tierlab_hdd::{Datasheet, DatasheetLayout, DatasheetTiming, HddDevice, HddSpec, Mechanics};
 use tierlab_power::{IdlePolicy, PowerModel};
 use tierlab_sim::Device;
 use tierlab_types::{MIB, NS_PER_S};
@@ -28,11 +28,14 @@ pub struct HddChoice {
     pub spin_down_s: Option<f64>,
     /// The standby level a spin-down enters (default: the deepest the profile has).
     pub standby: Option<String>,
+    /// Another drive of the catalog model, with its own measured track sizes (the names
+    /// its `[layout]` lists; default: the layout's main drive).
+    pub variant: Option<String>,
 }
 
 impl Default for HddChoice {
     fn default() -> Self {
-        HddChoice { device: DEFAULT_HDD.to_string(), disksim: None, catalog: None, power_profile: None, spin_down_s: None, standby: None }
+        HddChoice { device: DEFAULT_HDD.to_string(), disksim: None, catalog: None, power_profile: None, spin_down_s: None, standby: None, variant: None }
     }
 }
 
@@ -46,8 +49,9 @@ pub fn catalog(dir: Option<&Path>) -> Result<Catalog> {
 
 /// The datasheet figures the HDD model needs from a catalog entry, or an error naming the
 /// figure the catalog marks unknown. An entry's `[timing]` section, where it has one,
-/// replaces parts of the model's synthesis rule (`DatasheetTiming`).
-pub fn datasheet(e: &HddEntry) -> Result<Datasheet> {
+/// replaces parts of the model's synthesis rule (`DatasheetTiming`); its `[layout]`, the
+/// synthesized layout (`variant`: one of the drives the layout lists).
+pub fn datasheet(e: &HddEntry, variant: Option<&str>) -> Result<Datasheet> {
     let need = |v: Option<f64>, key: &str| {
         v.ok_or_else(|| anyhow!("catalog drive `{}` cannot be simulated: its `{key}` is unknown (see its file's `unknown` list)", e.id))
     };
@@ -75,7 +79,32 @@ pub fn datasheet(e: &HddEntry) -> Result<Datasheet> {
         cache_mib: e.cache_bytes.map(|b| b as f64 / MIB as f64).unwrap_or(0.0),
         sector_bytes: u32::try_from(e.sector_bytes).map_err(|_| anyhow!("catalog drive `{}`: sector_bytes too large", e.id))?,
         timing,
+        layout: match &e.layout {
+            Some(l) => Some(DatasheetLayout {
+                band_cylinders: l.band_cylinders,
+                surface_outer_sectors: l
+                    .outer_sectors(variant)
+                    .ok_or_else(|| {
+                        let names: Vec<_> = l.variants.iter().map(|v| v.name.as_str()).collect();
+                        anyhow!("drive `{}` has no layout variant `{}`: it has {}", e.id, variant.unwrap_or_default(), names.join(", "))
+                    })?
+                    .to_vec(),
+            }),
+            None if variant.is_some() => return Err(anyhow!("drive `{}` has no measured layout, so no variants", e.id)),
+            None => None,
+        },
     })
+}
+
+/// The timing model of the HDD `choice` names (a DiskSim drive or a catalog drive's
+/// synthesized geometry, in its layout variant), without power.
+pub fn hdd_spec(choice: &HddChoice) -> Result<HddSpec> {
+    if let Some(dir) = &choice.disksim {
+        return Ok(tierlab_disksim::import_drive(dir).with_context(|| format!("cannot import DiskSim drive {}", dir.display()))?.spec);
+    }
+    let cat = catalog(choice.catalog.as_deref())?;
+    let entry = cat.hdd(&choice.device)?;
+    Ok(HddSpec::from_datasheet(&datasheet(entry, choice.variant.as_deref())?)?)
 }
 
 /// The simulated HDD `choice` names, or an error naming the missing figure or option.
@@ -109,7 +138,7 @@ pub fn power_profile<'a>(entry: &'a HddEntry, name: Option<&str>) -> Result<Opti
 /// names (its `device`, `disksim` and `catalog` are not looked at); without a power model
 /// when the entry has no power figures.
 pub fn catalog_hdd(entry: &HddEntry, choice: &HddChoice) -> Result<HddDevice> {
-    let spec = HddSpec::from_datasheet(&datasheet(entry)?)?;
+    let spec = HddSpec::from_datasheet(&datasheet(entry, choice.variant.as_deref())?)?;
     let mech = Mechanics::new(spec)?;
     let profile = power_profile(entry, choice.power_profile.as_deref())?;
     let Some(profile) = profile else {
@@ -428,7 +457,7 @@ mod tests {
     #[test]
     fn other_catalog_drives_are_synthesised_as_before() {
         for e in tierlab_catalog::builtin().hdds().filter(|e| e.id != ID) {
-            if let Ok(d) = datasheet(e) {
+            if let Ok(d) = datasheet(e, None) {
                 assert_eq!(d.timing, DatasheetTiming::default(), "{}", e.id);
             }
             // `tierlab catalog show --json` prints them as before: no new keys.

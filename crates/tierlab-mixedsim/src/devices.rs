@@ -125,7 +125,7 @@ impl HddModel {
             estimated.push(format!("transfer.sustained_max_mb_s = {mb_s}"));
         }
         let datasheet =
-            tierlab_hybrid::datasheet(&entry).map_err(|e| MixedError::Device(format!("{e:#}")))?;
+            tierlab_hybrid::datasheet(&entry, None).map_err(|e| MixedError::Device(format!("{e:#}")))?;
         let power = tierlab_hybrid::power_profile(&entry, power_profile)
             .map_err(|e| MixedError::Device(format!("{e:#}")))?
             .map(|p| p.spec.clone());

@@ -57,6 +57,7 @@ pub fn model(d: &PlanDevice) -> Result<Option<DeviceSpec>> {
                 cache_mib: h.cache_mib,
                 sector_bytes: 512,
                 timing: Default::default(),
+                layout: None,
             };
             DeviceSpec::Hdd(HddModel::new(sheet, Some(constant_power())))
         }

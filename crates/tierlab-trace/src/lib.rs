@@ -91,6 +91,23 @@ use std::path::Path;
 /// Size of the read buffer on a trace file.
 const FILE_BUFFER_BYTES: usize = 256 * 1024;
 
+/// Reads the whole file at `path` as text, undoing any gzip, bzip2, xz or zstd
+/// compression (recognised by magic bytes, as [`open`] does), and says which it was. For
+/// small files a caller parses itself (DiskSim's validation traces with their measured
+/// times, which [`open`] does not keep). Not UTF-8, unreadable or corrupt input is an
+/// [`TraceError::Io`] naming the file.
+pub fn read_to_string(path: &Path) -> Result<(Compression, String), TraceError> {
+    use std::io::Read;
+    let name = path.display().to_string();
+    let io_err = |context: &str, source| TraceError::Io { file: name.clone(), line: 0, context: context.into(), source };
+    let file = File::open(path).map_err(|e| io_err("cannot open the file", e))?;
+    let (compression, mut input) = decompress::decompress(Box::new(BufReader::with_capacity(FILE_BUFFER_BYTES, file)))
+        .map_err(|e| io_err("cannot read (or decompress) the file", e))?;
+    let mut text = String::new();
+    input.read_to_string(&mut text).map_err(|e| io_err("cannot read (or decompress) the file", e))?;
+    Ok((compression, text))
+}
+
 /// Opens the trace at `path` for streaming. The path (as given) names it in errors.
 pub fn open(path: &Path, opts: &ReadOptions) -> Result<TraceReader, TraceError> {
     let name = path.display().to_string();

@@ -16,6 +16,7 @@ pub fn zone(first: u32, last: u32, spt: u32, spares: u64, slips: Vec<u64>) -> Zo
         spares,
         slips,
         defects: Vec::new(),
+        surface_blocks_per_track: Vec::new(),
     }
 }
 

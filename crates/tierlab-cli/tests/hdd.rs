@@ -1,0 +1,68 @@
+//! End-to-end tests of `tierlab hdd`: the model's layout, a probe that finds it again by
+//! timing reads, and track-aligned extents on the FSU study's workloads.
+
+mod support;
+
+use support::cli::{fails, json, ok};
+
+const MAXTOR: &str = "maxtor-atlas-10k-v-73gb";
+
+fn firsts(tracks: &serde_json::Value) -> Vec<u64> {
+    tracks.as_array().unwrap().iter().map(|t| t["first_lbn"].as_u64().unwrap()).collect()
+}
+
+#[test]
+fn the_maxtor_is_numbered_in_surface_serpentine_bands() {
+    let t = json(&ok(&["hdd", "layout", "--device", MAXTOR, "--tracks", "70", "--json"]));
+    let t = t.as_array().unwrap();
+    assert_eq!((t[0]["cylinder"].as_u64(), t[0]["surface"].as_u64(), t[0]["sectors"].as_u64()), (Some(31), Some(0), Some(1144)));
+    assert_eq!((t[31]["cylinder"].as_u64(), t[31]["surface"].as_u64()), (Some(0), Some(0)));
+    assert_eq!((t[32]["cylinder"].as_u64(), t[32]["surface"].as_u64(), t[32]["sectors"].as_u64()), (Some(0), Some(1), Some(1092)));
+    assert_eq!((t[64]["cylinder"].as_u64(), t[64]["surface"].as_u64()), (Some(63), Some(1)), "the next band starts on the same surface, outward");
+    let v = json(&ok(&["hdd", "layout", "--device", MAXTOR, "--hdd-variant", "J20 TK 7GK", "--tracks", "40", "--json"]));
+    assert_eq!((v[0]["sectors"].as_u64(), v[32]["sectors"].as_u64()), (Some(1025), Some(1196)));
+    let e = fails(&["hdd", "layout", "--device", MAXTOR, "--hdd-variant", "J99"]);
+    assert!(e.contains("no layout variant `J99`") && e.contains("J20 TK 7GK"), "{e}");
+}
+
+#[test]
+fn a_probe_finds_the_models_own_boundaries_and_reads_a_catalog_layout_off_them() {
+    let p = json(&ok(&["hdd", "probe", "--device", MAXTOR, "--tracks", "100", "--boundary-reads", "300", "--json"]));
+    let layout = json(&ok(&["hdd", "layout", "--device", MAXTOR, "--tracks", "100", "--json"]));
+    let mut found = Vec::new();
+    for r in p["tracks"].as_array().unwrap() {
+        let (first, size, n) = (r["first_lbn"].as_u64().unwrap(), r["sectors"].as_u64().unwrap(), r["tracks"].as_u64().unwrap());
+        found.extend((0..n).map(|i| first + i * size));
+    }
+    assert_eq!(found, firsts(&layout));
+    assert!((p["rotation_ms"].as_f64().unwrap() - 6.0).abs() < 1e-4);
+    assert_eq!(p["zero_latency"], true);
+    assert_eq!(p["catalog_hint"]["layout"]["band_cylinders"], 32);
+    assert_eq!(p["catalog_hint"]["layout"]["surface_outer_sectors"], serde_json::json!([1144, 1092]));
+    let cost = &p["boundary_cost"];
+    assert!(cost["across_ms"].as_f64() > cost["within_ms"].as_f64(), "{cost}");
+}
+
+#[test]
+fn a_device_that_cannot_be_probed_says_why() {
+    let e = fails(&["hdd", "probe", "--path", "/nonexistent/disk"]);
+    assert!(e.contains("/nonexistent/disk: cannot open"), "{e}");
+    let dir = std::env::temp_dir().join(format!("tierlab-hdd-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let small = dir.join("small.img");
+    std::fs::write(&small, vec![0u8; 1 << 20]).unwrap();
+    let e = fails(&["hdd", "probe", "--path", small.to_str().unwrap()]);
+    assert!(e.contains("too small to probe") || e.contains("cannot open with O_DIRECT"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn track_aligned_extents_speed_up_diff_on_the_maxtor() {
+    let r = json(&ok(&["hdd", "track-aligned", "--device", MAXTOR, "--bonnie-mb", "64", "--diff-mb", "32", "--streams", "20", "--json"]));
+    let diff: Vec<f64> = r["diff"].as_array().unwrap().iter().map(|d| d["seconds"].as_f64().unwrap()).collect();
+    assert_eq!(diff.len(), 3);
+    assert!(diff[2] < diff[0], "track-aligned diff is faster: {diff:?}");
+    let schemes: Vec<&str> = r["bonnie"].as_array().unwrap().iter().map(|b| b["scheme"].as_str().unwrap()).collect();
+    assert_eq!(schemes, ["conventional", "one-track-read-ahead", "track-aligned"]);
+    assert_eq!(r["streams"][0]["startup_s"].as_array().unwrap().len(), 20);
+}

@@ -1,0 +1,368 @@
+//! Characterise a disk by timing reads, as a user-level program can (the method of
+//! Schindler and Ganger's DIXtrac and of Qian, Meyers and Wang's track-boundary study,
+//! re-derived here): the rotation period, every track boundary in a range, whether the
+//! drive reads a track in the order its sectors pass the head (zero-latency access), the
+//! cost of a 64-sector read across a boundary against one within a track, a seek curve
+//! and what the on-board cache answers.
+//!
+//! A [`Target`] is either tierlab's HDD model ([`ModelTarget`], timed in virtual time) or a
+//! real block device or file read with O_DIRECT ([`DeviceTarget`], timed by the clock).
+//!
+//! # The method
+//!
+//! Everything but the cache test needs the drive's read cache off (`sdparm --set RCD=1`
+//! on a SCSI disk; the model target turns it off itself), so that every read goes to the
+//! media:
+//!
+//! - **Rotation.** A sector read again just after it was read waits exactly one revolution:
+//!   the completion-to-completion interval is the period.
+//! - **Track boundaries.** Read sector `x - 2`, then at once sectors `x - 1` and `x`. While
+//!   all three lie on one track the second read always takes one revolution and two sector
+//!   times, whatever `x`; at the first sector of a new track it does not (a head switch or
+//!   a one-cylinder seek and the new track's skew intervene). So with a track known to
+//!   start at `s`, its end is the first `x > s + 2` whose time differs from that of
+//!   `x = s + 2`. The next boundary is first looked for one track size on (each size met
+//!   so far is tried: two reads confirm one), and only then by a scan.
+//! - **Zero-latency access.** A whole track read from different rotational positions takes
+//!   one revolution every time on a drive that reads sectors as they pass, and between one
+//!   and two revolutions on a drive that waits for the first sector.
+//! - **Boundary cost.** 64-sector reads starting at random offsets around random
+//!   boundaries, each after a random pause: the mean time of those that cross the boundary
+//!   and of those that do not (the paper's Figure 3).
+//! - **Seek curve.** For each distance, the least time over 64 rotational phases of a
+//!   one-sector read that far from the last one: positioning plus at most 1/64 revolution.
+//! - **Cache** (cache as the drive ships): a repeated read, a read just after the one
+//!   before it (read-ahead), and two consecutive sectors read in reverse order (answered
+//!   from the cache only by a drive that buffers what passes under the head).
+
+mod device;
+mod model;
+
+pub use device::DeviceTarget;
+pub use model::ModelTarget;
+
+use serde::Serialize;
+
+/// Why a probe could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    #[error("{path}: {message}")]
+    Open { path: String, message: String },
+    #[error("{path}: a read of {sectors} sectors at sector {lbn} failed: {source}")]
+    Read { path: String, lbn: u64, sectors: u64, source: std::io::Error },
+    #[error("{0}")]
+    Unusable(String),
+}
+
+/// Something that can be timed: one read at a time, each issued when the one before it
+/// completed (and any pause since has passed).
+pub trait Target {
+    /// Logical sectors.
+    fn sectors(&self) -> u64;
+    fn sector_bytes(&self) -> u64;
+    /// Read `n` sectors from `lbn`; the time from issue to completion, ns.
+    fn read(&mut self, lbn: u64, n: u64) -> Result<u64, ProbeError>;
+    /// Let `ns` pass before the next read.
+    fn pause(&mut self, ns: u64);
+}
+
+/// Consecutive tracks of one size.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TrackRun {
+    pub first_lbn: u64,
+    pub sectors: u64,
+    pub tracks: u64,
+}
+
+/// 64-sector reads across a track boundary and within a track.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BoundaryCost {
+    pub reads: u64,
+    pub within_ms: f64,
+    pub across_ms: f64,
+}
+
+/// The least access time found at one distance.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeekPoint {
+    pub distance_sectors: u64,
+    pub min_access_ms: f64,
+}
+
+/// What the on-board cache answers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CacheReport {
+    /// A sector read again at once comes from the cache.
+    pub repeat_hit: bool,
+    /// Its time, ms (a media read takes about a revolution).
+    pub repeat_ms: f64,
+    /// The 8 sectors after an 8-sector read, read one revolution later, come from the cache.
+    pub read_ahead: bool,
+    /// Share of reverse-order pairs of consecutive sectors whose second read (the lower
+    /// sector) the cache answered.
+    pub reverse_pair_hits: f64,
+}
+
+/// Everything a probe found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProbeReport {
+    pub sectors: u64,
+    pub sector_bytes: u64,
+    pub rotation_ms: f64,
+    pub rpm: f64,
+    /// Whole-track reads from different rotational positions all took about one revolution.
+    pub zero_latency: bool,
+    /// Their least and greatest time, ms.
+    pub full_track_read_ms: [f64; 2],
+    /// The tracks found from sector 0 (or `--start`), in runs of equal size.
+    pub tracks: Vec<TrackRun>,
+    pub tracks_found: u64,
+    pub boundary_cost: Option<BoundaryCost>,
+    pub seek_curve: Vec<SeekPoint>,
+    pub cache: Option<CacheReport>,
+    /// Reads issued in all.
+    pub reads: u64,
+}
+
+impl ProbeReport {
+    /// The first track of each run, from the start: sizes as a catalog layout lists them.
+    pub fn track_sizes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.tracks.iter().flat_map(|r| std::iter::repeat_n(r.sectors, r.tracks as usize))
+    }
+
+    /// Every track boundary found (first sector of each track).
+    pub fn boundaries(&self) -> Vec<u64> {
+        self.tracks.iter().flat_map(|r| (0..r.tracks).map(move |i| r.first_lbn + i * r.sectors)).collect()
+    }
+}
+
+/// How much to probe.
+#[derive(Clone, Debug)]
+pub struct ProbeOptions {
+    /// First sector of the range whose tracks are found (must be a track's first sector).
+    pub start_lbn: u64,
+    /// Stop after this many tracks (the whole device if `None`).
+    pub max_tracks: Option<u64>,
+    /// 64-sector reads for the boundary cost (0: skip).
+    pub boundary_reads: u64,
+    /// Seed of the random offsets and pauses.
+    pub seed: u64,
+}
+
+impl Default for ProbeOptions {
+    fn default() -> Self {
+        ProbeOptions { start_lbn: 0, max_tracks: None, boundary_reads: 2000, seed: 1 }
+    }
+}
+
+/// Rotational phases tried per seek distance: the curve is within 1/64 revolution.
+const SEEK_PHASES: u64 = 64;
+
+/// A small deterministic generator (SplitMix64) for offsets and pauses.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next() % n
+        }
+    }
+}
+
+/// Counts the reads it passes on.
+struct Counted<'a, T: Target> {
+    t: &'a mut T,
+    reads: u64,
+}
+
+impl<T: Target> Counted<'_, T> {
+    fn read(&mut self, lbn: u64, n: u64) -> Result<u64, ProbeError> {
+        self.reads += 1;
+        self.t.read(lbn, n)
+    }
+}
+
+/// The rotation period, ns: the median of repeated reads of one sector.
+fn rotation_ns<T: Target>(c: &mut Counted<T>, lbn: u64) -> Result<u64, ProbeError> {
+    c.read(lbn, 1)?;
+    let mut d: Vec<u64> = (0..5).map(|_| c.read(lbn, 1)).collect::<Result<_, _>>()?;
+    d.sort_unstable();
+    Ok(d[2])
+}
+
+/// Time of reading `[x - 1, x]` just after `x - 2`.
+fn pair_ns<T: Target>(c: &mut Counted<T>, x: u64) -> Result<u64, ProbeError> {
+    c.read(x - 2, 1)?;
+    c.read(x - 1, 2)
+}
+
+/// Characterise `target`: its cache must be off (see the module documentation); `cached`,
+/// if given, is the same drive with its cache on, for the cache test.
+pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts: &ProbeOptions) -> Result<ProbeReport, ProbeError> {
+    let sectors = target.sectors();
+    if sectors < 4096 {
+        return Err(ProbeError::Unusable(format!("the device has {sectors} sectors: too small to probe (at least 4096)")));
+    }
+    if opts.start_lbn + 4 >= sectors {
+        return Err(ProbeError::Unusable(format!("--start {} is beyond the device's {sectors} sectors", opts.start_lbn)));
+    }
+    let sector_bytes = target.sector_bytes();
+    let mut c = Counted { t: target, reads: 0 };
+    let rev = rotation_ns(&mut c, opts.start_lbn)?;
+    if rev < 500_000 {
+        return Err(ProbeError::Unusable(format!(
+            "a repeated read took {:.3} ms, far less than a revolution: the read cache answers it. Turn the drive's read cache off (e.g. `sdparm --set RCD=1 DEVICE`) and probe again",
+            rev as f64 / 1e6
+        )));
+    }
+    // Track boundaries.
+    let tol = |a: u64, b: u64, st: u64| a.abs_diff(b) <= (st / 4).max(1_000);
+    let mut tracks: Vec<TrackRun> = Vec::new();
+    let mut sizes: Vec<u64> = Vec::new();
+    let mut s = opts.start_lbn;
+    let mut found = 0u64;
+    while s + 3 < sectors && opts.max_tracks.is_none_or(|m| found < m) {
+        let base = pair_ns(&mut c, s + 2)?;
+        // One sector's time on this track, bounded from the pair time (rev + 2 sectors).
+        let st = base.saturating_sub(rev).max(2) / 2;
+        let ends_at = |c: &mut Counted<T>, b: u64| -> Result<bool, ProbeError> {
+            if b >= sectors {
+                return Ok(true);
+            }
+            Ok(tol(pair_ns(c, b - 1)?, base, st) && !tol(pair_ns(c, b)?, base, st))
+        };
+        let mut next = None;
+        for &t in &sizes {
+            if t >= 3 && ends_at(&mut c, s + t)? {
+                next = Some(s + t);
+                break;
+            }
+        }
+        let next = match next {
+            Some(n) => n,
+            None => {
+                let mut x = s + 3;
+                while x < sectors && tol(pair_ns(&mut c, x)?, base, st) {
+                    x += 1;
+                }
+                x
+            }
+        };
+        let size = next - s;
+        if !sizes.contains(&size) {
+            sizes.push(size);
+        }
+        match tracks.last_mut() {
+            Some(r) if r.sectors == size && r.first_lbn + r.sectors * r.tracks == s => r.tracks += 1,
+            _ => tracks.push(TrackRun { first_lbn: s, sectors: size, tracks: 1 }),
+        }
+        found += 1;
+        s = next;
+    }
+    let mut rng = Rng(opts.seed);
+    // Zero-latency: whole-track reads from eight rotational positions.
+    let first = tracks.first().map_or(TrackRun { first_lbn: opts.start_lbn, sectors: 64, tracks: 1 }, |r| r.clone());
+    let mut full = [f64::MAX, 0.0f64];
+    for k in 0..8u64 {
+        c.read(first.first_lbn, 1)?;
+        c.t.pause(rev * k / 8 + rev / 16);
+        let t = c.read(first.first_lbn, first.sectors)? as f64 / 1e6;
+        full = [full[0].min(t), full[1].max(t)];
+    }
+    let zero_latency = full[1] - full[0] < rev as f64 / 4e6;
+    // Boundary cost: 64-sector reads around random boundaries of the tracks found.
+    let bounds: Vec<u64> = tracks
+        .iter()
+        .flat_map(|r| (0..r.tracks).map(move |i| r.first_lbn + i * r.sectors))
+        .filter(|&b| b >= 96 && b + 96 < sectors)
+        .collect();
+    let boundary_cost = if opts.boundary_reads > 0 && bounds.len() >= 2 {
+        let (mut within, mut across, mut nw, mut na) = (0.0, 0.0, 0u64, 0u64);
+        for _ in 0..opts.boundary_reads {
+            let b = bounds[rng.below(bounds.len() as u64) as usize];
+            let off = rng.below(160) as i64 - 96; // start 96 sectors before to 63 after
+            let start = (b as i64 + off) as u64;
+            c.t.pause(rng.below(rev));
+            let t = c.read(start, 64)? as f64 / 1e6;
+            if off < 0 && off > -64 {
+                across += t;
+                na += 1;
+            } else {
+                within += t;
+                nw += 1;
+            }
+        }
+        Some(BoundaryCost { reads: opts.boundary_reads, within_ms: within / nw.max(1) as f64, across_ms: across / na.max(1) as f64 })
+    } else {
+        None
+    };
+    // Seek curve: the least time over the phases at each distance.
+    let mut seek_curve = Vec::new();
+    let mut d = first.sectors;
+    let base = opts.start_lbn;
+    while base + d < sectors {
+        let mut best = u64::MAX;
+        for k in 0..SEEK_PHASES {
+            c.read(base, 1)?;
+            c.t.pause(rev * k / SEEK_PHASES);
+            best = best.min(c.read(base + d, 1)?);
+        }
+        seek_curve.push(SeekPoint { distance_sectors: d, min_access_ms: best as f64 / 1e6 });
+        if base + d == sectors - 1 {
+            break;
+        }
+        d = (d * 4).min(sectors - 1 - base);
+    }
+    let reads = c.reads;
+    let cache = match cached {
+        Some(w) => Some(cache_report(w, first.first_lbn, rev, &mut rng)?),
+        None => None,
+    };
+    Ok(ProbeReport {
+        sectors,
+        sector_bytes,
+        rotation_ms: rev as f64 / 1e6,
+        rpm: 60.0e9 / rev as f64,
+        zero_latency,
+        full_track_read_ms: full,
+        tracks_found: found,
+        tracks,
+        boundary_cost,
+        seek_curve,
+        cache,
+        reads,
+    })
+}
+
+/// The cache test, on the drive with its cache on.
+fn cache_report<C: Target>(t: &mut C, lbn: u64, rev: u64, rng: &mut Rng) -> Result<CacheReport, ProbeError> {
+    let hit = |ns: u64| ns < rev / 4;
+    t.read(lbn, 1)?;
+    let repeat = t.read(lbn, 1)?;
+    t.read(lbn + 64, 8)?;
+    t.pause(rev);
+    let ahead = t.read(lbn + 72, 8)?;
+    let span = t.sectors().saturating_sub(2).max(1);
+    let mut hits = 0;
+    for _ in 0..20 {
+        let x = rng.below(span);
+        t.read(x + 1, 1)?;
+        if hit(t.read(x, 1)?) {
+            hits += 1;
+        }
+    }
+    Ok(CacheReport { repeat_hit: hit(repeat), repeat_ms: repeat as f64 / 1e6, read_ahead: hit(ahead), reverse_pair_hits: f64::from(hits) / 20.0 })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,93 @@
+use super::*;
+use tierlab_hdd::{Datasheet, DatasheetLayout, DatasheetTiming, HddSpec, Layout};
+
+/// A 10,000 rpm drive of `mb` megabytes; with `layout`, the surface serpentine layout of
+/// the FSU paper's Maxtor (1,144 and 1,092 sectors on the outer tracks, bands of 32).
+fn drive(mb: u64, layout: bool, zero_latency: bool) -> HddSpec {
+    HddSpec::from_datasheet(&Datasheet {
+        name: "probe-test".into(),
+        capacity_bytes: mb * 1_000_000,
+        rpm: 10_000.0,
+        seek_single_track_ms: Some(0.3),
+        seek_average_ms: 4.5,
+        seek_full_stroke_ms: Some(10.0),
+        sustained_transfer_mb_s: 97.0,
+        cache_mib: 8.0,
+        sector_bytes: 512,
+        timing: DatasheetTiming { zero_latency_read: zero_latency, ..DatasheetTiming::default() },
+        layout: layout.then(|| DatasheetLayout { band_cylinders: 32, surface_outer_sectors: vec![1144, 1092] }),
+    })
+    .expect("valid drive")
+}
+
+/// The first sector of every track from sector 0, from the model's own layout.
+fn true_boundaries(spec: &HddSpec, tracks: usize) -> Vec<u64> {
+    let layout = Layout::new(spec).unwrap();
+    let mut out = vec![0];
+    let mut prev = layout.lbn_to_pbn(0).unwrap();
+    let mut lbn = 1;
+    while out.len() <= tracks && lbn < layout.blocks() {
+        let p = layout.lbn_to_pbn(lbn).unwrap();
+        if (p.cylinder, p.surface) != (prev.cylinder, prev.surface) {
+            out.push(lbn);
+        }
+        prev = p;
+        lbn += 1;
+    }
+    out.truncate(tracks);
+    out
+}
+
+#[test]
+fn a_probe_of_the_model_gets_its_own_boundaries_rotation_and_zero_latency_back() {
+    for layout in [true, false] {
+        let spec = drive(2000, layout, true);
+        let mut off = ModelTarget::new(spec.clone(), false).unwrap();
+        let mut on = ModelTarget::new(spec.clone(), true).unwrap();
+        let opts = ProbeOptions { max_tracks: Some(150), boundary_reads: 400, ..ProbeOptions::default() };
+        let r = probe(&mut off, Some(&mut on), &opts).unwrap();
+        assert_eq!(r.boundaries(), true_boundaries(&spec, 150), "layout {layout}: every boundary exactly");
+        assert!((r.rotation_ms - 6.0).abs() < 1e-5, "{}", r.rotation_ms);
+        assert!(r.zero_latency, "{:?}", r.full_track_read_ms);
+        if layout {
+            let sizes: Vec<u64> = r.track_sizes().take(65).collect();
+            assert_eq!(&sizes[..32], &[1144; 32], "a band of 32 tracks on surface 0");
+            assert_eq!(&sizes[32..64], &[1092; 32], "then surface 1");
+            assert_eq!(sizes[64], 1092, "the next band starts on surface 1");
+        }
+        let cost = r.boundary_cost.unwrap();
+        assert!(cost.across_ms > cost.within_ms, "{cost:?}");
+        let cache = r.cache.unwrap();
+        assert!(cache.repeat_hit && cache.read_ahead, "{cache:?}");
+        assert!(r.seek_curve.windows(2).all(|w| w[1].min_access_ms >= w[0].min_access_ms - 0.2), "{:?}", r.seek_curve);
+    }
+}
+
+#[test]
+fn a_drive_without_zero_latency_is_told_apart() {
+    let spec = drive(300, true, false);
+    let mut off = ModelTarget::new(spec, false).unwrap();
+    let r = probe::<_, ModelTarget>(&mut off, None, &ProbeOptions { max_tracks: Some(4), boundary_reads: 0, ..ProbeOptions::default() }).unwrap();
+    assert!(!r.zero_latency, "{:?}", r.full_track_read_ms);
+    assert!(r.full_track_read_ms[1] - r.full_track_read_ms[0] > 3.0);
+}
+
+#[test]
+fn a_cache_that_answers_repeats_and_a_tiny_device_are_refused() {
+    let spec = drive(300, true, true);
+    let mut on = ModelTarget::new(spec, true).unwrap();
+    let e = probe::<_, ModelTarget>(&mut on, None, &ProbeOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("RCD=1"), "{e}");
+    let tiny = drive(1, false, true);
+    let mut t = ModelTarget::new(tiny, false).unwrap();
+    let e = probe::<_, ModelTarget>(&mut t, None, &ProbeOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("too small"), "{e}");
+}
+
+#[test]
+fn a_file_that_cannot_be_read_directly_is_a_clear_error() {
+    let e = DeviceTarget::open(std::path::Path::new("/nonexistent/disk"), 512).err().unwrap();
+    assert!(e.to_string().starts_with("/nonexistent/disk: cannot open"), "{e}");
+    let e = DeviceTarget::open(std::path::Path::new("/dev/null"), 500).err().unwrap();
+    assert!(e.to_string().contains("multiple of 512"), "{e}");
+}
