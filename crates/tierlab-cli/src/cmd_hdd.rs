@@ -48,6 +48,11 @@ pub struct TrackAlignedArgs {
     /// Seed of the streams' positions.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The drive continues its read-ahead for a sequential request that arrives at its
+    /// front, as a streaming drive does (default: DiskSim's semantics, under which such a
+    /// request loses most of a revolution; see docs/tracks.md).
+    #[arg(long)]
+    pub streaming_read_ahead: bool,
     #[arg(long)]
     pub json: bool,
 }
@@ -108,7 +113,8 @@ struct TrackAlignedReport {
 }
 
 fn track_aligned(a: TrackAlignedArgs) -> Result<()> {
-    let spec = tierlab_hybrid::hdd_spec(&a.device.choice())?;
+    let mut spec = tierlab_hybrid::hdd_spec(&a.device.choice())?;
+    spec.cache.read_ahead_continues = a.streaming_read_ahead;
     let device = spec.name.clone();
     let disk = Disk::new(spec).map_err(|e| anyhow!("{device}: {e}"))?;
     let bar = crate::progress::runs_bar(Scheme::ALL.len() * 3);

@@ -420,6 +420,7 @@ fn build_spec(disk: &Block, model: &Block, bus_read: f64, bus_write: f64, notes:
         zero_latency_read: flag(disk, "Immediate buffer read", false)?,
         zero_latency_write: flag(disk, "Immediate buffer write", false)?,
         stop_prefetch_in_sector: flag(disk, "Stop prefetch in sector", true)?,
+        read_ahead_continues: false,
     };
     for (key, default) in [
         ("Minimum read-ahead (blks)", 0.0),

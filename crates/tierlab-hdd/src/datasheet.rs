@@ -269,6 +269,7 @@ impl HddSpec {
                 zero_latency_read: t.zero_latency_read,
                 zero_latency_write: false,
                 stop_prefetch_in_sector: true,
+                read_ahead_continues: false,
             },
         };
         spec.validate()?;

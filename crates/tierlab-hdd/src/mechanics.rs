@@ -501,9 +501,10 @@ impl Mechanics {
         //    the command is processed.
         if let Some((pf, reached, _)) = active {
             // Starting exactly where the read-ahead has got to (the next request of a
-            // sequential stream, arriving as the last one completes) continues it as well.
+            // sequential stream, arriving as the last one completes) continues it too on a
+            // drive that streams (`read_ahead_continues`).
             let inside = cached > 0 && lbn >= self.segments.start(pf.segment) && lbn < reached && found.map(|(seg, _)| seg) == Some(pf.segment);
-            let at_front = lbn == reached && lbn > self.segments.start(pf.segment);
+            let at_front = self.spec.cache.read_ahead_continues && lbn == reached && lbn > self.segments.start(pf.segment);
             if inside || at_front {
                 self.stats.read_partial_hits += 1;
                 self.prefetch = None;

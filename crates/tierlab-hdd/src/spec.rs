@@ -254,6 +254,13 @@ pub struct CacheSpec {
     /// is reading). A seek or head switch in progress is finished either way.
     #[serde(default = "yes")]
     pub stop_prefetch_in_sector: bool,
+    /// A read that starts exactly where the read-ahead has got to (the next request of a
+    /// sequential stream, issued as the one before it completes) continues the read-ahead,
+    /// so the stream loses no revolution. Off: DiskSim's semantics, under which such a
+    /// read stops the read-ahead and goes to the media after its command overhead, by
+    /// which time its first sectors have passed the head.
+    #[serde(default)]
+    pub read_ahead_continues: bool,
 }
 
 impl CacheSpec {
@@ -277,6 +284,7 @@ impl CacheSpec {
             zero_latency_read: false,
             zero_latency_write: false,
             stop_prefetch_in_sector: true,
+            read_ahead_continues: false,
         }
     }
 }
