@@ -66,3 +66,19 @@ fn track_aligned_extents_speed_up_diff_on_the_maxtor() {
     assert_eq!(schemes, ["conventional", "one-track-read-ahead", "track-aligned"]);
     assert_eq!(r["streams"][0]["startup_s"].as_array().unwrap().len(), 20);
 }
+
+#[test]
+fn a_probe_of_a_disksim_drive_steps_over_its_slipped_sectors() {
+    // The IBM 18ES has a slipped sector in its 506th track: that track holds 389 sectors.
+    let drive = concat!(env!("CARGO_MANIFEST_DIR"), "/../tierlab-disksim/tests/drives/ibm18es");
+    let p = json(&ok(&["hdd", "probe", "--disksim", drive, "--tracks", "600", "--boundary-reads", "0", "--json"]));
+    let layout = json(&ok(&["hdd", "layout", "--disksim", drive, "--tracks", "600", "--json"]));
+    let mut found = Vec::new();
+    for r in p["tracks"].as_array().unwrap() {
+        let (first, size, n) = (r["first_lbn"].as_u64().unwrap(), r["sectors"].as_u64().unwrap(), r["tracks"].as_u64().unwrap());
+        found.extend((0..n).map(|i| first + i * size));
+    }
+    assert_eq!(found, firsts(&layout));
+    assert!(p["tracks"].as_array().unwrap().iter().any(|r| r["sectors"] == 389), "{}", p["tracks"]);
+    assert_eq!(p["zero_latency"], false, "the file says `Immediate buffer read = 0`");
+}

@@ -22,7 +22,11 @@
 //!   a one-cylinder seek and the new track's skew intervene). So with a track known to
 //!   start at `s`, its end is the first `x > s + 2` whose time differs from that of
 //!   `x = s + 2`. The next boundary is first looked for one track size on (each size met
-//!   so far is tried: two reads confirm one), and only then by a scan.
+//!   so far is tried: two reads confirm one), and only then by a scan. A slipped sector
+//!   (skipped at format time) delays one pair by about a sector's time and the pair
+//!   after it not at all; a boundary changes both, so the two are told apart.
+//! - The zero-latency test assumes the interface outruns the media: on a drive whose bus
+//!   is slower than its heads a whole-track read is paced by the bus, and the test says no.
 //! - **Zero-latency access.** A whole track read from different rotational positions takes
 //!   one revolution every time on a drive that reads sectors as they pass, and between one
 //!   and two revolutions on a drive that waits for the first sector.
@@ -252,7 +256,14 @@ pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts:
             Some(n) => n,
             None => {
                 let mut x = s + 3;
-                while x < sectors && tol(pair_ns(&mut c, x)?, base, st) {
+                while x < sectors {
+                    let d = pair_ns(&mut c, x)?;
+                    // A slipped (skipped) sector inside the track delays just this pair by
+                    // about a sector's time; a boundary changes this pair and the next.
+                    let slip = d > base && d <= base + 3 * st && x + 1 < sectors && tol(pair_ns(&mut c, x + 1)?, base, st);
+                    if !(tol(d, base, st) || slip) {
+                        break;
+                    }
                     x += 1;
                 }
                 x
