@@ -11,6 +11,16 @@ fn firsts(tracks: &serde_json::Value) -> Vec<u64> {
     tracks.as_array().unwrap().iter().map(|t| t["first_lbn"].as_u64().unwrap()).collect()
 }
 
+/// Every boundary a probe report's runs of tracks stand for.
+fn found(probe: &serde_json::Value) -> Vec<u64> {
+    let mut out = Vec::new();
+    for r in probe["tracks"].as_array().unwrap() {
+        let (first, size, n) = (r["first_lbn"].as_u64().unwrap(), r["sectors"].as_u64().unwrap(), r["tracks"].as_u64().unwrap());
+        out.extend((0..n).map(|i| first + i * size));
+    }
+    out
+}
+
 #[test]
 fn the_maxtor_is_numbered_in_surface_serpentine_bands() {
     let t = json(&ok(&["hdd", "layout", "--device", MAXTOR, "--tracks", "70", "--json"]));
@@ -29,12 +39,7 @@ fn the_maxtor_is_numbered_in_surface_serpentine_bands() {
 fn a_probe_finds_the_models_own_boundaries_and_reads_a_catalog_layout_off_them() {
     let p = json(&ok(&["hdd", "probe", "--device", MAXTOR, "--tracks", "100", "--boundary-reads", "300", "--json"]));
     let layout = json(&ok(&["hdd", "layout", "--device", MAXTOR, "--tracks", "100", "--json"]));
-    let mut found = Vec::new();
-    for r in p["tracks"].as_array().unwrap() {
-        let (first, size, n) = (r["first_lbn"].as_u64().unwrap(), r["sectors"].as_u64().unwrap(), r["tracks"].as_u64().unwrap());
-        found.extend((0..n).map(|i| first + i * size));
-    }
-    assert_eq!(found, firsts(&layout));
+    assert_eq!(found(&p), firsts(&layout));
     assert!((p["rotation_ms"].as_f64().unwrap() - 6.0).abs() < 1e-4);
     assert_eq!(p["zero_latency"], true);
     assert_eq!(p["catalog_hint"]["layout"]["band_cylinders"], 32);
@@ -73,12 +78,7 @@ fn a_probe_of_a_disksim_drive_steps_over_its_slipped_sectors() {
     let drive = concat!(env!("CARGO_MANIFEST_DIR"), "/../tierlab-disksim/tests/drives/ibm18es");
     let p = json(&ok(&["hdd", "probe", "--disksim", drive, "--tracks", "600", "--boundary-reads", "0", "--json"]));
     let layout = json(&ok(&["hdd", "layout", "--disksim", drive, "--tracks", "600", "--json"]));
-    let mut found = Vec::new();
-    for r in p["tracks"].as_array().unwrap() {
-        let (first, size, n) = (r["first_lbn"].as_u64().unwrap(), r["sectors"].as_u64().unwrap(), r["tracks"].as_u64().unwrap());
-        found.extend((0..n).map(|i| first + i * size));
-    }
-    assert_eq!(found, firsts(&layout));
+    assert_eq!(found(&p), firsts(&layout));
     assert!(p["tracks"].as_array().unwrap().iter().any(|r| r["sectors"] == 389), "{}", p["tracks"]);
     assert_eq!(p["zero_latency"], false, "the file says `Immediate buffer read = 0`");
 }
