@@ -130,12 +130,8 @@ fn run_here(args: Vec<String>) -> Result<(), Failure> {
             return Err(Failure { kind: FailureKind::Usage, message: text.trim_end().trim_start_matches("error: ").to_string(), location: None });
         }
     };
-    let command = match cli.command {
-        Some(c) => c,
-        None => match crate::Cli::try_parse_from(["tierlab", "overview"]).ok().and_then(|c| c.command) {
-            Some(c) => c,
-            None => return Err(Failure { kind: FailureKind::Other, message: "`overview` does not parse".into(), location: None }),
-        },
+    let Some(command) = crate::command_of(cli) else {
+        return Err(Failure { kind: FailureKind::Other, message: "`overview` does not parse".into(), location: None });
     };
     crate::execute(command).map_err(|e| failure(&e))
 }

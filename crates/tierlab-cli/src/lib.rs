@@ -124,11 +124,10 @@ enum Command {
 /// `tierlab ARGS…` (`args` includes the program name): parse, run, print any error the
 /// way a shell user reads it, and say how it went in the exit code.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    let cli = Cli::parse_from(args);
-    let command = cli.command.unwrap_or_else(|| match Cli::parse_from(["tierlab", "overview"]).command {
-        Some(c) => c,
-        None => unreachable!("`overview` parses as a command"),
-    });
+    let Some(command) = command_of(Cli::parse_from(args)) else {
+        eprintln!("error: `overview` does not parse");
+        return ExitCode::FAILURE;
+    };
     match execute(command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -147,6 +146,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The command a parsed command line runs: `overview` when it names none.
+fn command_of(cli: Cli) -> Option<Command> {
+    cli.command.or_else(|| Cli::try_parse_from(["tierlab", "overview"]).ok().and_then(|c| c.command))
 }
 
 fn execute(command: Command) -> anyhow::Result<()> {

@@ -45,6 +45,8 @@ mod model;
 pub use device::DeviceTarget;
 pub use model::ModelTarget;
 
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 /// Why a probe could not run.
@@ -162,24 +164,12 @@ impl Default for ProbeOptions {
 /// Rotational phases tried per seek distance: the curve is within 1/64 revolution.
 const SEEK_PHASES: u64 = 64;
 
-/// A small deterministic generator (SplitMix64) for offsets and pauses.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next() % n
-        }
+/// Uniform in `0..n` (0 for `n = 0`).
+fn below(rng: &mut ChaCha8Rng, n: u64) -> u64 {
+    if n == 0 {
+        0
+    } else {
+        rng.gen_range(0..n)
     }
 }
 
@@ -280,7 +270,7 @@ pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts:
         found += 1;
         s = next;
     }
-    let mut rng = Rng(opts.seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
     // Zero-latency: whole-track reads from eight rotational positions.
     let first = tracks.first().map_or(TrackRun { first_lbn: opts.start_lbn, sectors: 64, tracks: 1 }, |r| r.clone());
     let mut full = [f64::MAX, 0.0f64];
@@ -300,10 +290,10 @@ pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts:
     let boundary_cost = if opts.boundary_reads > 0 && bounds.len() >= 2 {
         let (mut within, mut across, mut nw, mut na) = (0.0, 0.0, 0u64, 0u64);
         for _ in 0..opts.boundary_reads {
-            let b = bounds[rng.below(bounds.len() as u64) as usize];
-            let off = rng.below(160) as i64 - 96; // start 96 sectors before to 63 after
+            let b = bounds[below(&mut rng, bounds.len() as u64) as usize];
+            let off = below(&mut rng, 160) as i64 - 96; // start 96 sectors before to 63 after
             let start = (b as i64 + off) as u64;
-            c.t.pause(rng.below(rev));
+            c.t.pause(below(&mut rng, rev));
             let t = c.read(start, 64)? as f64 / 1e6;
             if off < 0 && off > -64 {
                 across += t;
@@ -356,7 +346,7 @@ pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts:
 }
 
 /// The cache test, on the drive with its cache on.
-fn cache_report<C: Target>(t: &mut C, lbn: u64, rev: u64, rng: &mut Rng) -> Result<CacheReport, ProbeError> {
+fn cache_report<C: Target>(t: &mut C, lbn: u64, rev: u64, rng: &mut ChaCha8Rng) -> Result<CacheReport, ProbeError> {
     let hit = |ns: u64| ns < rev / 4;
     t.read(lbn, 1)?;
     let repeat = t.read(lbn, 1)?;
@@ -366,7 +356,7 @@ fn cache_report<C: Target>(t: &mut C, lbn: u64, rev: u64, rng: &mut Rng) -> Resu
     let span = t.sectors().saturating_sub(2).max(1);
     let mut hits = 0;
     for _ in 0..20 {
-        let x = rng.below(span);
+        let x = below(rng, span);
         t.read(x + 1, 1)?;
         if hit(t.read(x, 1)?) {
             hits += 1;

@@ -18,6 +18,8 @@
 //! as specified (write-back), prefetch switched as the table says.
 
 use crate::{allocate, reads, Allocation, Extent, ReadAhead, Tracks, BLOCK_SECTORS};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use std::collections::{BinaryHeap, HashMap};
 use tierlab_hdd::{HddDevice, HddSpec, Layout, Mechanics, ReadAheadMode};
@@ -219,18 +221,11 @@ pub fn diff(disk: &Disk, scheme: Scheme, bytes: u64) -> Result<Diff, String> {
 pub fn streams(disk: &Disk, scheme: Scheme, rate_bytes_s: f64, max_streams: u32, seed: u64) -> Result<Streams, String> {
     let stream_bytes = (rate_bytes_s * f64::from(max_streams + 10)) as u64;
     // Each stream: its extents and read requests, issued on schedule.
-    let mut state = seed;
-    let mut rng = move || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let span = disk.tracks.end().saturating_sub(stream_bytes / 512 * 2).max(1);
     let mut files = Vec::with_capacity(max_streams as usize);
     for _ in 0..max_streams {
-        let start = rng() % span;
+        let start = rng.gen_range(0..span);
         files.push(disk.file(start, stream_bytes, scheme)?);
     }
     let sb = disk.sector_bytes() as f64;
