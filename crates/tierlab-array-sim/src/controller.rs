@@ -7,7 +7,8 @@
 
 use serde::Serialize;
 use std::collections::VecDeque;
-use tierlab_array::{Geometry, Nvram, NvramStats, Plan};
+use tierlab_array::{Geometry, Nvram, NvramStats, Piece, Plan};
+use tierlab_track_map::TrackMap;
 use tierlab_array_policy::{ArrayView, Command, DiskCounters, DiskStatus, Location, Move, Scheme};
 use tierlab_sim::{Controller, DeviceCommand, DeviceInfo, DeviceOp, HostId, Io, SimError, Slab};
 use tierlab_types::{IoRequest, Op};
@@ -60,6 +61,10 @@ pub struct ExecutorStats {
     pub full_stripe_writes: u64,
     pub read_modify_writes: u64,
     pub reconstruct_writes: u64,
+    /// Parity units read and discarded to keep reads whole (RAID-5 parity fill-in).
+    pub fill_in_reads: u64,
+    /// Disk operations cut at a track boundary by the track map.
+    pub track_splits: u64,
     pub background_moves: u64,
     pub background_bytes: u64,
     pub speed_commands: u64,
@@ -97,6 +102,9 @@ pub struct ArrayController {
     age_timer_at: Option<u64>,
     cmds: Vec<Command>,
     plan: Plan,
+    tracks: Option<TrackMap>,
+    scratch: Vec<Piece>,
+    parts: Vec<(u64, u64)>,
     stats: ExecutorStats,
     placed: bool,
 }
@@ -129,9 +137,29 @@ impl ArrayController {
             age_timer_at: None,
             cmds: Vec::new(),
             plan: Plan::default(),
+            tracks: None,
+            scratch: Vec::new(),
+            parts: Vec::new(),
             stats: ExecutorStats::default(),
             placed: false,
         }
+    }
+
+    /// Lay the geometry's disk space on tracks common to the disks (a chunk per track):
+    /// every disk operation of a plan is cut at track boundaries and placed inside its
+    /// disk's track. The geometry must stripe over `map.disk_bytes()` per disk.
+    pub fn with_track_map(mut self, map: TrackMap) -> Result<Self, String> {
+        if map.disks() != self.geometry.disks as usize {
+            return Err(format!("the track map covers {} disks, the array has {}", map.disks(), self.geometry.disks));
+        }
+        if self.geometry.disk_bytes > map.disk_bytes() {
+            return Err(format!("the layout uses {} bytes per disk, the track map holds {}", self.geometry.disk_bytes, map.disk_bytes()));
+        }
+        if self.geometry.level == tierlab_array::RaidLevel::Raid10 {
+            return Err("a track map lays out raid0 or raid5: a mirror's two copies lie on tracks of different disks".into());
+        }
+        self.tracks = Some(map);
+        Ok(self)
     }
 
     /// Add disks beyond the geometry's (MAID's cache disks).
@@ -307,6 +335,20 @@ impl ArrayController {
         self.stats.full_stripe_writes += u64::from(self.plan.full_stripe_writes);
         self.stats.read_modify_writes += u64::from(self.plan.read_modify_writes);
         self.stats.reconstruct_writes += u64::from(self.plan.reconstruct_writes);
+        self.stats.fill_in_reads += u64::from(self.plan.fill_in_reads);
+        if let Some(map) = &self.tracks {
+            let pieces = self.plan.reads.len() + self.plan.writes.len();
+            for list in [&mut self.plan.reads, &mut self.plan.writes] {
+                self.scratch.clear();
+                for p in list.iter() {
+                    self.parts.clear();
+                    map.split(p.disk as usize, p.offset_bytes, p.len_bytes, &mut self.parts).map_err(|e| e.to_string())?;
+                    self.scratch.extend(self.parts.iter().map(|&(offset_bytes, len_bytes)| Piece { offset_bytes, len_bytes, ..*p }));
+                }
+                std::mem::swap(list, &mut self.scratch);
+            }
+            self.stats.track_splits += (self.plan.reads.len() + self.plan.writes.len() - pieces) as u64;
+        }
         for p in &self.plan.reads {
             // RAID-10: read the copy whose disk is spinning and has the shorter queue.
             let disk = match p.mirror {

@@ -22,6 +22,11 @@
 //!
 //! Reconstruct-write is chosen when it reads fewer bytes; ties go to read-modify-write.
 //! A plan's reads all finish before its writes start (the executor's job).
+//!
+//! RAID-5 parity fill-in ([`Geometry::with_parity_fill_in`], the FSU study's track-aligned
+//! RAID-5): a read that touches every data unit of a stripe also reads that stripe's parity
+//! unit and discards it. A long read then asks each disk for one contiguous range instead
+//! of a range with a hole every `n` units, which is what keeps a track-sized read whole.
 
 use crate::ArrayError;
 use serde::{Deserialize, Serialize};
@@ -94,6 +99,8 @@ pub struct Plan {
     pub full_stripe_writes: u32,
     pub read_modify_writes: u32,
     pub reconstruct_writes: u32,
+    /// Parity units read only to keep disks' reads contiguous (parity fill-in).
+    pub fill_in_reads: u32,
 }
 
 impl Plan {
@@ -103,6 +110,7 @@ impl Plan {
         self.full_stripe_writes = 0;
         self.read_modify_writes = 0;
         self.reconstruct_writes = 0;
+        self.fill_in_reads = 0;
     }
     pub fn is_empty(&self) -> bool {
         self.reads.is_empty() && self.writes.is_empty()
@@ -117,6 +125,9 @@ pub struct Geometry {
     pub stripe_unit_bytes: u64,
     /// Bytes used on each disk: a whole number of stripe units.
     pub disk_bytes: u64,
+    /// RAID-5 reads covering a stripe's data also read its parity (see the module notes).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub parity_fill_in: bool,
 }
 
 impl Geometry {
@@ -146,7 +157,12 @@ impl Geometry {
                 found: stripe_unit_bytes.to_string(),
             });
         }
-        Ok(Geometry { level, disks: disks as u32, stripe_unit_bytes, disk_bytes })
+        Ok(Geometry { level, disks: disks as u32, stripe_unit_bytes, disk_bytes, parity_fill_in: false })
+    }
+
+    /// The same geometry with RAID-5 parity fill-in on or off (no effect on other levels).
+    pub fn with_parity_fill_in(self, on: bool) -> Geometry {
+        Geometry { parity_fill_in: on, ..self }
     }
 
     /// Data units per stripe (row).
@@ -225,6 +241,13 @@ impl Geometry {
                     let (lo, hi) = unit_range(k, u, from, to);
                     let p = piece(self.data_disk(stripe, k), lo, hi, op, None);
                     if op.is_read() { plan.reads.push(p) } else { plan.writes.push(p) }
+                }
+                // Every data unit read: its parity disk is the only one left out.
+                if self.parity_fill_in && op.is_read() && first == 0 && last + 1 == self.data_units_per_stripe() {
+                    if let Some(parity) = self.parity_disk(stripe) {
+                        plan.reads.push(piece(parity, 0, u, op, None));
+                        plan.fill_in_reads += 1;
+                    }
                 }
             }
             (RaidLevel::Raid10, _) => {

@@ -1,7 +1,8 @@
 //! Disk arrays as data: where a logical byte lives (RAID-0, RAID-1/10, RAID-5
 //! left-symmetric), which disk operations a request becomes (RAID-5 small writes by
 //! read-modify-write or reconstruct-write, full-stripe writes without reads), and the
-//! controller's NVRAM write-back cache. No clock and no I/O: the simulator's executor
+//! controller's NVRAM write-back cache, and RAID-5 parity fill-in for a track-aligned
+//! RAID (whose tracks are `tierlab-track-map`'s). No clock and no I/O: the simulator's executor
 //! (`tierlab-array-sim`) carries the plans out on disk models.
 
 mod geometry;

@@ -261,3 +261,68 @@ proptest! {
         prop_assert!(!n.destage_due(u64::MAX));
     }
 }
+
+proptest! {
+    /// Parity fill-in: a read still covers exactly the data it asks for (plus whole parity
+    /// units of stripes it reads in full), and a read of whole stripes asks each disk for
+    /// one contiguous range; through a track map no piece crosses a track and every
+    /// sector lands inside its disk's track.
+    #[test]
+    fn fill_in_reads_are_contiguous_per_disk_and_tracks_hold_them(
+        disks in 3usize..7,
+        start_stripe in 0u64..20,
+        stripes in 1u64..30,
+        head in 0u64..4,
+        tail in 0u64..4,
+        sizes in prop::collection::vec(prop::collection::vec(9u64..40, 60), 3..7),
+    ) {
+        let unit = 4 * 512;
+        let g = Geometry::new(RaidLevel::Raid5, disks, unit, unit * 64).unwrap().with_parity_fill_in(true);
+        let row = g.stripe_data_bytes();
+        let mut plan = Plan::default();
+        g.plan(Op::Read, start_stripe * row, stripes * row, &mut plan).unwrap();
+        prop_assert_eq!(plan.fill_in_reads as u64, stripes);
+        prop_assert_eq!(plan.reads.len(), disks, "{:?}", plan.reads);
+        for p in &plan.reads {
+            prop_assert_eq!((p.offset_bytes, p.len_bytes), (start_stripe * unit, stripes * unit));
+        }
+        // A ragged read: the data sectors it reads are exactly those asked for.
+        let from = start_stripe * row + head * 512;
+        let len = stripes * row - (head + tail) * 512;
+        g.plan(Op::Read, from, len, &mut plan).unwrap();
+        let mut data = 0;
+        for p in &plan.reads {
+            for s in p.offset_bytes / 512..(p.offset_bytes + p.len_bytes) / 512 {
+                if g.parity_disk(s * 512 / unit) != Some(p.disk) { data += 1; }
+            }
+        }
+        prop_assert_eq!(data * 512, len);
+        // Track map: disk d's tracks (in sectors) from `sizes`, chunk of one unit.
+        let boundaries: Vec<Vec<u64>> = (0..disks).map(|d| {
+            let mut b = vec![0];
+            for s in &sizes[d % sizes.len()] { b.push(b.last().unwrap() + s); }
+            b
+        }).collect();
+        let map = tierlab_track_map::TrackMap::new(&boundaries, unit / 512, 512).unwrap();
+        let tg = Geometry::new(RaidLevel::Raid5, disks, unit, map.disk_bytes()).unwrap().with_parity_fill_in(true);
+        let capacity = tg.capacity_bytes();
+        let from = (from % capacity) / 512 * 512;
+        let len = len.min(capacity - from);
+        tg.plan(Op::Read, from, len, &mut plan).unwrap();
+        let virtual_sectors: u64 = plan.reads.iter().map(|p| p.len_bytes / 512).sum();
+        let mut physical_sectors = 0;
+        for p in &plan.reads {
+            let mut parts = Vec::new();
+            map.split(p.disk as usize, p.offset_bytes, p.len_bytes, &mut parts).unwrap();
+            let b = &boundaries[p.disk as usize];
+            for (offset, len) in parts {
+                let first = offset / 512;
+                let last = first + len / 512 - 1;
+                let track = b.partition_point(|&x| x <= first) - 1;
+                prop_assert!(last < b[track + 1], "{:?} crosses a track boundary of disk {}", (offset, len), p.disk);
+                physical_sectors += len / 512;
+            }
+        }
+        prop_assert_eq!(physical_sectors, virtual_sectors);
+    }
+}

@@ -11,7 +11,8 @@ use std::path::PathBuf;
 use tierlab_hdd::{HddSpec, Layout};
 use tierlab_hdd_probe::{DeviceTarget, ModelTarget, ProbeOptions, ProbeReport, TrackRun};
 use tierlab_report::Table;
-use tierlab_tracks::workloads::{self, Bonnie, Diff, Disk, Scheme, Streams};
+use tierlab_tracks::array::Array;
+use tierlab_tracks::workloads::{self, Bonnie, Diff, Disk, Scheme, Streams, Target};
 
 #[derive(Subcommand)]
 pub enum HddCommand {
@@ -23,9 +24,10 @@ pub enum HddCommand {
     /// `--path` probes a real device or file with O_DIRECT (its read cache must be off:
     /// `sdparm --set RCD=1`); otherwise the chosen model is probed.
     Probe(ProbeArgs),
-    /// Track-aligned extents on one disk (the FSU study's workloads): Bonnie's sequential
-    /// write and read, diff of two files, and multimedia streams added one a second, with
-    /// conventional allocation, a one-track read-ahead, and track-aligned extents.
+    /// Track-aligned extents on one disk, or a track-aligned RAID-5 (`--raid5`), under the
+    /// FSU study's workloads: Bonnie's sequential write and read, diff of two files, and
+    /// multimedia streams added one a second; conventional, with a read-ahead of a track
+    /// per data disk, and track-aligned.
     TrackAligned(TrackAlignedArgs),
 }
 
@@ -39,9 +41,9 @@ pub struct TrackAlignedArgs {
     /// Each of diff's two files, MB.
     #[arg(long, default_value_t = 512)]
     pub diff_mb: u64,
-    /// Streams to start, one a second.
-    #[arg(long, default_value_t = 160)]
-    pub streams: u32,
+    /// Streams to start, one a second (default: 160 on one disk, 120 per disk on a RAID-5).
+    #[arg(long)]
+    pub streams: Option<u32>,
     /// Each stream's rate, KB/s (10^3 bytes).
     #[arg(long, default_value_t = 500.0)]
     pub stream_kb_s: f64,
@@ -53,6 +55,18 @@ pub struct TrackAlignedArgs {
     /// request loses most of a revolution; see docs/tracks.md).
     #[arg(long)]
     pub streaming_read_ahead: bool,
+    /// Run on a RAID-5 of this many disks (the paper's five) rather than one disk. The
+    /// track-aligned array lays tracks common to the disks (each the smallest of the
+    /// disks' tracks at that place) and reads parity chunks to keep reads whole.
+    #[arg(long, value_name = "DISKS")]
+    pub raid5: Option<usize>,
+    /// The RAID-5's chunk (stripe unit), bytes: the paper's 4 KB, in both layouts.
+    #[arg(long, default_value_t = tierlab_tracks::array::FSU_CHUNK_BYTES)]
+    pub chunk_bytes: u64,
+    /// The RAID-5's disks' layout variants, comma-separated, `base` for the drive's own
+    /// (default: the drive's layout, then each variant its catalog entry lists, in turn).
+    #[arg(long, value_delimiter = ',', requires = "raid5")]
+    pub variants: Vec<String>,
     #[arg(long)]
     pub json: bool,
 }
@@ -107,25 +121,79 @@ pub fn run(cmd: HddCommand) -> Result<()> {
 #[derive(Serialize)]
 struct TrackAlignedReport {
     device: String,
+    /// The RAID-5, when the run is on one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    raid5: Option<Raid5Report>,
     bonnie: Vec<Bonnie>,
     diff: Vec<Diff>,
     streams: Vec<Streams>,
+}
+
+#[derive(Serialize)]
+struct Raid5Report {
+    disks: usize,
+    chunk_bytes: u64,
+    /// Each disk's layout variant (`base`: the drive's own).
+    variants: Vec<String>,
+    /// Logical bytes, conventional and track-aligned.
+    capacity_bytes: u64,
+    aligned_capacity_bytes: u64,
+    /// The share of the disks' sectors the track-aligned layout leaves unused.
+    aligned_unused_fraction: f64,
+}
+
+/// The RAID-5's disks: `variants` (or the drive's own layout and its variants in turn).
+fn raid5(a: &TrackAlignedArgs, disks: usize) -> Result<(Array, Raid5Report)> {
+    let choice = a.device.choice();
+    if choice.variant.is_some() {
+        return Err(anyhow!("--hdd-variant names one disk's layout; a RAID-5's disks take theirs from --variants"));
+    }
+    let names: Vec<String> = if a.variants.is_empty() {
+        let cycle: Vec<String> = std::iter::once("base".to_string()).chain(tierlab_hybrid::hdd_variants(&choice)?).collect();
+        (0..disks).map(|i| cycle[i % cycle.len()].clone()).collect()
+    } else if a.variants.len() == disks {
+        a.variants.iter().map(|v| v.trim().to_string()).collect()
+    } else {
+        return Err(anyhow!("--variants lists {} layouts for --raid5 {disks} disks: give one per disk", a.variants.len()));
+    };
+    let mut specs = Vec::with_capacity(disks);
+    for v in &names {
+        let mut c = choice.clone();
+        c.variant = (v != "base").then(|| v.clone());
+        let mut spec = tierlab_hybrid::hdd_spec(&c)?;
+        spec.cache.read_ahead_continues = a.streaming_read_ahead;
+        specs.push(spec);
+    }
+    let array = Array::raid5(specs, a.chunk_bytes).map_err(|e| anyhow!("--raid5 {disks}: {e}"))?;
+    let (capacity_bytes, aligned_capacity_bytes) = array.capacity_bytes();
+    let report = Raid5Report { disks, chunk_bytes: a.chunk_bytes, variants: names, capacity_bytes, aligned_capacity_bytes, aligned_unused_fraction: array.unused_fraction() };
+    Ok((array, report))
 }
 
 fn track_aligned(a: TrackAlignedArgs) -> Result<()> {
     let mut spec = tierlab_hybrid::hdd_spec(&a.device.choice())?;
     spec.cache.read_ahead_continues = a.streaming_read_ahead;
     let device = spec.name.clone();
-    let disk = Disk::new(spec).map_err(|e| anyhow!("{device}: {e}"))?;
+    let (target, raid5_report): (Box<dyn Target>, Option<Raid5Report>) = match a.raid5 {
+        Some(disks) => {
+            let (array, r) = raid5(&a, disks)?;
+            (Box::new(array), Some(r))
+        }
+        None => (Box::new(Disk::new(spec).map_err(|e| anyhow!("{device}: {e}"))?), None),
+    };
+    let streams = a.streams.unwrap_or(match a.raid5 {
+        Some(disks) => 120 * disks as u32,
+        None => 160,
+    });
     let bar = crate::progress::runs_bar(Scheme::ALL.len() * 3);
-    let mut report = TrackAlignedReport { device, bonnie: Vec::new(), diff: Vec::new(), streams: Vec::new() };
+    let mut report = TrackAlignedReport { device, raid5: raid5_report, bonnie: Vec::new(), diff: Vec::new(), streams: Vec::new() };
     for scheme in Scheme::ALL {
         bar.set_message(format!("{scheme:?}"));
-        report.bonnie.push(workloads::bonnie(&disk, scheme, a.bonnie_mb * 1_000_000).map_err(|e| anyhow!(e))?);
+        report.bonnie.push(workloads::bonnie(target.as_ref(), scheme, a.bonnie_mb * 1_000_000).map_err(|e| anyhow!(e))?);
         bar.inc(1);
-        report.diff.push(workloads::diff(&disk, scheme, a.diff_mb * 1_000_000).map_err(|e| anyhow!(e))?);
+        report.diff.push(workloads::diff(target.as_ref(), scheme, a.diff_mb * 1_000_000).map_err(|e| anyhow!(e))?);
         bar.inc(1);
-        report.streams.push(workloads::streams(&disk, scheme, a.stream_kb_s * 1000.0, a.streams, a.seed).map_err(|e| anyhow!(e))?);
+        report.streams.push(workloads::streams(target.as_ref(), scheme, a.stream_kb_s * 1000.0, streams, a.seed).map_err(|e| anyhow!(e))?);
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -134,8 +202,19 @@ fn track_aligned(a: TrackAlignedArgs) -> Result<()> {
         return write_json(&mut out, &report);
     }
     let change = |v: f64, base: f64| format!("{:+.1} %", (v / base - 1.0) * 100.0);
-    writeln!(out, "{}: {} tracks", report.device, disk.tracks().count())?;
-    let mut t = Table::new(["workload", "conventional", "one-track read-ahead", "track-aligned", "track-aligned vs conventional"]);
+    let read_ahead = match &report.raid5 {
+        Some(r) => {
+            let variants = r.variants.join(", ");
+            let unused = r.aligned_unused_fraction * 100.0;
+            writeln!(out, "{}: RAID-5 of {} disks ({variants}), {}-byte chunks; track-aligned: {unused:.1} % of the sectors unused", report.device, r.disks, r.chunk_bytes)?;
+            format!("{}-track read-ahead", r.disks - 1)
+        }
+        None => {
+            writeln!(out, "{}: {} tracks", report.device, target.tracks(Scheme::Conventional).count())?;
+            "one-track read-ahead".to_string()
+        }
+    };
+    let mut t = Table::new(["workload", "conventional", read_ahead.as_str(), "track-aligned", "track-aligned vs conventional"]);
     let row = |name: &str, v: [f64; 3], unit: &str| {
         [name.to_string(), format!("{:.2} {unit}", v[0]), format!("{:.2} {unit}", v[1]), format!("{:.2} {unit}", v[2]), change(v[2], v[0])]
     };
@@ -147,7 +226,9 @@ fn track_aligned(a: TrackAlignedArgs) -> Result<()> {
     let st = &report.streams;
     let supported = |k: usize| st[k].supported as f64;
     t.row(row(&format!("streams within {} s", st[0].limit_s), [supported(0), supported(1), supported(2)], ""));
-    for n in [st[0].supported.max(6), 130] {
+    let mut at = vec![st[0].supported.max(6), 130];
+    at.dedup();
+    for n in at {
         if let [Some(x), Some(y), Some(z)] = [st[0].around(n), st[1].around(n), st[2].around(n)] {
             t.row(row(&format!("start-up around stream {n}"), [x, y, z], "s"));
         }

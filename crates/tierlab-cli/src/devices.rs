@@ -32,6 +32,10 @@ pub struct DeviceChoice {
     /// variants its layout lists, e.g. `--hdd-variant "J20 TK 7GK"`).
     #[arg(long, value_name = "NAME")]
     pub hdd_variant: Option<String>,
+    /// Lay the disk's space inside its tracks: 4 KiB blocks that straddle a track boundary
+    /// are never used, and a request crossing a boundary becomes one command per track.
+    #[arg(long)]
+    pub hdd_track_aligned: bool,
 }
 
 impl DeviceChoice {
@@ -45,6 +49,7 @@ impl DeviceChoice {
             spin_down_s: self.spin_down_s,
             standby: self.standby.clone(),
             variant: self.hdd_variant.clone(),
+            track_aligned: self.hdd_track_aligned,
         }
     }
 }

@@ -73,6 +73,41 @@ fn track_aligned_extents_speed_up_diff_on_the_maxtor() {
 }
 
 #[test]
+fn a_track_aligned_raid5_reads_faster_on_disks_of_four_layouts() {
+    let r = json(&ok(&["hdd", "track-aligned", "--device", MAXTOR, "--streaming-read-ahead", "--raid5", "5", "--bonnie-mb", "64", "--diff-mb", "32", "--streams", "20", "--json"]));
+    let raid = &r["raid5"];
+    assert_eq!(raid["disks"], 5);
+    assert_eq!(raid["variants"], serde_json::json!(["base", "J20 Q3 C0K", "J20 TK 7GK", "J20 TF S0K", "base"]));
+    // Common tracks are the smallest of 1,144/1,092/1,025/1,196/1,060/1,170 at each place.
+    let unused = raid["aligned_unused_fraction"].as_f64().unwrap();
+    assert!(unused > 0.03 && unused < 0.12, "{unused}");
+    let read: Vec<f64> = r["bonnie"].as_array().unwrap().iter().map(|b| b["read_mb_s"].as_f64().unwrap()).collect();
+    assert!(read[2] > read[0], "track-aligned Bonnie read is faster: {read:?}");
+    let diff: Vec<f64> = r["diff"].as_array().unwrap().iter().map(|d| d["seconds"].as_f64().unwrap()).collect();
+    assert!(diff[2] < diff[0], "track-aligned diff is faster: {diff:?}");
+    let e = fails(&["hdd", "track-aligned", "--device", MAXTOR, "--raid5", "5", "--variants", "base,base"]);
+    assert!(e.contains("--variants lists 2 layouts for --raid5 5 disks"), "{e}");
+    let e = fails(&["hdd", "track-aligned", "--device", MAXTOR, "--raid5", "3", "--variants", "base,J20 XX,base"]);
+    assert!(e.contains("no layout variant `J20 XX`"), "{e}");
+    let e = fails(&["hdd", "track-aligned", "--device", MAXTOR, "--raid5", "2"]);
+    assert!(e.contains("raid5 needs at least 3 disks"), "{e}");
+}
+
+#[test]
+fn a_track_aligned_disk_cuts_requests_at_its_tracks_and_loses_the_boundary_blocks() {
+    let plain = json(&ok(&["simulate", "--json"]));
+    let aligned = json(&ok(&["simulate", "--hdd-track-aligned", "--json"]));
+    let counters = |r: &serde_json::Value| r["devices"][0]["counters"].clone();
+    assert_eq!(counters(&plain).get("track_splits"), None);
+    let splits = counters(&aligned)["track_splits"].as_f64().unwrap();
+    assert!(splits > 0.0, "the bundled workload crosses boundaries: {}", counters(&aligned));
+    assert_eq!(plain["requests"], aligned["requests"]);
+    // A split request pays a command per track: never faster on average.
+    let mean = |r: &serde_json::Value| r["response_time"]["mean_ms"].as_f64().unwrap();
+    assert!(mean(&aligned) >= mean(&plain), "{} vs {}", mean(&aligned), mean(&plain));
+}
+
+#[test]
 fn a_probe_of_a_disksim_drive_steps_over_its_slipped_sectors() {
     // The IBM 18ES has a slipped sector in its 506th track: that track holds 389 sectors.
     let drive = concat!(env!("CARGO_MANIFEST_DIR"), "/../tierlab-disksim/tests/drives/ibm18es");

@@ -500,12 +500,14 @@ impl Mechanics {
         //    the read-ahead pass goes on up to its limit; beyond it a new pass starts once
         //    the command is processed.
         if let Some((pf, reached, _)) = active {
-            // Starting exactly where the read-ahead has got to (the next request of a
-            // sequential stream, arriving as the last one completes) continues it too on a
-            // drive that streams (`read_ahead_continues`).
+            // On a drive that streams (`read_ahead_continues`), a request starting where
+            // the read-ahead has got to (the next request of a sequential stream, arriving
+            // as the last one completes), or ahead of it within the read-ahead's reach (a
+            // stream that skips a few blocks, as a RAID-5 disk's reads skip parity),
+            // continues it too: the pass reads on through the skipped blocks.
             let inside = cached > 0 && lbn >= self.segments.start(pf.segment) && lbn < reached && found.map(|(seg, _)| seg) == Some(pf.segment);
-            let at_front = self.spec.cache.read_ahead_continues && lbn == reached && lbn > self.segments.start(pf.segment);
-            if inside || at_front {
+            let ahead = self.spec.cache.read_ahead_continues && lbn > self.segments.start(pf.segment) && (lbn == reached || (lbn > reached && lbn < pf.to_lbn));
+            if inside || ahead {
                 self.stats.read_partial_hits += 1;
                 self.prefetch = None;
                 let ovh = self.overhead_ns(Op::Read, true, self.last_op == Op::Write);
@@ -514,9 +516,12 @@ impl Mechanics {
                 let mut times = PassTimes::default();
                 let stream_end = end.min(pf.to_lbn);
                 let (mut head, mut t_media) = (pf.head, pf.begin_ns);
+                // The host gets what it asked for: blocks from `lbn`, those before the
+                // front from the buffer, the rest as the pass reads them.
+                let sent_from = lbn.max(reached);
                 if stream_end > reached {
                     (head, t_media) = self.media_pass(pf.head, pf.begin_ns, pf.from_lbn, stream_end - pf.from_lbn, false, false, None, &mut times, |c| {
-                        let skip = reached.saturating_sub(c.lbn).min(c.blocks);
+                        let skip = sent_from.saturating_sub(c.lbn).min(c.blocks);
                         if skip < c.blocks {
                             pipe.chunk(c, skip);
                         }
@@ -525,7 +530,7 @@ impl Mechanics {
                     // Only this request's share of the read-ahead pass counts as its work.
                     times = PassTimes::default();
                 }
-                let rest_from = stream_end.max(reached);
+                let rest_from = stream_end.max(sent_from);
                 if end > rest_from {
                     let zl = self.spec.cache.zero_latency_read;
                     (head, t_media) = self.media_pass(head, t_media.max(t_cmd), rest_from, end - rest_from, false, zl, None, &mut times, |c| {
@@ -533,7 +538,7 @@ impl Mechanics {
                         true
                     });
                 }
-                let b0 = t_cmd + data_prep + (reached - lbn) as f64 * self.bus_read_ns;
+                let b0 = t_cmd + data_prep + reached.saturating_sub(lbn) as f64 * self.bus_read_ns;
                 let done = pipe.finish(b0) + read_completion;
                 self.head = head;
                 self.arm_free_ns = self.arm_free_ns.max(t_media);

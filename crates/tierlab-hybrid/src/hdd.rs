@@ -7,6 +7,7 @@ use tierlab_catalog::{Catalog, HddEntry, InnerZoneRate, PowerProfile};
 use tierlab_hdd::{Datasheet, DatasheetLayout, DatasheetTiming, HddDevice, HddSpec, Mechanics};
 use tierlab_power::{IdlePolicy, PowerModel};
 use tierlab_sim::Device;
+use tierlab_track_map::{TrackAlignedDevice, TrackMap};
 use tierlab_types::{MIB, NS_PER_S};
 
 /// The disk of the main job: the HDD of the GreenDM hybrid-drive studies.
@@ -31,11 +32,24 @@ pub struct HddChoice {
     /// Another drive of the catalog model, with its own measured track sizes (the names
     /// its `[layout]` lists; default: the layout's main drive).
     pub variant: Option<String>,
+    /// Lay the disk's space inside its tracks (`tierlab_track_map`): 4 KiB blocks that
+    /// straddle a track boundary are never used, and an operation crossing a boundary is
+    /// served as one command per track. Capacity shrinks by the unused tails.
+    pub track_aligned: bool,
 }
 
 impl Default for HddChoice {
     fn default() -> Self {
-        HddChoice { device: DEFAULT_HDD.to_string(), disksim: None, catalog: None, power_profile: None, spin_down_s: None, standby: None, variant: None }
+        HddChoice {
+            device: DEFAULT_HDD.to_string(),
+            disksim: None,
+            catalog: None,
+            power_profile: None,
+            spin_down_s: None,
+            standby: None,
+            variant: None,
+            track_aligned: false,
+        }
     }
 }
 
@@ -107,8 +121,36 @@ pub fn hdd_spec(choice: &HddChoice) -> Result<HddSpec> {
     Ok(HddSpec::from_datasheet(&datasheet(entry, choice.variant.as_deref())?)?)
 }
 
-/// The simulated HDD `choice` names, or an error naming the missing figure or option.
+/// The other drives of `choice`'s catalog model that its `[layout]` lists (none for a
+/// DiskSim drive or a drive without a measured layout).
+pub fn hdd_variants(choice: &HddChoice) -> Result<Vec<String>> {
+    if choice.disksim.is_some() {
+        return Ok(Vec::new());
+    }
+    let cat = catalog(choice.catalog.as_deref())?;
+    let entry = cat.hdd(&choice.device)?;
+    Ok(entry.layout.iter().flat_map(|l| l.variants.iter().map(|v| v.name.clone())).collect())
+}
+
+/// The block a track-aligned disk is laid in: a file system's 4 KiB.
+pub const TRACK_ALIGNED_BLOCK_BYTES: u64 = 4096;
+
+/// The simulated HDD `choice` names, or an error naming the missing figure or option;
+/// laid inside its tracks if `choice.track_aligned`.
 pub fn build_hdd(choice: &HddChoice) -> Result<Box<dyn Device + Send>> {
+    let device = build_plain_hdd(choice)?;
+    if !choice.track_aligned {
+        return Ok(device);
+    }
+    let spec = hdd_spec(choice)?;
+    let layout = tierlab_hdd::Layout::new(&spec).map_err(|e| anyhow!("{}: {}: {}", spec.name, e.parameter, e.problem))?;
+    let boundaries = tierlab_track_map::boundaries(&layout, spec.block_count);
+    let block_sectors = (TRACK_ALIGNED_BLOCK_BYTES / u64::from(spec.sector_bytes)).max(1);
+    let map = TrackMap::new(&[boundaries], block_sectors, u64::from(spec.sector_bytes)).map_err(|e| anyhow!("{}: {e}", spec.name))?;
+    Ok(Box::new(TrackAlignedDevice::new(device, map).map_err(|e| anyhow!("{}: {e}", spec.name))?))
+}
+
+fn build_plain_hdd(choice: &HddChoice) -> Result<Box<dyn Device + Send>> {
     if let Some(dir) = &choice.disksim {
         if choice.spin_down_s.is_some() || choice.power_profile.is_some() {
             return Err(anyhow!("--spin-down-s and --power-profile need a catalog drive: DiskSim descriptions have no power figures"));

@@ -26,7 +26,7 @@ mod run;
 pub use address::AddressMap;
 pub use compare::{compare, run_config, CompareReport, CostModel, FailedRow, RunRow};
 pub use drive::{build, datasheet_ssd, Built, HybridParams, Mode, SsdTiming, SsdWriteBuffer};
-pub use hdd::{build_hdd, catalog, catalog_hdd, datasheet, hdd_spec, power_profile, HddChoice, DEFAULT_HDD};
+pub use hdd::{build_hdd, catalog, catalog_hdd, datasheet, hdd_spec, hdd_variants, power_profile, HddChoice, DEFAULT_HDD};
 pub use matrix::{Matrix, MatrixEntry};
 pub use overview::{overview, spin_down_at_break_even, Design, Overview};
 pub use run::{simulate, Config, Run, Usage, Workload};

@@ -43,6 +43,18 @@ impl Io {
     pub fn timer(&mut self, at_ns: u64, token: u64) {
         self.actions.push(Action::Timer { at_ns, token });
     }
+    /// How many actions are queued: a controller that wraps another marks this before
+    /// calling it, then reads what it did with [`Io::completed_since`].
+    pub fn mark(&self) -> usize {
+        self.actions.len()
+    }
+    /// The host requests completed by actions queued since `mark`.
+    pub fn completed_since(&self, mark: usize) -> impl Iterator<Item = HostId> + '_ {
+        self.actions.get(mark..).unwrap_or_default().iter().filter_map(|a| match a {
+            Action::Complete { host } => Some(*host),
+            _ => None,
+        })
+    }
     /// Give `device` a command once it has no operation in service.
     pub fn command(&mut self, device: usize, cmd: DeviceCommand) {
         self.actions.push(Action::Command { device, cmd });

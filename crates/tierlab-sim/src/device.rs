@@ -128,40 +128,50 @@ pub trait Device {
     }
 }
 
-/// A device lent to the engine (`Box::new(&mut ssd)`), so that the caller keeps it and can
-/// read its detailed state after the run.
-impl<D: Device + ?Sized> Device for &mut D {
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn capacity_bytes(&self) -> u64 {
-        (**self).capacity_bytes()
-    }
-    fn max_in_flight(&self) -> usize {
-        (**self).max_in_flight()
-    }
-    fn service(&mut self, now_ns: u64, op: &DeviceOp) -> u64 {
-        (**self).service(now_ns, op)
-    }
-    fn command(&mut self, now_ns: u64, cmd: DeviceCommand) -> u64 {
-        (**self).command(now_ns, cmd)
-    }
-    fn position_key(&self, offset_bytes: u64) -> u64 {
-        (**self).position_key(offset_bytes)
-    }
-    fn current_position_key(&self) -> u64 {
-        (**self).current_position_key()
-    }
-    fn finish(&mut self, end_ns: u64) {
-        (**self).finish(end_ns)
-    }
-    fn report(&self) -> DeviceReport {
-        (**self).report()
-    }
-    fn checkpoint(&mut self, now_ns: u64) -> DeviceReport {
-        (**self).checkpoint(now_ns)
-    }
-    fn set_wear_leveling_paused(&mut self, paused: bool) {
-        (**self).set_wear_leveling_paused(paused)
-    }
+/// A device reached through a pointer answers as the device itself.
+macro_rules! forward_device {
+    ($ty:ty) => {
+        impl<D: Device + ?Sized> Device for $ty {
+            fn name(&self) -> &str {
+                (**self).name()
+            }
+            fn capacity_bytes(&self) -> u64 {
+                (**self).capacity_bytes()
+            }
+            fn max_in_flight(&self) -> usize {
+                (**self).max_in_flight()
+            }
+            fn service(&mut self, now_ns: u64, op: &DeviceOp) -> u64 {
+                (**self).service(now_ns, op)
+            }
+            fn command(&mut self, now_ns: u64, cmd: DeviceCommand) -> u64 {
+                (**self).command(now_ns, cmd)
+            }
+            fn position_key(&self, offset_bytes: u64) -> u64 {
+                (**self).position_key(offset_bytes)
+            }
+            fn current_position_key(&self) -> u64 {
+                (**self).current_position_key()
+            }
+            fn finish(&mut self, end_ns: u64) {
+                (**self).finish(end_ns)
+            }
+            fn report(&self) -> DeviceReport {
+                (**self).report()
+            }
+            fn checkpoint(&mut self, now_ns: u64) -> DeviceReport {
+                (**self).checkpoint(now_ns)
+            }
+            fn set_wear_leveling_paused(&mut self, paused: bool) {
+                (**self).set_wear_leveling_paused(paused)
+            }
+        }
+    };
 }
+
+// A device lent to the engine (`Box::new(&mut ssd)`), so that the caller keeps it and can
+// read its detailed state after the run.
+forward_device!(&mut D);
+// A boxed device, for wrappers generic over the device they wrap.
+forward_device!(Box<D>);
+

@@ -10,8 +10,12 @@
 //! - [`reads`]: the requests reading a file issues: fixed read-ahead windows, or one
 //!   request per track extent.
 //! - [`workloads`]: Bonnie's sequential read and write of a 1 GB file, diff's interleaved
-//!   reads of two 512 MB files, and multimedia streams at 500 KB/s added one a second.
+//!   reads of two 512 MB files, and multimedia streams at 500 KB/s added one a second, on
+//!   a disk or an array.
+//! - [`array`]: a RAID-5 of such disks, conventional or track-aligned (a chunk per track
+//!   common to the disks, parity fill-in), run by tierlab's array executor.
 
+pub mod array;
 pub mod workloads;
 
 use serde::Serialize;
@@ -30,13 +34,8 @@ impl Tracks {
     /// The tracks of the model's layout up to block `blocks` (the drive's capacity; its
     /// zones may map more).
     pub fn of_layout(layout: &tierlab_hdd::Layout, blocks: u64) -> Tracks {
-        let end = blocks.clamp(1, layout.blocks().max(1));
-        let mut starts = Vec::new();
-        let mut lbn = 0;
-        while lbn < end {
-            starts.push(lbn);
-            lbn = layout.next_track_lbn(lbn).max(lbn + 1);
-        }
+        let mut starts = tierlab_track_map::boundaries(layout, blocks);
+        let end = starts.pop().unwrap_or(1);
         Tracks { starts, end }
     }
 
@@ -51,6 +50,13 @@ impl Tracks {
         let i = self.starts.partition_point(|&s| s <= lbn).saturating_sub(1);
         let next = self.starts.get(i + 1).copied().unwrap_or(self.end);
         (self.starts[i], next - self.starts[i])
+    }
+
+    /// Track boundaries ending in `end`: `[0, b1, b2, …, end]`, the last track cut at
+    /// `end` (`None` if `end` is 0 or the boundaries do not rise from 0).
+    pub fn from_boundaries(boundaries: impl IntoIterator<Item = u64>, end: u64) -> Option<Tracks> {
+        let starts: Vec<u64> = boundaries.into_iter().take_while(|&b| b < end).collect();
+        Tracks::new(starts, end)
     }
 
     pub fn end(&self) -> u64 {
@@ -149,6 +155,26 @@ pub fn reads<'a>(tracks: &'a Tracks, extents: &'a [Extent], ra: ReadAhead) -> im
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tierlab_hdd::{Datasheet, DatasheetLayout, DatasheetTiming, HddSpec};
+
+    /// A drive like the paper's Maxtor (10,000 rpm, 89.5 MB/s) with two surfaces whose
+    /// outermost tracks hold `outer` sectors.
+    pub(crate) fn maxtor_like(outer: [u32; 2], capacity_bytes: u64) -> HddSpec {
+        HddSpec::from_datasheet(&Datasheet {
+            name: format!("maxtor-like-{}-{}", outer[0], outer[1]),
+            capacity_bytes,
+            rpm: 10_000.0,
+            seek_single_track_ms: Some(0.3),
+            seek_average_ms: 4.6,
+            seek_full_stroke_ms: None,
+            sustained_transfer_mb_s: 89.5,
+            cache_mib: 8.0,
+            sector_bytes: 512,
+            timing: DatasheetTiming::default(),
+            layout: Some(DatasheetLayout { band_cylinders: 32, surface_outer_sectors: outer.to_vec() }),
+        })
+        .unwrap()
+    }
 
     fn tracks() -> Tracks {
         // Tracks of 1,144 sectors from 0, then of 1,092.

@@ -1,13 +1,18 @@
-//! The FSU study's three workloads on one disk, under three schemes:
+//! The FSU study's three workloads on one disk or a RAID-5 ([`Target`]), under three
+//! schemes:
 //!
 //! | scheme | allocation | read-ahead | drive prefetch |
 //! |---|---|---|---|
 //! | conventional | contiguous | 128 KiB windows (Linux's default maximum) | on |
-//! | one-track read-ahead | contiguous | windows of one track's size, not aligned | on |
-//! | track-aligned | inside tracks | one request per track | off (as the paper runs it) |
+//! | one-track read-ahead | contiguous | windows of a track of each data disk, not aligned | on |
+//! | track-aligned | inside tracks | one request per track (of each data disk) | off (as the paper runs it) |
 //!
-//! - **Bonnie**: one 1 GB file written, then read, sequentially by one process (one
-//!   request outstanding), from the start of the disk; bandwidth in MB/s.
+//! On an array the track-aligned scheme also lays the disks out a chunk per track with
+//! parity fill-in ([`crate::array`]).
+//!
+//! - **Bonnie**: one 1 GB file written, then read, sequentially by one process (two
+//!   requests outstanding, as the read-ahead's asynchronous window keeps them), from the
+//!   start of the disk; bandwidth in MB/s.
 //! - **diff**: two 512 MB files, the second right after the first, read alternately one
 //!   read-ahead request at a time (`diff --speed-large-files`); seconds.
 //! - **Streams**: one more 500 KB/s reader each second, each from a random place on the
@@ -21,7 +26,7 @@ use crate::{allocate, reads, Allocation, Extent, ReadAhead, Tracks, BLOCK_SECTOR
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use tierlab_hdd::{HddDevice, HddSpec, Layout, Mechanics, ReadAheadMode};
 use tierlab_sim::{Controller, DeviceInfo, Direct, HostId, Io, Replay, SchedulerKind, SimError, SimReport, Simulation};
 use tierlab_types::{IoRequest, Op, NS_PER_S};
@@ -36,6 +41,8 @@ const BONNIE_DEPTH: u32 = 2;
 #[serde(rename_all = "kebab-case")]
 pub enum Scheme {
     Conventional,
+    /// Read-ahead windows of a track of each data disk (one track on a single disk),
+    /// not aligned.
     OneTrackReadAhead,
     TrackAligned,
 }
@@ -59,6 +66,36 @@ impl Scheme {
     }
 }
 
+/// What a replay gives the workloads: the engine's report and, per stream (request
+/// volume), the response time of its first request.
+pub struct Replayed {
+    pub report: SimReport,
+    pub first_response_ns: HashMap<u32, u64>,
+}
+
+/// What the workloads run on: one disk ([`Disk`]) or an array ([`crate::array::Array`]).
+pub trait Target {
+    fn sector_bytes(&self) -> u64;
+    /// The tracks of the space files live in under `scheme`, in sectors (an array's: a
+    /// track of each data disk), and the space's end.
+    fn tracks(&self, scheme: Scheme) -> &Tracks;
+    /// Reads that, issued after a write phase, complete only once every disk has written
+    /// its cache out.
+    fn drain(&self) -> Vec<Extent>;
+    /// Replay `requests` under `scheme` (C-LOOK queues; drive prefetch off when the scheme
+    /// is track-aligned).
+    fn replay(&self, scheme: Scheme, requests: &mut dyn Iterator<Item = IoRequest>, replay: Replay) -> Result<Replayed, String>;
+}
+
+fn request(target: &dyn Target, e: Extent, op: Op, time_ns: u64, stream: u32) -> IoRequest {
+    let sb = target.sector_bytes();
+    IoRequest { time_ns, volume: stream, offset_bytes: e.lbn * sb, len_bytes: e.sectors * sb, op }
+}
+
+fn file(target: &dyn Target, start: u64, bytes: u64, scheme: Scheme) -> Result<Vec<Extent>, String> {
+    allocate(target.tracks(scheme), start, bytes, scheme.allocation()).ok_or_else(|| format!("a file of {bytes} bytes does not fit from sector {start}"))
+}
+
 /// A drive and its tracks.
 pub struct Disk {
     spec: HddSpec,
@@ -70,65 +107,94 @@ impl Disk {
         let layout = Layout::new(&spec).map_err(|e| format!("{}: {}", e.parameter, e.problem))?;
         Ok(Disk { tracks: Tracks::of_layout(&layout, spec.block_count), spec })
     }
+}
 
-    pub fn tracks(&self) -> &Tracks {
-        &self.tracks
-    }
-
+impl Target for Disk {
     fn sector_bytes(&self) -> u64 {
         u64::from(self.spec.sector_bytes)
     }
 
-    /// Replay `requests` on the drive under `scheme`; the report and the response time of
-    /// each stream's first request (streams are request volumes).
-    fn replay(&self, scheme: Scheme, requests: impl Iterator<Item = IoRequest>, replay: Replay) -> Result<(SimReport, HashMap<u32, u64>), String> {
-        let mut spec = self.spec.clone();
-        if scheme == Scheme::TrackAligned {
-            spec.cache.read_ahead = ReadAheadMode::None;
-        }
-        let mech = Mechanics::new(spec).map_err(|e| format!("{}: {}", e.parameter, e.problem))?;
+    fn tracks(&self, _scheme: Scheme) -> &Tracks {
+        &self.tracks
+    }
+
+    fn drain(&self) -> Vec<Extent> {
+        vec![Extent { lbn: self.tracks.end() - BLOCK_SECTORS, sectors: 1 }]
+    }
+
+    fn replay(&self, scheme: Scheme, requests: &mut dyn Iterator<Item = IoRequest>, replay: Replay) -> Result<Replayed, String> {
         let mut sim = Simulation::new(SchedulerKind::Clook);
-        sim.add_device(Box::new(HddDevice::new(self.spec.name.clone(), mech)));
-        let mut first = FirstResponses::default();
-        let report = sim.run(requests.map(Ok::<_, std::io::Error>), replay, &mut first, &mut |_| {}).map_err(|e| e.to_string())?;
-        Ok((report, first.latency_ns))
-    }
-
-    fn request(&self, e: Extent, op: Op, time_ns: u64, stream: u32) -> IoRequest {
-        IoRequest { time_ns, volume: stream, offset_bytes: e.lbn * self.sector_bytes(), len_bytes: e.sectors * self.sector_bytes(), op }
-    }
-
-    fn file(&self, start: u64, bytes: u64, scheme: Scheme) -> Result<Vec<Extent>, String> {
-        allocate(&self.tracks, start, bytes, scheme.allocation()).ok_or_else(|| format!("a file of {bytes} bytes does not fit from sector {start}"))
+        sim.add_device(Box::new(HddDevice::new(self.spec.name.clone(), mechanics(&self.spec, scheme)?)));
+        run(sim, FirstResponses::new(Direct::default()), requests, replay)
     }
 }
 
-/// `Direct`, noting when each stream's first request arrives and completes.
-#[derive(Default)]
-struct FirstResponses {
-    direct: Direct,
-    seen: std::collections::HashSet<u32>,
+/// The drive's mechanics under `scheme`: its prefetch off when track-aligned, as the paper
+/// runs it.
+pub(crate) fn mechanics(spec: &HddSpec, scheme: Scheme) -> Result<Mechanics, String> {
+    let mut spec = spec.clone();
+    if scheme == Scheme::TrackAligned {
+        spec.cache.read_ahead = ReadAheadMode::None;
+    }
+    Mechanics::new(spec).map_err(|e| format!("{}: {}", e.parameter, e.problem))
+}
+
+pub(crate) fn run<C: Controller>(sim: Simulation, mut first: FirstResponses<C>, requests: &mut dyn Iterator<Item = IoRequest>, replay: Replay) -> Result<Replayed, String> {
+    let report = sim.run(requests.map(Ok::<_, std::io::Error>), replay, &mut first, &mut |_| {}).map_err(|e| e.to_string())?;
+    Ok(Replayed { report, first_response_ns: first.latency_ns })
+}
+
+/// A controller wrapped to note when each stream's first request arrives and completes.
+pub(crate) struct FirstResponses<C> {
+    inner: C,
+    seen: HashSet<u32>,
     pending: HashMap<HostId, (u32, u64)>,
     latency_ns: HashMap<u32, u64>,
 }
 
-impl Controller for FirstResponses {
+impl<C: Controller> FirstResponses<C> {
+    pub(crate) fn new(inner: C) -> Self {
+        FirstResponses { inner, seen: HashSet::new(), pending: HashMap::new(), latency_ns: HashMap::new() }
+    }
+
+    fn note(&mut self, now_ns: u64, io: &Io, mark: usize) {
+        for host in io.completed_since(mark) {
+            if let Some((stream, at)) = self.pending.remove(&host) {
+                self.latency_ns.insert(stream, now_ns - at);
+            }
+        }
+    }
+}
+
+impl<C: Controller> Controller for FirstResponses<C> {
     fn attach(&mut self, devices: &[DeviceInfo]) -> Result<(), SimError> {
-        self.direct.attach(devices)
+        self.inner.attach(devices)
     }
 
     fn on_request(&mut self, now_ns: u64, host: HostId, index: u64, req: &IoRequest, io: &mut Io) -> Result<(), SimError> {
         if self.seen.insert(req.volume) {
             self.pending.insert(host, (req.volume, now_ns));
         }
-        self.direct.on_request(now_ns, host, index, req, io)
+        let mark = io.mark();
+        self.inner.on_request(now_ns, host, index, req, io)?;
+        self.note(now_ns, io, mark);
+        Ok(())
     }
 
     fn on_device_done(&mut self, now_ns: u64, device: usize, token: u64, io: &mut Io) {
-        if let Some((stream, at)) = self.pending.remove(&(token as HostId)) {
-            self.latency_ns.insert(stream, now_ns - at);
-        }
-        self.direct.on_device_done(now_ns, device, token, io);
+        let mark = io.mark();
+        self.inner.on_device_done(now_ns, device, token, io);
+        self.note(now_ns, io, mark);
+    }
+
+    fn on_timer(&mut self, now_ns: u64, token: u64, io: &mut Io) {
+        let mark = io.mark();
+        self.inner.on_timer(now_ns, token, io);
+        self.note(now_ns, io, mark);
+    }
+
+    fn report(&self) -> serde_json::Value {
+        self.inner.report()
     }
 }
 
@@ -177,74 +243,75 @@ impl Streams {
 }
 
 /// Bonnie: write then read a file of `bytes` from the start of the disk.
-pub fn bonnie(disk: &Disk, scheme: Scheme, bytes: u64) -> Result<Bonnie, String> {
-    let file = disk.file(0, bytes, scheme)?;
-    let ra = scheme.read_ahead(&disk.tracks, 0);
+pub fn bonnie(target: &dyn Target, scheme: Scheme, bytes: u64) -> Result<Bonnie, String> {
+    let tracks = target.tracks(scheme);
+    let file = file(target, 0, bytes, scheme)?;
+    let ra = scheme.read_ahead(tracks, 0);
     let mut rate = [0.0; 2];
     for (k, op) in [Op::Write, Op::Read].into_iter().enumerate() {
-        // A write phase ends when the data is on the platters: a last one-sector read at
-        // the far end of the disk waits for the drive to finish writing its cache out.
-        let drain = (op == Op::Write).then(|| disk.request(Extent { lbn: disk.tracks.end() - BLOCK_SECTORS, sectors: 1 }, Op::Read, 0, 0));
-        let reqs = reads(&disk.tracks, &file, ra).map(|e| disk.request(e, op, 0, 0)).chain(drain);
-        let (r, _) = disk.replay(scheme, reqs, Replay::Closed { depth: BONNIE_DEPTH })?;
-        rate[k] = bytes as f64 / r.span_s / MB;
+        // A write phase ends when the data is on the platters: last reads at the far end
+        // wait for the drives to finish writing their caches out.
+        let drain = if op == Op::Write { target.drain() } else { Vec::new() };
+        let mut reqs = reads(tracks, &file, ra).map(|e| request(target, e, op, 0, 0)).chain(drain.into_iter().map(|e| request(target, e, Op::Read, 0, 0)));
+        let r = target.replay(scheme, &mut reqs, Replay::Closed { depth: BONNIE_DEPTH })?;
+        rate[k] = bytes as f64 / r.report.span_s / MB;
     }
     Ok(Bonnie { scheme, file_bytes: bytes, write_mb_s: rate[0], read_mb_s: rate[1] })
 }
 
 /// diff: two files of `bytes`, the second after the first, read alternately.
-pub fn diff(disk: &Disk, scheme: Scheme, bytes: u64) -> Result<Diff, String> {
-    let a = disk.file(0, bytes, scheme)?;
+pub fn diff(target: &dyn Target, scheme: Scheme, bytes: u64) -> Result<Diff, String> {
+    let tracks = target.tracks(scheme);
+    let a = file(target, 0, bytes, scheme)?;
     let after_a = a.last().map_or(0, |e| e.lbn + e.sectors);
-    let b = disk.file(after_a, bytes, scheme)?;
-    let ra_a = scheme.read_ahead(&disk.tracks, a[0].lbn);
-    let ra_b = scheme.read_ahead(&disk.tracks, b[0].lbn);
-    let mut ra = reads(&disk.tracks, &a, ra_a).peekable();
-    let mut rb = reads(&disk.tracks, &b, ra_b).peekable();
+    let b = file(target, after_a, bytes, scheme)?;
+    let mut ra = reads(tracks, &a, scheme.read_ahead(tracks, a[0].lbn)).peekable();
+    let mut rb = reads(tracks, &b, scheme.read_ahead(tracks, b[0].lbn)).peekable();
     let mut turn_a = true;
-    let reqs = std::iter::from_fn(|| {
+    let mut reqs = std::iter::from_fn(|| {
         let next = match (turn_a, ra.peek().is_some(), rb.peek().is_some()) {
             (true, true, _) | (false, true, false) => ra.next(),
             (_, _, true) => rb.next(),
             _ => None,
         };
         turn_a = !turn_a;
-        next.map(|e| disk.request(e, Op::Read, 0, 0))
+        next.map(|e| request(target, e, Op::Read, 0, 0))
     });
-    let (r, _) = disk.replay(scheme, reqs, Replay::Closed { depth: 1 })?;
-    Ok(Diff { scheme, file_bytes: bytes, seconds: r.span_s })
+    let r = target.replay(scheme, &mut reqs, Replay::Closed { depth: 1 })?;
+    Ok(Diff { scheme, file_bytes: bytes, seconds: r.report.span_s })
 }
 
 /// Streams at `rate_bytes_s`, one more each second up to `max_streams`, each reading from
 /// a random place (seeded) until the last stream has started and run 10 s; every
 /// stream's start-up latency.
-pub fn streams(disk: &Disk, scheme: Scheme, rate_bytes_s: f64, max_streams: u32, seed: u64) -> Result<Streams, String> {
+pub fn streams(target: &dyn Target, scheme: Scheme, rate_bytes_s: f64, max_streams: u32, seed: u64) -> Result<Streams, String> {
+    let tracks = target.tracks(scheme);
+    let sb = target.sector_bytes();
     let stream_bytes = (rate_bytes_s * f64::from(max_streams + 10)) as u64;
     // Each stream: its extents and read requests, issued on schedule.
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let span = disk.tracks.end().saturating_sub(stream_bytes / 512 * 2).max(1);
-    let mut files = Vec::with_capacity(max_streams as usize);
+    let span = tracks.end().saturating_sub(stream_bytes / sb * 2).max(1);
+    let mut per_stream: Vec<Vec<Extent>> = Vec::with_capacity(max_streams as usize);
     for _ in 0..max_streams {
         let start = rng.gen_range(0..span);
-        files.push(disk.file(start, stream_bytes, scheme)?);
+        let f = file(target, start, stream_bytes, scheme)?;
+        per_stream.push(reads(tracks, &f, scheme.read_ahead(tracks, f[0].lbn)).collect());
     }
-    let sb = disk.sector_bytes() as f64;
     // Merge the streams' schedules in time order: (time, stream, request index).
-    let per_stream: Vec<Vec<Extent>> = files.iter().map(|f| reads(&disk.tracks, f, scheme.read_ahead(&disk.tracks, f[0].lbn)).collect()).collect();
     let mut heap: BinaryHeap<std::cmp::Reverse<(u64, u32, usize)>> =
         (0..max_streams).map(|s| std::cmp::Reverse((u64::from(s) * NS_PER_S, s, 0usize))).collect();
-    let reqs = std::iter::from_fn(|| {
+    let mut reqs = std::iter::from_fn(|| {
         let std::cmp::Reverse((t, s, i)) = heap.pop()?;
         let list = &per_stream[s as usize];
         let e = list[i];
         if i + 1 < list.len() {
             // The next request is due when this one's data has been played.
-            let due = t + (e.sectors as f64 * sb / rate_bytes_s * NS_PER_S as f64) as u64;
+            let due = t + (e.sectors as f64 * sb as f64 / rate_bytes_s * NS_PER_S as f64) as u64;
             heap.push(std::cmp::Reverse((due, s, i + 1)));
         }
-        Some(disk.request(e, Op::Read, t, s))
+        Some(request(target, e, Op::Read, t, s))
     });
-    let (_, first) = disk.replay(scheme, reqs, Replay::Open)?;
+    let first = target.replay(scheme, &mut reqs, Replay::Open)?.first_response_ns;
     let startup_s: Vec<f64> = (0..max_streams).map(|s| first.get(&s).map_or(f64::NAN, |&ns| ns as f64 / NS_PER_S as f64)).collect();
     let limit_s = 3.0;
     let supported = startup_s.iter().take_while(|&&l| l <= limit_s).count();
@@ -254,24 +321,9 @@ pub fn streams(disk: &Disk, scheme: Scheme, rate_bytes_s: f64, max_streams: u32,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tierlab_hdd::{Datasheet, DatasheetLayout, DatasheetTiming};
 
     fn maxtor_like() -> Disk {
-        let spec = HddSpec::from_datasheet(&Datasheet {
-            name: "maxtor-like".into(),
-            capacity_bytes: 4_000_000_000,
-            rpm: 10_000.0,
-            seek_single_track_ms: Some(0.3),
-            seek_average_ms: 4.6,
-            seek_full_stroke_ms: None,
-            sustained_transfer_mb_s: 89.5,
-            cache_mib: 8.0,
-            sector_bytes: 512,
-            timing: DatasheetTiming::default(),
-            layout: Some(DatasheetLayout { band_cylinders: 32, surface_outer_sectors: vec![1144, 1092] }),
-        })
-        .unwrap();
-        Disk::new(spec).unwrap()
+        Disk::new(crate::tests::maxtor_like([1144, 1092], 4_000_000_000)).unwrap()
     }
 
     #[test]
