@@ -89,6 +89,8 @@ fn a_track_aligned_raid5_reads_faster_on_disks_of_four_layouts() {
     assert!(e.contains("--variants lists 2 layouts for --raid5 5 disks"), "{e}");
     let e = fails(&["hdd", "track-aligned", "--device", MAXTOR, "--raid5", "3", "--variants", "base,J20 XX,base"]);
     assert!(e.contains("no layout variant `J20 XX`"), "{e}");
+    let e = fails(&["hdd", "track-aligned", "--device", MAXTOR, "--raid5", "3", "--chunk-bytes", "2048000"]);
+    assert!(e.contains("a chunk of 2048000 bytes is larger than the disks' tracks"), "{e}");
     let e = fails(&["hdd", "track-aligned", "--device", MAXTOR, "--raid5", "2"]);
     assert!(e.contains("raid5 needs at least 3 disks"), "{e}");
 }

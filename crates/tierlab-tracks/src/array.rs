@@ -19,7 +19,7 @@ use tierlab_array_policy::Baseline;
 use tierlab_array_sim::ArrayController;
 use tierlab_hdd::{HddDevice, HddSpec, Layout};
 use tierlab_sim::{Replay, SchedulerKind, Simulation};
-use tierlab_track_map::TrackMap;
+use tierlab_track_map::{TrackMap, TrackMapError};
 use tierlab_types::IoRequest;
 
 /// The paper's chunk: 4 KB.
@@ -57,7 +57,12 @@ impl Array {
         }
         let smallest_bytes = boundaries.iter().map(|b| b.last().copied().unwrap_or(0)).min().unwrap_or(0) * sector_bytes;
         let plain = Geometry::new(RaidLevel::Raid5, specs.len(), chunk_bytes, smallest_bytes).map_err(|e| e.to_string())?;
-        let map = TrackMap::new(&boundaries, chunk_bytes / sector_bytes, sector_bytes).map_err(|e| e.to_string())?;
+        let map = TrackMap::new(&boundaries, chunk_bytes / sector_bytes, sector_bytes).map_err(|e| match e {
+            TrackMapError::Invalid { field: "block_sectors", .. } => {
+                format!("a chunk of {chunk_bytes} bytes is larger than the disks' tracks: a track-aligned array needs chunks of a track or less")
+            }
+            e => e.to_string(),
+        })?;
         let aligned = Geometry::new(RaidLevel::Raid5, specs.len(), chunk_bytes, map.disk_bytes()).map_err(|e| e.to_string())?.with_parity_fill_in(true);
         let data = plain.data_units_per_stripe();
         let logical = |bounds: &[u64], g: &Geometry| {
