@@ -251,6 +251,40 @@ impl<D: Device> Device for TrackAlignedDevice<D> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any boundaries and any range: the map is built or refused, and a range is split
+        /// or refused, never a panic; a split range keeps its bytes, each part inside one
+        /// of the disk's tracks.
+        #[test]
+        fn any_input_is_mapped_or_refused(
+            steps in prop::collection::vec(prop::collection::vec(0u64..300, 0..40), 0..4),
+            block in 0u64..64,
+            disk in 0usize..5,
+            offset in any::<u64>(),
+            len in any::<u64>(),
+        ) {
+            // Track sizes from `steps` (a zero makes boundaries that do not rise).
+            let boundaries: Vec<Vec<u64>> = steps.iter().map(|v| {
+                std::iter::once(0).chain(v.iter().scan(0, |at, s| { *at += s; Some(*at) })).collect()
+            }).collect();
+            let Ok(map) = TrackMap::new(&boundaries, block, 512) else { return Ok(()) };
+            let mut parts = Vec::new();
+            for (offset, len) in [(offset, len), (offset % (map.disk_bytes() + 1) / 512 * 512, len % 65_536 * 512)] {
+                parts.clear();
+                if map.split(disk, offset, len, &mut parts).is_ok() {
+                    prop_assert_eq!(parts.iter().map(|p| p.1).sum::<u64>(), len);
+                    let b = &boundaries[disk];
+                    for &(at, n) in &parts {
+                        let first = at / 512;
+                        let track = b.partition_point(|&x| x <= first) - 1;
+                        prop_assert!(first + n / 512 <= b[track + 1], "{:?} leaves its track", (at, n));
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn virtual_tracks_take_the_smallest_rounded_to_the_block() {
