@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use tierlab_report::{LatencyHistogram, LatencySummary};
-use tierlab_types::{IoRequest, Op};
+use tierlab_types::{IoRequest, Op, SECTOR_BYTES};
 
 /// How requests are fed to the system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +99,8 @@ struct Station<'d> {
     ready_event_pending: bool,
     commands: VecDeque<DeviceCommand>,
     seq: u64,
+    /// The block after the last op started: the head's key for a queue by block address.
+    block_head: u64,
     // accounting
     busy_ns: u64,
     busy_since_ns: u64,
@@ -215,6 +217,7 @@ impl<'d> Simulation<'d> {
             ready_event_pending: false,
             commands: VecDeque::new(),
             seq: 0,
+            block_head: 0,
             busy_ns: 0,
             busy_since_ns: 0,
             queue_area: 0,
@@ -266,6 +269,7 @@ impl<'d> Simulation<'d> {
             first_arrival_ns: None,
             stats: HostStats::default(),
             fcfs: self.scheduler == SchedulerKind::Fcfs,
+            by_block: self.scheduler.by_block(),
             requests_before_measurement: 0,
             measured_from_ns: None,
         };
@@ -459,6 +463,8 @@ struct Run<'a, 'd> {
     first_arrival_ns: Option<u64>,
     stats: HostStats,
     fcfs: bool,
+    /// Queues order by logical block address, not device position.
+    by_block: bool,
     requests_before_measurement: u64,
     measured_from_ns: Option<u64>,
 }
@@ -541,7 +547,11 @@ impl Run<'_, '_> {
         let now = self.now_ns;
         let Some(st) = self.stations.get_mut(device) else { return };
         // FCFS never looks at positions: skip the device's (not free) lookup.
-        let key = if self.fcfs { 0 } else { st.device.position_key(op.offset_bytes) };
+        let key = match (self.fcfs, self.by_block) {
+            (true, _) => 0,
+            (false, true) => op.offset_bytes / SECTOR_BYTES,
+            (false, false) => st.device.position_key(op.offset_bytes),
+        };
         let slot = st.ops.insert(PendingOp { op, token, enqueued_ns: now, started_ns: now });
         st.note_queue_change(now);
         st.seq += 1;
@@ -576,12 +586,17 @@ impl Run<'_, '_> {
             if st.in_flight >= st.max_in_flight {
                 return;
             }
-            let head = if self.fcfs { 0 } else { st.device.current_position_key() };
+            let head = match (self.fcfs, self.by_block) {
+                (true, _) => 0,
+                (false, true) => st.block_head,
+                (false, false) => st.device.current_position_key(),
+            };
             st.note_queue_change(now);
             let Some(w) = st.queue.pop(head) else { return };
             let Some(pending) = st.ops.get_mut(w.slot) else { return };
             pending.started_ns = now;
             let op = pending.op;
+            st.block_head = (op.offset_bytes + op.len_bytes) / SECTOR_BYTES;
             let done_ns = st.device.service(now, &op).max(now);
             if st.in_flight == 0 {
                 st.busy_since_ns = now;

@@ -34,17 +34,26 @@ pub enum SchedulerKind {
     Sstf,
     /// Circular LOOK: sweep upwards from the head, then jump back to the lowest key.
     Clook,
+    /// Circular LOOK by logical block address rather than by the device's position, as a
+    /// host's I/O scheduler (Linux's elevator) sorts. On a disk numbered in serpentine
+    /// bands, block order is not cylinder order.
+    ClookLba,
 }
 
 impl SchedulerKind {
-    pub const ALL: [SchedulerKind; 3] = [SchedulerKind::Fcfs, SchedulerKind::Sstf, SchedulerKind::Clook];
+    pub const ALL: [SchedulerKind; 4] = [SchedulerKind::Fcfs, SchedulerKind::Sstf, SchedulerKind::Clook, SchedulerKind::ClookLba];
 
     pub fn build(self) -> Box<dyn Scheduler> {
         match self {
             SchedulerKind::Fcfs => Box::new(Fcfs::default()),
             SchedulerKind::Sstf => Box::new(Sstf::default()),
-            SchedulerKind::Clook => Box::new(Clook::default()),
+            SchedulerKind::Clook | SchedulerKind::ClookLba => Box::new(Clook::default()),
         }
+    }
+
+    /// Whether the queue orders by logical block address rather than device position.
+    pub fn by_block(self) -> bool {
+        self == SchedulerKind::ClookLba
     }
 }
 
@@ -54,6 +63,7 @@ impl fmt::Display for SchedulerKind {
             SchedulerKind::Fcfs => "fcfs",
             SchedulerKind::Sstf => "sstf",
             SchedulerKind::Clook => "clook",
+            SchedulerKind::ClookLba => "clook-lba",
         })
     }
 }
@@ -65,7 +75,8 @@ impl FromStr for SchedulerKind {
             "fcfs" | "fifo" => Ok(SchedulerKind::Fcfs),
             "sstf" => Ok(SchedulerKind::Sstf),
             "clook" => Ok(SchedulerKind::Clook),
-            _ => Err(format!("unknown scheduler `{s}`: expected one of fcfs, sstf, clook")),
+            "clooklba" => Ok(SchedulerKind::ClookLba),
+            _ => Err(format!("unknown scheduler `{s}`: expected one of fcfs, sstf, clook, clook-lba")),
         }
     }
 }

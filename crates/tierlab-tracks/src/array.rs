@@ -10,15 +10,15 @@
 //! - **Read-ahead by array track**: one request reads a track of each data disk.
 //!
 //! The disks run under tierlab's array executor (`tierlab-array-sim`) with no NVRAM and no
-//! power management; each has its own C-LOOK queue.
+//! power management; each has its own queue, C-LOOK by block address.
 
-use crate::workloads::{mechanics, run, FirstResponses, Replayed, Scheme, Target};
+use crate::workloads::{mechanics, run, FirstResponses, Replayed, Scheme, Target, QUEUE};
 use crate::{Extent, Tracks};
 use tierlab_array::{Geometry, RaidLevel};
 use tierlab_array_policy::Baseline;
 use tierlab_array_sim::ArrayController;
 use tierlab_hdd::{HddDevice, HddSpec, Layout};
-use tierlab_sim::{Replay, SchedulerKind, Simulation};
+use tierlab_sim::{Replay, Simulation};
 use tierlab_track_map::{TrackMap, TrackMapError};
 use tierlab_types::IoRequest;
 
@@ -113,7 +113,7 @@ impl Target for Array {
     }
 
     fn replay(&self, scheme: Scheme, requests: &mut dyn Iterator<Item = IoRequest>, replay: Replay) -> Result<Replayed, String> {
-        let mut sim = Simulation::new(SchedulerKind::Clook);
+        let mut sim = Simulation::new(QUEUE);
         for (i, spec) in self.specs.iter().enumerate() {
             sim.add_device(Box::new(HddDevice::new(format!("disk{i}"), mechanics(spec, scheme)?)));
         }

@@ -17,7 +17,7 @@
 //!   read-ahead request at a time (`diff --speed-large-files`); seconds.
 //! - **Streams**: one more 500 KB/s reader each second, each from a random place on the
 //!   disk, reading ahead on schedule; a stream's start-up latency is the response time of
-//!   its first request. The disk queue is C-LOOK.
+//!   its first request. The disk queue is C-LOOK by block address ([`QUEUE`]).
 //!
 //! Requests are replayed through tierlab's simulator on the drive's model with its cache
 //! as specified (write-back), prefetch switched as the table says.
@@ -30,6 +30,10 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use tierlab_hdd::{HddDevice, HddSpec, Layout, Mechanics, ReadAheadMode};
 use tierlab_sim::{Controller, DeviceInfo, Direct, HostId, Io, Replay, SchedulerKind, SimError, SimReport, Simulation};
 use tierlab_types::{IoRequest, Op, NS_PER_S};
+
+/// The disk queues: C-LOOK by block address, as Linux's elevator sorts requests (on a
+/// serpentine disk, cylinder order would differ).
+pub const QUEUE: SchedulerKind = SchedulerKind::ClookLba;
 
 /// Linux's default maximum read-ahead: 128 KiB.
 pub const LINUX_READ_AHEAD_SECTORS: u64 = 256;
@@ -82,7 +86,7 @@ pub trait Target {
     /// Reads that, issued after a write phase, complete only once every disk has written
     /// its cache out.
     fn drain(&self) -> Vec<Extent>;
-    /// Replay `requests` under `scheme` (C-LOOK queues; drive prefetch off when the scheme
+    /// Replay `requests` under `scheme` ([`QUEUE`] queues; drive prefetch off when the scheme
     /// is track-aligned).
     fn replay(&self, scheme: Scheme, requests: &mut dyn Iterator<Item = IoRequest>, replay: Replay) -> Result<Replayed, String>;
 }
@@ -123,7 +127,7 @@ impl Target for Disk {
     }
 
     fn replay(&self, scheme: Scheme, requests: &mut dyn Iterator<Item = IoRequest>, replay: Replay) -> Result<Replayed, String> {
-        let mut sim = Simulation::new(SchedulerKind::Clook);
+        let mut sim = Simulation::new(QUEUE);
         sim.add_device(Box::new(HddDevice::new(self.spec.name.clone(), mechanics(&self.spec, scheme)?)));
         run(sim, FirstResponses::new(Direct::default()), requests, replay)
     }
