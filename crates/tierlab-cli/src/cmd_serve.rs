@@ -108,6 +108,12 @@ pub struct ServeArgs {
     /// The catalog HDD whose model gives modelled energy (and emulated timing).
     #[arg(long, value_name = "ID", default_value = tierlab_hybrid::DEFAULT_HDD)]
     pub hdd_model: String,
+    /// Lay the HDD's data inside these tracks, on whole 4 KiB blocks that never cross a
+    /// boundary: the JSON of `tierlab hdd probe --json` on the HDD store (or of `tierlab
+    /// hdd layout --json` for the emulated model). Fixed at creation and kept in the
+    /// drive's metadata; a reopen may leave it out.
+    #[arg(long, value_name = "FILE")]
+    pub hdd_tracks: Option<PathBuf>,
     /// Also model the SSD path with a catalog SSD timed from its data sheet, sized to the
     /// SSD store: modelled SSD energy and, with --emulate, SSD timing. `--model-ssd` alone
     /// models the research's Intel 320; `--model-ssd=ID` another catalog SSD with a
@@ -282,6 +288,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         models: [ssd_model, Some(DeviceModel::new(hdd_model, a.emulate))],
         ssd_rated_write_bytes: ssd_rated,
         hdd_rated_cycles: hdd_rated,
+        hdd_tracks: a.hdd_tracks.as_deref().map(crate::cmd_hdd::track_boundaries_file).transpose().context("--hdd-tracks")?,
     })
     .context("cannot open the drive")?;
     for note in &drive.open_notes {

@@ -163,3 +163,87 @@ fn the_power_hook_runs_once_per_idle_period() {
     assert!(v["endurance"]["hdd_wear_eu"].as_f64().unwrap_or(0.0) > 0.0, "{v}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A drive whose HDD data is laid inside a modelled disk's tracks (`tierlab hdd layout
+/// --json`): every byte written over NBD comes back, before and after a restart that does
+/// not repeat the tracks; no byte lands in a track's tail that is not a whole 4 KiB block;
+/// `ctl stats` and `fsck` report the tracks.
+#[test]
+fn a_drive_laid_inside_its_hdds_tracks_keeps_its_data_and_its_layout() {
+    let dir = temp_dir("tracks");
+    let layout = run(Command::new(tierlab()).args(["hdd", "layout", "--device", "maxtor-atlas-10k-v-73gb", "--tracks", "130", "--json"]));
+    let tracks_file = dir.join("tracks.json");
+    std::fs::write(&tracks_file, &layout).expect("write tracks");
+    let mut args = CREATE.to_vec();
+    args.extend(["--hdd-tracks", tracks_file.to_str().expect("utf-8 path")]);
+    let s = Served::start(&dir, &args, &[]);
+    let chunk = |i: u64| -> Vec<u8> { (0..65536u64).map(|k| (i.wrapping_mul(2_654_435_761) ^ k.wrapping_mul(40_503)) as u8 ^ (k >> 8) as u8).collect() };
+    let mut c = support::nbd::Client::connect(&s.addr).expect("connect");
+    let chunks = c.size_bytes / 65536;
+    for i in 0..chunks {
+        c.write(i * 65536, &chunk(i), false).expect("write");
+    }
+    c.flush().expect("flush");
+    let check = |c: &mut support::nbd::Client, when: &str| {
+        for i in 0..chunks {
+            assert!(c.read(i * 65536, 65536).expect("read") == chunk(i), "chunk {i} differs {when}");
+        }
+    };
+    check(&mut c, "before the restart");
+    c.disconnect();
+    let ctl = |s: &Served, a: &[&str]| run(Command::new(tierlab()).arg("ctl").arg("--socket").arg(&s.ctl).args(a));
+    let stats: serde_json::Value = serde_json::from_str(&ctl(&s, &["stats", "--json"])).expect("stats json");
+    assert_eq!(stats["hdd_tracks"], 130, "{stats}");
+    assert!(stats["hdd_track_splits"].as_u64().unwrap_or(0) > 0, "{stats}");
+    assert!(s.stop().success());
+
+    let s = Served::start(&dir, &[], &[]);
+    let mut c = support::nbd::Client::connect(&s.addr).expect("connect");
+    check(&mut c, "after the restart");
+    c.disconnect();
+    assert!(s.stop().success());
+    let fsck: serde_json::Value = serde_json::from_str(&run(Command::new(tierlab()).arg("fsck").arg("--json").arg("--ssd").arg(dir.join("ssd")).arg("--hdd").arg(dir.join("hdd")))).expect("fsck json");
+    assert_eq!(fsck["problems"], serde_json::json!([]), "{fsck}");
+    assert_eq!(fsck["hdd_tracks"], 130, "{fsck}");
+
+    // Tracks of 1,092 sectors end in 2,048 bytes that hold no whole block: past the
+    // metadata (8 MiB is well past it), they are never written.
+    let hdd = std::fs::read(dir.join("hdd")).expect("read hdd store");
+    let tracks: serde_json::Value = serde_json::from_str(&layout).expect("layout json");
+    let mut tails = 0;
+    for t in tracks.as_array().expect("tracks") {
+        let (first, sectors) = (t["first_lbn"].as_u64().unwrap_or(0) * 512, t["sectors"].as_u64().unwrap_or(0) * 512);
+        let used = sectors / 4096 * 4096;
+        if first >= 8 << 20 && first + sectors <= hdd.len() as u64 && used < sectors {
+            assert!(hdd[(first + used) as usize..(first + sectors) as usize].iter().all(|&b| b == 0), "the tail of the track at byte {first} was written");
+            assert!(hdd[first as usize..(first + used) as usize].iter().any(|&b| b != 0), "no data in the track at byte {first}");
+            tails += 1;
+        }
+    }
+    assert!(tails >= 40, "only {tails} tracks checked");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A tracks file that does not describe tracks one after another is refused with the
+/// field at fault; so is a reopen with other tracks than the drive was created with.
+#[test]
+fn hdd_tracks_that_do_not_fit_are_refused_in_their_own_terms() {
+    let dir = temp_dir("tracks-bad");
+    let bad = dir.join("gap.json");
+    let probe = r#"{"sector_bytes": 512, "tracks": [{"first_lbn": 0, "sectors": 1000, "tracks": 20000}, {"first_lbn": 20000001, "sectors": 900, "tracks": 5}]}"#;
+    std::fs::write(&bad, probe).expect("write");
+    let mut args = CREATE.to_vec();
+    args.extend(["--hdd-tracks", bad.to_str().expect("utf-8 path")]);
+    let e = Served::try_start(&dir, &args, &[]).err().expect("a gap between tracks was accepted");
+    assert!(e.contains("gap.json: tracks[1].first_lbn: expected 20000000") && e.contains("found 20000001"), "{e}");
+
+    let good = dir.join("good.json");
+    std::fs::write(&good, r#"{"sector_bytes": 512, "tracks": [{"first_lbn": 0, "sectors": 1000, "tracks": 200000}]}"#).expect("write");
+    let mut args = CREATE.to_vec();
+    args.extend(["--hdd-tracks", good.to_str().expect("utf-8 path")]);
+    assert!(Served::start(&dir, &args, &[]).stop().success());
+    std::fs::write(&good, r#"{"sector_bytes": 512, "tracks": [{"first_lbn": 0, "sectors": 999, "tracks": 200000}]}"#).expect("write");
+    let e = Served::try_start(&dir, &["--hdd-tracks", good.to_str().expect("utf-8 path")], &[]).err().expect("other tracks were accepted");
+    assert!(e.contains("laid inside 200000 tracks when it was created"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -174,6 +174,9 @@ pub fn render_metrics(s: &DriveStats) -> String {
         );
     }
     metric("hdd_spin_downs_total", "counter", "Times the power hook spun the HDD down.", &[("", s.hdd_spin_downs as f64)]);
+    if s.hdd_tracks.is_some() {
+        metric("hdd_track_splits_total", "counter", "HDD I/Os cut at a track boundary (the HDD's data is laid inside its tracks).", &[("", s.hdd_track_splits as f64)]);
+    }
     out
 }
 

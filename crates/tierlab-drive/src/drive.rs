@@ -13,6 +13,7 @@ use crate::meta::{read_superblocks, recover, Meta, Recovered, Stores};
 use crate::model::DeviceModel;
 use crate::params::PolicySettings;
 use crate::store::Store;
+use crate::tracks::{HddTracks, TrackTable};
 use crate::DriveError;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -48,6 +49,10 @@ pub struct OpenOptions {
     /// Rated limits for modelled wear: SSD bytes written, HDD start/stop cycles.
     pub ssd_rated_write_bytes: Option<u64>,
     pub hdd_rated_cycles: Option<u64>,
+    /// Lay the HDD's data inside these tracks (boundaries in bytes of the HDD store: each
+    /// track's first byte, then the end of the last). Taken when the drive is created and
+    /// kept in its metadata; on a formatted drive it must be the table it was created with.
+    pub hdd_tracks: Option<Vec<u64>>,
 }
 
 /// SSD reads wear flash a tenth as much as writes (read disturb), the default ratio.
@@ -59,6 +64,8 @@ pub struct Drive {
     mode: Mode,
     uuid: [u8; 16],
     data_offset_bytes: u64,
+    /// The HDD's data laid inside its tracks, if it is.
+    hdd_tracks: Option<HddTracks>,
     virtual_bytes: u64,
     state: Mutex<State>,
     /// A migration finished, or host I/O completed.
@@ -102,6 +109,7 @@ struct Counters {
     store_write_bytes: [AtomicU64; 2],
     zeroed_extents: AtomicU64,
     spin_downs: AtomicU64,
+    hdd_track_splits: AtomicU64,
 }
 
 /// One I/O on a store (or a copy from a RAM copy) serving part of a host request.
@@ -120,6 +128,7 @@ struct Opened {
     settings: PolicySettings,
     /// What recovery reported.
     notes: Vec<String>,
+    hdd_tracks: Option<HddTracks>,
 }
 
 /// Everything `ctl stats` and `/metrics` show.
@@ -147,6 +156,10 @@ pub struct DriveStats {
     pub checkpoints: u64,
     pub hdd_idle_s: f64,
     pub hdd_spin_downs: u64,
+    /// Tracks the HDD's data is laid in (none: laid end to end).
+    pub hdd_tracks: Option<u64>,
+    /// HDD I/Os that crossed a track boundary and went to the store as one I/O per track.
+    pub hdd_track_splits: u64,
     /// Modelled by the catalog's device models from the I/O really issued.
     pub modelled: Option<Modelled>,
     /// Rated life used so far, in parts per million (modelled).
@@ -194,7 +207,8 @@ impl Drive {
             Err(DriveError::NotFormatted(_)) if opts.create.is_some() => None,
             Err(e) => return Err(e),
         };
-        let Opened { sb, meta, mut policy, settings, notes } = match formatted {
+        let asked_tracks = opts.hdd_tracks.as_deref().map(TrackTable::from_boundaries).transpose()?;
+        let Opened { sb, meta, mut policy, settings, notes, hdd_tracks } = match formatted {
             Some([sb, _]) => {
                 if let Some(c) = &opts.create {
                     if c.extent_bytes != sb.extent_bytes {
@@ -207,11 +221,11 @@ impl Drive {
                         return Err(DriveError::Invalid(format!("the drive was created in {:?} mode, not {:?}", sb.mode, c.settings.mode())));
                     }
                 }
-                Self::reopen(&stores, sb)?
+                Self::reopen(&stores, sb, asked_tracks)?
             }
             None => {
                 let c = opts.create.as_ref().ok_or_else(|| DriveError::Invalid("not formatted".into()))?;
-                Self::format(&stores, c, ssd_new && hdd_new)?
+                Self::format(&stores, c, ssd_new && hdd_new, asked_tracks)?
             }
         };
         policy.enable_journal();
@@ -223,6 +237,7 @@ impl Drive {
             mode: sb.mode,
             uuid: sb.uuid,
             data_offset_bytes: sb.layout.data_offset_bytes,
+            hdd_tracks,
             virtual_bytes,
             stores,
             state: Mutex::new(State { policy, settings, meta, ram: HashMap::new(), scratch: Vec::new(), last_hdd_io: Instant::now(), changed_waiters: 0, unwritten_from }),
@@ -247,31 +262,62 @@ impl Drive {
         Ok(drive)
     }
 
-    fn format(stores: &Stores, c: &CreateSpec, fresh: bool) -> Result<Opened, DriveError> {
+    fn format(stores: &Stores, c: &CreateSpec, fresh: bool, tracks: Option<TrackTable>) -> Result<Opened, DriveError> {
         let es = c.extent_bytes;
         let upper = stores.iter().map(|s| s.len_bytes() / es.max(1)).sum::<u64>();
-        let layout = Layout::new(upper, c.journal_bytes);
-        let data = |s: &Store| {
-            let d = s.len_bytes().checked_sub(layout.data_offset_bytes).filter(|&d| d >= es).ok_or_else(|| {
+        let layout = Layout::new(upper, c.journal_bytes, tracks.as_ref().map_or(0, |t| t.region_bytes()));
+        let hdd_tracks = tracks.map(|t| HddTracks::new(t, layout.data_offset_bytes, stores[1].len_bytes())).transpose()?;
+        let data = |s: &Store, laid: Option<u64>| {
+            let room = laid.or_else(|| s.len_bytes().checked_sub(layout.data_offset_bytes));
+            let d = room.filter(|&d| d >= es).ok_or_else(|| {
                 DriveError::Invalid(format!("{}: {} bytes leave no room for data after {} bytes of metadata", s.path.display(), s.len_bytes(), layout.data_offset_bytes))
             })?;
             Ok::<u64, DriveError>(d / es * es)
         };
-        let (ssd_data_bytes, hdd_data_bytes) = (data(&stores[0])?, data(&stores[1])?);
+        let (ssd_data_bytes, hdd_data_bytes) = (data(&stores[0], None)?, data(&stores[1], hdd_tracks.as_ref().map(HddTracks::data_bytes))?);
         let geo = Geometry::new(es, ssd_data_bytes, hdd_data_bytes).map_err(|e| DriveError::Invalid(e.to_string()))?;
         let policy = c.settings.build(geo)?;
         let mut uuid = [0u8; 16];
         let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0) ^ (std::process::id() as u128) << 64;
         uuid.copy_from_slice(&seed.to_le_bytes());
-        let sb = Superblock { role: Role::Ssd, mode: c.settings.mode(), uuid, extent_bytes: es, ssd_data_bytes, hdd_data_bytes, layout };
+        let tracks_crc = hdd_tracks.as_ref().map_or(0, |t| t.table.crc());
+        let sb = Superblock { role: Role::Ssd, mode: c.settings.mode(), uuid, extent_bytes: es, ssd_data_bytes, hdd_data_bytes, layout, tracks_crc };
+        // The table is durable on both stores before a superblock points at it.
+        if let Some(t) = &hdd_tracks {
+            for s in stores {
+                s.write_at(layout.tracks_offset(), &t.table.encode())?;
+                s.sync()?;
+            }
+        }
         // Stores we created are sparse files, all zero (high water 0); reused ones may hold
         // anything anywhere (high water at the end: every newly mapped extent is zeroed).
         let high_water = if fresh { [0, 0] } else { [geo.ssd_extents, geo.hdd_extents] };
         let meta = Meta::format(stores, &sb, high_water, c.settings.encode())?;
-        Ok(Opened { sb, meta, policy, settings: c.settings.clone(), notes: Vec::new() })
+        Ok(Opened { sb, meta, policy, settings: c.settings.clone(), notes: Vec::new(), hdd_tracks })
     }
 
-    fn reopen(stores: &Stores, sb: Superblock) -> Result<Opened, DriveError> {
+    fn reopen(stores: &Stores, sb: Superblock, asked_tracks: Option<TrackTable>) -> Result<Opened, DriveError> {
+        let table = crate::tracks::read_table(stores, &sb)?;
+        if let Some(asked) = asked_tracks {
+            if table.as_ref() != Some(&asked) {
+                let had = table.as_ref().map_or("end to end, in no tracks".to_string(), |t| format!("inside {} tracks", t.tracks()));
+                return Err(DriveError::Invalid(format!(
+                    "the drive's HDD data was laid {had} when it was created; the tracks given ({}) differ (the layout is fixed at creation)",
+                    asked.tracks()
+                )));
+            }
+        }
+        let hdd_tracks = table.map(|t| HddTracks::new(t, sb.layout.data_offset_bytes, stores[1].len_bytes())).transpose()?;
+        if let Some(t) = &hdd_tracks {
+            if t.data_bytes() < sb.hdd_data_bytes {
+                return Err(DriveError::Invalid(format!(
+                    "{}: its tracks hold {} bytes of data, the drive was created with {} (the store shrank?)",
+                    stores[1].path.display(),
+                    t.data_bytes(),
+                    sb.hdd_data_bytes
+                )));
+            }
+        }
         let r: Recovered = recover(stores, &sb)?;
         let settings = PolicySettings::decode(&r.checkpoint.params)?;
         if settings.mode() != sb.mode {
@@ -291,7 +337,7 @@ impl Drive {
         let mut entries = Vec::new();
         policy.snapshot(&mut entries);
         meta.checkpoint(stores, entries, false)?;
-        Ok(Opened { sb, meta, policy, settings, notes: r.notes })
+        Ok(Opened { sb, meta, policy, settings, notes: r.notes, hdd_tracks })
     }
 
     pub fn virtual_bytes(&self) -> u64 {
@@ -354,7 +400,7 @@ impl Drive {
         if idx < st.unwritten_from[t] {
             if zero {
                 let zeros = vec![0u8; self.geo.extent_bytes as usize];
-                self.stores[t].write_at(self.data_offset_bytes + offset, &zeros)?;
+                self.store_at(t, offset, zeros.len() as u64, &mut |at, range| self.stores[t].write_at(at, &zeros[range]))?;
                 self.counters.zeroed_extents.fetch_add(1, Ordering::Relaxed);
             }
         } else {
@@ -464,22 +510,54 @@ impl Drive {
         start as usize..(start + p.len_bytes) as usize
     }
 
-    fn store_io(&self, op: Op, t: usize, device_offset: u64, read: Option<&mut [u8]>, write: Option<&[u8]>) -> Result<(), DriveError> {
-        let at = self.data_offset_bytes + device_offset;
-        let len = read.as_ref().map(|b| b.len()).or(write.map(|b| b.len())).unwrap_or(0) as u64;
-        if let Some(m) = &self.models[t] {
-            m.io(self.epoch, self.now_ns(), op, device_offset, len);
+    /// Run `io(store byte, part of the buffer)` for the store ranges of `len` data bytes
+    /// at `offset` of tier `t`: one range, or with the HDD laid inside tracks one per
+    /// track touched.
+    fn store_at(&self, t: usize, offset: u64, len: u64, io: &mut dyn FnMut(u64, std::ops::Range<usize>) -> Result<(), DriveError>) -> Result<(), DriveError> {
+        let Some(tracks) = self.hdd_tracks.as_ref().filter(|_| t == 1) else {
+            return io(self.data_offset_bytes + offset, 0..len as usize);
+        };
+        let mut parts = Vec::with_capacity(2);
+        tracks.split(offset, len, &mut parts)?;
+        if parts.len() > 1 {
+            self.counters.hdd_track_splits.fetch_add(1, Ordering::Relaxed);
         }
+        let mut done = 0usize;
+        for (at, n) in parts {
+            io(at, done..done + n as usize)?;
+            done += n as usize;
+        }
+        Ok(())
+    }
+
+    fn store_io(&self, op: Op, t: usize, device_offset: u64, read: Option<&mut [u8]>, write: Option<&[u8]>) -> Result<(), DriveError> {
+        let len = read.as_ref().map(|b| b.len()).or(write.map(|b| b.len())).unwrap_or(0) as u64;
+        let store = &self.stores[t];
         match (read, write) {
             (Some(buf), _) => {
                 self.counters.store_read_bytes[t].fetch_add(len, Ordering::Relaxed);
-                self.stores[t].read_at(at, buf)
+                self.store_at(t, device_offset, len, &mut |at, range| {
+                    self.model_io(t, op, device_offset, at, range.len() as u64);
+                    store.read_at(at, &mut buf[range])
+                })
             }
             (None, Some(data)) => {
                 self.counters.store_write_bytes[t].fetch_add(len, Ordering::Relaxed);
-                self.stores[t].write_at(at, data)
+                self.store_at(t, device_offset, len, &mut |at, range| {
+                    self.model_io(t, op, device_offset, at, range.len() as u64);
+                    store.write_at(at, &data[range])
+                })
             }
             (None, None) => Ok(()),
+        }
+    }
+
+    /// Tell tier `t`'s model of an I/O: at its data offset, or, with the HDD laid inside
+    /// tracks, at its store byte `at` (where the tracks were found).
+    fn model_io(&self, t: usize, op: Op, data_offset: u64, at: u64, len: u64) {
+        if let Some(m) = &self.models[t] {
+            let offset = if t == 1 && self.hdd_tracks.is_some() { at } else { data_offset };
+            m.io(self.epoch, self.now_ns(), op, offset, len);
         }
     }
 
@@ -683,6 +761,8 @@ impl Drive {
             checkpoints: st.meta.checkpoints,
             hdd_idle_s: st.last_hdd_io.elapsed().as_secs_f64(),
             hdd_spin_downs: get(&c.spin_downs),
+            hdd_tracks: self.hdd_tracks.as_ref().map(|t| t.table.tracks()),
+            hdd_track_splits: get(&c.hdd_track_splits),
             modelled,
             endurance: match self.limits {
                 (Some(ssd), Some(hdd)) if ssd > 0 && hdd > 0 => Some(Endurance {

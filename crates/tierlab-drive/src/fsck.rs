@@ -27,6 +27,8 @@ pub struct FsckReport {
     pub checkpoint_generation: u64,
     pub journal_records: usize,
     pub mapped_extents: usize,
+    /// Tracks the HDD's data is laid in (none: laid end to end).
+    pub hdd_tracks: Option<u64>,
     pub problems: Vec<String>,
     pub notes: Vec<String>,
     pub repaired: bool,
@@ -42,7 +44,7 @@ pub fn fsck(ssd: &Path, hdd: &Path, repair: bool) -> Result<FsckReport, DriveErr
     let (s, _) = Store::open(ssd, Role::Ssd, None)?;
     let (h, _) = Store::open(hdd, Role::Hdd, None)?;
     let stores: Stores = [s, h];
-    let mut rep = FsckReport { mode: None, checkpoint_generation: 0, journal_records: 0, mapped_extents: 0, problems: Vec::new(), notes: Vec::new(), repaired: false };
+    let mut rep = FsckReport { mode: None, checkpoint_generation: 0, journal_records: 0, mapped_extents: 0, hdd_tracks: None, problems: Vec::new(), notes: Vec::new(), repaired: false };
 
     // Superblocks: both must decode and agree; a damaged one can be rebuilt from the other.
     let mut sbs = Vec::new();
@@ -71,6 +73,19 @@ pub fn fsck(ssd: &Path, hdd: &Path, repair: bool) -> Result<FsckReport, DriveErr
         (None, None) => return Ok(rep),
     };
     rep.mode = Some(sb.mode);
+    // The HDD track table: a damaged copy is rebuilt from the other store's.
+    let mut good_table = None;
+    if sb.layout.tracks_bytes > 0 {
+        let copies: Vec<_> = stores.iter().map(|s| crate::tracks::read_one(s, &sb)).collect();
+        let Some(good) = copies.iter().find_map(|c| c.as_ref().ok()).cloned() else {
+            rep.problems.extend(copies.into_iter().filter_map(Result::err).map(|e| e.to_string()));
+            rep.problems.push("no copy of the HDD track table is readable: the HDD's data cannot be located".into());
+            return Ok(rep);
+        };
+        rep.problems.extend(copies.into_iter().filter_map(Result::err).map(|e| e.to_string()));
+        rep.hdd_tracks = Some(good.tracks());
+        good_table = Some(good);
+    }
     let r = match recover(&stores, &sb) {
         Ok(r) => r,
         Err(e) => {
@@ -113,6 +128,9 @@ pub fn fsck(ssd: &Path, hdd: &Path, repair: bool) -> Result<FsckReport, DriveErr
         rep.notes.push(format!("extent {ext}: mapping dropped, its data is lost"));
     }
     for st in &stores {
+        if let Some(t) = &good_table {
+            st.write_at(sb.layout.tracks_offset(), &t.encode())?;
+        }
         let own = Superblock { role: st.role, ..sb.clone() };
         st.write_at(0, &own.encode())?;
     }

@@ -7,6 +7,7 @@
 //! | 4 KiB | S | checkpoint slot A |
 //! | 4 KiB + S | S | checkpoint slot B |
 //! | 4 KiB + 2S | J | journal of mapping changes since the newest checkpoint |
+//! | 4 KiB + 2S + J | T | the HDD's track table, when its data is laid inside tracks (`tracks`) |
 //! | data offset (1 MiB aligned) | rest | extents |
 //!
 //! Every structure carries a CRC-32C, so a torn write is detected, never trusted.
@@ -61,6 +62,8 @@ pub struct Superblock {
     pub ssd_data_bytes: u64,
     pub hdd_data_bytes: u64,
     pub layout: Layout,
+    /// CRC-32C of the track table (0 without one).
+    pub tracks_crc: u32,
 }
 
 /// Where the metadata structures sit (the same on both stores).
@@ -68,16 +71,24 @@ pub struct Superblock {
 pub struct Layout {
     pub checkpoint_slot_bytes: u64,
     pub journal_bytes: u64,
+    /// The HDD track table's region (0: the HDD's data is not laid inside tracks).
+    pub tracks_bytes: u64,
     pub data_offset_bytes: u64,
 }
 
 impl Layout {
-    /// Room for a checkpoint of `max_entries` and a journal of `journal_bytes`.
-    pub fn new(max_entries: u64, journal_bytes: u64) -> Layout {
+    /// Room for a checkpoint of `max_entries`, a journal of `journal_bytes` and a track
+    /// table of `tracks_bytes`.
+    pub fn new(max_entries: u64, journal_bytes: u64, tracks_bytes: u64) -> Layout {
         let slot = (CHECKPOINT_HEADER_BYTES + max_entries * ENTRY_BYTES).div_ceil(BLOCK_BYTES) * BLOCK_BYTES;
         let journal_bytes = journal_bytes.div_ceil(BLOCK_BYTES).max(1) * BLOCK_BYTES;
-        let meta = BLOCK_BYTES + 2 * slot + journal_bytes;
-        Layout { checkpoint_slot_bytes: slot, journal_bytes, data_offset_bytes: meta.div_ceil(ALIGN_BYTES) * ALIGN_BYTES }
+        let tracks_bytes = tracks_bytes.div_ceil(BLOCK_BYTES) * BLOCK_BYTES;
+        let meta = BLOCK_BYTES + 2 * slot + journal_bytes + tracks_bytes;
+        Layout { checkpoint_slot_bytes: slot, journal_bytes, tracks_bytes, data_offset_bytes: meta.div_ceil(ALIGN_BYTES) * ALIGN_BYTES }
+    }
+
+    pub fn tracks_offset(&self) -> u64 {
+        self.journal_offset() + self.journal_bytes
     }
 
     pub fn checkpoint_offset(&self, slot: u64) -> u64 {
@@ -115,6 +126,8 @@ impl Superblock {
             self.layout.checkpoint_slot_bytes,
             self.layout.journal_bytes,
             self.layout.data_offset_bytes,
+            self.layout.tracks_bytes,
+            self.tracks_crc as u64,
         ] {
             b.extend_from_slice(&v.to_le_bytes());
         }
@@ -155,11 +168,19 @@ impl Superblock {
         let mut uuid = [0u8; 16];
         uuid.copy_from_slice(&b[16..32]);
         let f = |i: usize| u64_at(b, 32 + 8 * i);
-        let layout = Layout { checkpoint_slot_bytes: f(3), journal_bytes: f(4), data_offset_bytes: f(5) };
-        if layout.checkpoint_slot_bytes < CHECKPOINT_HEADER_BYTES || layout.journal_bytes < RECORD_BYTES || layout.data_offset_bytes < layout.journal_offset() + layout.journal_bytes {
+        // A superblock written before track tables existed has zeros there: no table.
+        let layout = Layout { checkpoint_slot_bytes: f(3), journal_bytes: f(4), tracks_bytes: f(6), data_offset_bytes: f(5) };
+        let tracks_crc = u32::try_from(f(7)).map_err(|_| bad(format!("track table checksum {:#x} wider than 32 bits", f(7))))?;
+        let meta_end = layout
+            .checkpoint_slot_bytes
+            .checked_mul(2)
+            .and_then(|c| c.checked_add(BLOCK_BYTES))
+            .and_then(|j| j.checked_add(layout.journal_bytes))
+            .and_then(|t| t.checked_add(layout.tracks_bytes));
+        if layout.checkpoint_slot_bytes < CHECKPOINT_HEADER_BYTES || layout.journal_bytes < RECORD_BYTES || meta_end.is_none_or(|e| layout.data_offset_bytes < e) {
             return Err(bad("metadata regions overlap".into()));
         }
-        Ok(Superblock { role, mode, uuid, extent_bytes: f(0), ssd_data_bytes: f(1), hdd_data_bytes: f(2), layout })
+        Ok(Superblock { role, mode, uuid, extent_bytes: f(0), ssd_data_bytes: f(1), hdd_data_bytes: f(2), layout, tracks_crc })
     }
 
     /// Whether two superblocks describe the same drive.
@@ -192,7 +213,8 @@ mod tests {
             extent_bytes: 65536,
             ssd_data_bytes: 1 << 30,
             hdd_data_bytes: 4 << 30,
-            layout: Layout::new(65536, 1 << 20),
+            layout: Layout::new(65536, 1 << 20, 8192),
+            tracks_crc: 0xdead_beef,
         }
     }
 
@@ -211,11 +233,13 @@ mod tests {
 
     #[test]
     fn layout_keeps_regions_apart_and_data_aligned() {
-        let l = Layout::new(1_000_000, 4 << 20);
+        let l = Layout::new(1_000_000, 4 << 20, 5000);
         assert_eq!(l.checkpoint_offset(0), 4096);
         assert_eq!(l.checkpoint_offset(1), 4096 + l.checkpoint_slot_bytes);
         assert!(l.checkpoint_slot_bytes >= CHECKPOINT_HEADER_BYTES + 9_000_000);
-        assert!(l.journal_offset() + l.journal_bytes <= l.data_offset_bytes);
+        assert_eq!(l.tracks_offset(), l.journal_offset() + l.journal_bytes);
+        assert_eq!(l.tracks_bytes, 8192);
+        assert!(l.tracks_offset() + l.tracks_bytes <= l.data_offset_bytes);
         assert_eq!(l.data_offset_bytes % (1 << 20), 0);
     }
 }

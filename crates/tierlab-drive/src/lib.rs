@@ -24,6 +24,7 @@ pub mod meta;
 pub mod model;
 pub mod params;
 pub mod store;
+pub mod tracks;
 
 pub use drive::{CreateSpec, Drive, DriveStats, OpenOptions};
 pub use layout::Mode;

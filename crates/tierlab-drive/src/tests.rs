@@ -6,17 +6,23 @@ use std::time::{Duration, Instant};
 use tierlab_cache::Algorithm;
 use tierlab_policy::{CachingParams, TieringParams, WritePolicy};
 
-struct Dir(PathBuf);
+struct Dir(PathBuf, Option<Vec<u64>>);
 
 impl Dir {
     fn new(name: &str) -> Dir {
         let d = std::env::temp_dir().join(format!("tierlab-drive-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
-        Dir(d)
+        Dir(d, None)
+    }
+    /// A drive whose HDD data is laid inside these tracks.
+    fn with_tracks(name: &str, boundaries: Vec<u64>) -> Dir {
+        let mut d = Dir::new(name);
+        d.1 = Some(boundaries);
+        d
     }
     fn opts(&self, create: Option<CreateSpec>) -> OpenOptions {
-        OpenOptions { ssd_path: self.0.join("ssd"), hdd_path: self.0.join("hdd"), create, migration_threads: 2, ..Default::default() }
+        OpenOptions { ssd_path: self.0.join("ssd"), hdd_path: self.0.join("hdd"), create, migration_threads: 2, hdd_tracks: self.1.clone(), ..Default::default() }
     }
 }
 
@@ -112,6 +118,75 @@ fn caching_keeps_every_block_through_prefetch_writeback_and_reopen() {
     let dir = Dir::new("cache");
     let s = survives_migrations_and_reopen(&dir, caching());
     assert!(s.policy.prefetches > 0 && s.policy.write_backs > 0 && s.policy.evictions > 0, "{:?}", s.policy);
+}
+
+/// 1,001-sector tracks (512,512 bytes) over the 8 MiB HDD store: 125 whole blocks each
+/// and 512 bytes that data must never touch.
+const TRACK_BYTES: u64 = 1001 * 512;
+fn odd_tracks() -> Vec<u64> {
+    (0..=16).map(|k| k * TRACK_BYTES).collect()
+}
+
+/// Every track's unused tail after the metadata is still zero; some track holds data.
+fn assert_tails_untouched(dir: &Dir, data_offset_bytes: u64) {
+    let hdd = std::fs::read(dir.0.join("hdd")).unwrap();
+    let mut data_seen = false;
+    for k in (0..16u64).filter(|k| k * TRACK_BYTES >= data_offset_bytes) {
+        let (start, used_end, end) = (k * TRACK_BYTES, k * TRACK_BYTES + 125 * 4096, (k + 1) * TRACK_BYTES);
+        assert!(hdd[used_end as usize..end as usize].iter().all(|&b| b == 0), "track {k}'s unused tail was written");
+        data_seen |= hdd[start as usize..used_end as usize].iter().any(|&b| b != 0);
+    }
+    assert!(data_seen, "no data reached the HDD's tracks");
+}
+
+#[test]
+fn hdd_laid_inside_tracks_keeps_every_block_and_never_writes_a_track_tail() {
+    for (name, create) in [("tracks-tier", tiering()), ("tracks-cache", caching())] {
+        let dir = Dir::with_tracks(name, odd_tracks());
+        let s = survives_migrations_and_reopen(&dir, create);
+        assert_eq!(s.hdd_tracks, Some(16));
+        // 64 KiB extents on 500 KiB tracks: some I/O crossed a boundary and was cut.
+        assert!(s.hdd_track_splits > 0, "{name}: no I/O was cut at a track boundary");
+        assert_tails_untouched(&dir, 1 << 20);
+        // Reopened without the tracks, the drive takes them from its metadata (the helper's
+        // fsck read them too); with other tracks it refuses.
+        let plain = Dir(dir.0.clone(), None);
+        let d = Drive::open(plain.opts(None)).unwrap();
+        assert_eq!(d.stats().unwrap().hdd_tracks, Some(16));
+        d.close().unwrap();
+        drop(d);
+        let other = Dir(dir.0.clone(), Some((0..=16).map(|k| k * 1000 * 512).collect()));
+        let e = Drive::open(other.opts(None)).err().expect("other tracks accepted");
+        assert!(e.to_string().contains("inside 16 tracks"), "{e}");
+        std::mem::forget(plain);
+        std::mem::forget(other);
+    }
+}
+
+#[test]
+fn fsck_rebuilds_a_damaged_track_table_from_the_other_store() {
+    let dir = Dir::with_tracks("tracks-fsck", odd_tracks());
+    let d = Drive::open(dir.opts(Some(tiering()))).unwrap();
+    d.write(0, &pattern(0, 1), true).unwrap();
+    d.close().unwrap();
+    drop(d);
+    let hdd = dir.0.join("hdd");
+    let sb = meta::read_superblocks(&[store::Store::open(&dir.0.join("ssd"), layout::Role::Ssd, None).unwrap().0, store::Store::open(&hdd, layout::Role::Hdd, None).unwrap().0]).unwrap()[1].clone();
+    let mut bytes = std::fs::read(&hdd).unwrap();
+    bytes[sb.layout.tracks_offset() as usize + 20] ^= 1;
+    std::fs::write(&hdd, &bytes).unwrap();
+    let rep = fsck::fsck(&dir.0.join("ssd"), &hdd, false).unwrap();
+    assert!(rep.problems.iter().any(|p| p.contains("track table")), "{:?}", rep.problems);
+    assert_eq!(rep.hdd_tracks, Some(16));
+    // The drive still opens, from the SSD's copy; repair rewrites the HDD's.
+    let d = Drive::open(dir.opts(None)).unwrap();
+    let mut b = vec![0u8; 4096];
+    d.read(0, &mut b).unwrap();
+    assert_eq!(b, pattern(0, 1));
+    d.close().unwrap();
+    drop(d);
+    assert!(fsck::fsck(&dir.0.join("ssd"), &hdd, true).unwrap().repaired);
+    assert!(fsck::fsck(&dir.0.join("ssd"), &hdd, false).unwrap().clean());
 }
 
 #[test]
