@@ -50,5 +50,11 @@ pub fn run(cmd: ValidateCommand) -> Result<()> {
         ]);
     }
     write!(out, "{}", t.render())?;
+    // What each import approximates, on stderr beside the table.
+    for v in &results {
+        for n in &v.notes {
+            eprintln!("note: {}: {n}", v.drive);
+        }
+    }
     Ok(())
 }

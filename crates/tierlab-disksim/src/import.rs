@@ -19,7 +19,8 @@
 //!   in DiskSim), rpm. Only the `trackSwitchPlusRotation` access-time type is accepted
 //!   (the others replace the mechanics by averages).
 //! - Firmware (`disksim_disk`): the eight command overheads; completion, data
-//!   preparation, first/other reselect and read disconnect overheads; the extra write
+//!   preparation, first/other reselect and read disconnect (after a read, after a write)
+//!   overheads; the extra write
 //!   disconnect family (except its second-disconnect overhead, which runs in parallel
 //!   with the media); minimum seek delay of non-sequential writes; per-request overhead
 //!   and time scale; bus time per sector = max(disk, attached bus, controller), as DiskSim
@@ -29,9 +30,11 @@
 //!   level (1 and 2 are both write-back: with one request outstanding their difference
 //!   does not arise); zero-latency read/write; read hits on write data; never
 //!   disconnect.
-//! - Not modelled; a non-default value is reported in `Imported::notes`: minimum
-//!   read-ahead, rpm error, write (low) watermark, sneaky/almost read hits, preseeking,
-//!   write prebuffering, bus arbitration time.
+//! - Not modelled; a non-default value is reported, with its file and line, in
+//!   `Imported::notes`: minimum read-ahead, rpm error, write (low) watermark and write
+//!   disconnect overhead (DiskSim uses both only when a write's data does not fit its
+//!   buffer segment, or, with fast writes, when it arrives while the media is busy),
+//!   sneaky/almost read hits, preseeking, write prebuffering, bus arbitration time.
 //! - Tolerated like DiskSim does, with a note: slip lists out of order (sorted), zones
 //!   reaching beyond `Number of cylinders` (the count is extended), flags written as -1.
 
@@ -60,6 +63,11 @@ fn block_err(b: &Block, field: &str, msg: impl Into<String>) -> Error {
 
 fn entry<'a>(b: &'a Block, key: &str) -> Result<&'a Entry, Error> {
     b.get(key).ok_or_else(|| block_err(b, key, format!("missing parameter in `{}` block", b.type_name)))
+}
+
+/// Where `key` is set in `b`: `file:line`.
+fn at(b: &Block, key: &str) -> String {
+    b.get(key).map_or_else(|| key.to_string(), |e| format!("{}:{}", e.loc.file, e.loc.line))
 }
 
 fn num(b: &Block, key: &str) -> Result<f64, Error> {
@@ -360,7 +368,7 @@ fn build_spec(disk: &Block, model: &Block, bus_read: f64, bus_write: f64, notes:
     }
     let seek = seek_model(mech)?;
     if num_or(mech, "Percent error in rpms", 0.0)? != 0.0 {
-        notes.push("Percent error in rpms is not modelled (the nominal rpm is used)".into());
+        notes.push(format!("{}: `Percent error in rpms` is not modelled (the nominal rpm is used)", at(mech, "Percent error in rpms")));
     }
     let overheads = Overheads {
         read_hit_after_read_ms: num(disk, "Read hit over. after read")?,
@@ -389,6 +397,7 @@ fn build_spec(disk: &Block, model: &Block, bus_read: f64, bus_write: f64, notes:
             None
         },
         read_disconnect_ms: num_or(disk, "Read disconnect afterread", 0.0)?,
+        read_disconnect_after_write_ms: num_or(disk, "Read disconnect afterwrite", 0.0)?,
         time_scale: num_or(disk, "Time scale for overheads", 1.0)?,
         never_disconnect: flag(disk, "Never disconnect", false)?,
     };
@@ -431,13 +440,12 @@ fn build_spec(disk: &Block, model: &Block, bus_read: f64, bus_write: f64, notes:
         ("Allow write prebuffering", 0.0),
         ("Preseeking level", 0.0),
         ("Low (write) water mark", 0.0),
-        ("Read disconnect afterwrite", 0.0),
         ("Write disconnect overhead", 0.0),
         ("Extradisc 2nd disconnect overhead", 0.0),
     ] {
         let v = num_or(disk, key, default)?;
         if v != default {
-            notes.push(format!("`{key} = {v}` is not modelled"));
+            notes.push(format!("{}: `{key} = {v}` is not modelled", at(disk, key)));
         }
     }
 

@@ -22,6 +22,8 @@ pub struct DriveValidation {
     pub demerit_ms: f64,
     pub mean_measured_ms: f64,
     pub mean_simulated_ms: f64,
+    /// What the import approximates or takes as DiskSim does (`Imported::notes`).
+    pub notes: Vec<String>,
 }
 
 /// Replay `trace` through `mech`; the simulated service times in milliseconds.
@@ -42,6 +44,7 @@ pub fn validate_drive(dir: &Path) -> Result<DriveValidation, Error> {
     let imported = import_drive(dir)?;
     let trace_dir = if dir.is_dir() { dir.to_path_buf() } else { dir.parent().map(Path::to_path_buf).unwrap_or_default() };
     let trace = read_trace(&find_trace(&trace_dir, &imported.parv)?)?;
+    let notes = imported.notes;
     let mut mech = Mechanics::new(imported.spec).map_err(|e| Error::new(imported.parv.display().to_string(), 0, e.parameter, e.problem))?;
     let simulated = replay(&mut mech, &trace);
     let measured: Vec<f64> = trace.iter().map(|r| r.measured_us / 1000.0).collect();
@@ -53,6 +56,7 @@ pub fn validate_drive(dir: &Path) -> Result<DriveValidation, Error> {
         demerit_ms: demerit(&measured, &simulated),
         mean_measured_ms: mean(&measured),
         mean_simulated_ms: mean(&simulated),
+        notes,
     })
 }
 

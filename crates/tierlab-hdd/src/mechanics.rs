@@ -591,7 +591,8 @@ impl Mechanics {
             true
         });
         if disconnect {
-            b0 = (b0 + self.scaled(o.read_disconnect_ms)).max(pipe.water_ns + self.scaled(o.reselect_ms));
+            let disconnect_ms = if self.last_op == Op::Write { o.read_disconnect_after_write_ms } else { o.read_disconnect_ms };
+            b0 = (b0 + self.scaled(disconnect_ms)).max(pipe.water_ns + self.scaled(o.reselect_ms));
         }
         let done = pipe.finish(b0) + read_completion;
         self.head = head;

@@ -151,8 +151,12 @@ pub struct Overheads {
     pub min_write_access_ms: f64,
     /// The drive disconnects after a write command before taking its data.
     pub extra_write_disconnect: Option<ExtraWriteDisconnect>,
-    /// Disconnecting from the host while the media is read [Read disconnect after ...].
+    /// Disconnecting from the host while the media is read, after a read [Read
+    /// disconnect afterread].
     pub read_disconnect_ms: f64,
+    /// The same after a write [Read disconnect afterwrite].
+    #[serde(default)]
+    pub read_disconnect_after_write_ms: f64,
     /// Multiplies every overhead above [Time scale for overheads].
     pub time_scale: f64,
     /// The drive keeps the bus for the whole request: no disconnect/reselect.
@@ -179,6 +183,7 @@ impl Default for Overheads {
             min_write_access_ms: 0.0,
             extra_write_disconnect: None,
             read_disconnect_ms: 0.0,
+            read_disconnect_after_write_ms: 0.0,
             time_scale: 1.0,
             never_disconnect: false,
         }
@@ -394,6 +399,7 @@ impl HddSpec {
             ("overheads.per_request_ms", o.per_request_ms),
             ("overheads.reselect_ms", o.reselect_ms),
             ("overheads.read_disconnect_ms", o.read_disconnect_ms),
+            ("overheads.read_disconnect_after_write_ms", o.read_disconnect_after_write_ms),
             ("overheads.reselect_other_ms", o.reselect_other_ms),
             ("overheads.min_write_access_ms", o.min_write_access_ms),
             ("overheads.time_scale", o.time_scale),

@@ -421,3 +421,24 @@ fn back_to_back_sequential_reads_continue_the_read_ahead_where_the_drive_streams
     assert!(mean_ms(false, 256) > media_ms + 2.0, "DiskSim's semantics lose rotation: {} ms", mean_ms(false, 256));
     assert!(mean_ms(false, 264) > media_ms + 2.0, "DiskSim's semantics lose rotation: {} ms", mean_ms(false, 264));
 }
+
+/// A disconnected read miss pays the disconnect figure of the operation before it, as
+/// DiskSim charges it (Read disconnect afterread / afterwrite).
+#[test]
+fn a_read_miss_disconnects_at_the_cost_set_for_what_came_before() {
+    let mut s = small_spec();
+    s.overheads.never_disconnect = false;
+    s.overheads.read_disconnect_ms = 0.2;
+    s.overheads.read_disconnect_after_write_ms = 0.9;
+    let mut m = Mechanics::new(s).expect("valid");
+    // Same sector, read again a whole number of revolutions later, so each read waits
+    // alike for the platter: only the disconnect differs.
+    let a = m.access(0, &op(Op::Read, 0, 1));
+    let t = 10 * REV_NS;
+    let after_read = m.access(t, &op(Op::Read, 0, 1)).done_ns - t;
+    let w = m.access(20 * REV_NS, &op(Op::Write, 50, 1));
+    let t = (w.done_ns / REV_NS + 1) * REV_NS + 10 * REV_NS;
+    let after_write = m.access(t, &op(Op::Read, 0, 1)).done_ns - t;
+    assert!(a.done_ns > 0);
+    assert_eq!(after_write - after_read, 700_000, "{after_read} ns after a read, {after_write} ns after a write");
+}

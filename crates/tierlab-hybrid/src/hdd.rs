@@ -114,11 +114,21 @@ pub fn datasheet(e: &HddEntry, variant: Option<&str>) -> Result<Datasheet> {
 /// synthesized geometry, in its layout variant), without power.
 pub fn hdd_spec(choice: &HddChoice) -> Result<HddSpec> {
     if let Some(dir) = &choice.disksim {
-        return Ok(tierlab_disksim::import_drive(dir).with_context(|| format!("cannot import DiskSim drive {}", dir.display()))?.spec);
+        return disksim_spec(dir);
     }
     let cat = catalog(choice.catalog.as_deref())?;
     let entry = cat.hdd(&choice.device)?;
     Ok(HddSpec::from_datasheet(&datasheet(entry, choice.variant.as_deref())?)?)
+}
+
+/// A DiskSim drive's timing model; what the import approximates is said on stderr, never
+/// silently taken.
+fn disksim_spec(dir: &std::path::Path) -> Result<HddSpec> {
+    let imported = tierlab_disksim::import_drive(dir).with_context(|| format!("cannot import DiskSim drive {}", dir.display()))?;
+    for n in &imported.notes {
+        eprintln!("note: DiskSim drive {}: {n}", dir.display());
+    }
+    Ok(imported.spec)
 }
 
 /// The other drives of `choice`'s catalog model that its `[layout]` lists (none for a
@@ -155,7 +165,7 @@ fn build_plain_hdd(choice: &HddChoice) -> Result<Box<dyn Device + Send>> {
         if choice.spin_down_s.is_some() || choice.power_profile.is_some() {
             return Err(anyhow!("--spin-down-s and --power-profile need a catalog drive: DiskSim descriptions have no power figures"));
         }
-        let spec = tierlab_disksim::import_drive(dir).with_context(|| format!("cannot import DiskSim drive {}", dir.display()))?.spec;
+        let spec = disksim_spec(dir)?;
         let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "disksim".into());
         return Ok(Box::new(HddDevice::new(name, Mechanics::new(spec)?)));
     }
