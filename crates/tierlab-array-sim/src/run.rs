@@ -286,6 +286,9 @@ impl Device for Named {
     fn current_position_key(&self) -> u64 {
         self.inner.current_position_key()
     }
+    fn positioning_ns(&self, now_ns: u64, op: &tierlab_sim::DeviceOp) -> Option<u64> {
+        self.inner.positioning_ns(now_ns, op)
+    }
     fn finish(&mut self, end_ns: u64) {
         self.inner.finish(end_ns)
     }

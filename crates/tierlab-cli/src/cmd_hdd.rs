@@ -67,6 +67,10 @@ pub struct TrackAlignedArgs {
     /// (default: the drive's layout, then each variant its catalog entry lists, in turn).
     #[arg(long, value_delimiter = ',', requires = "raid5")]
     pub variants: Vec<String>,
+    /// Each disk's queue: clook-lba (the host's elevator, the default), or sptf (the
+    /// drive's command queue choosing among the 32 oldest), or fcfs, sstf, clook.
+    #[arg(long, value_name = "NAME", default_value_t = tierlab_tracks::workloads::QUEUE)]
+    pub queue: tierlab_sim::SchedulerKind,
     #[arg(long)]
     pub json: bool,
 }
@@ -121,6 +125,8 @@ pub fn run(cmd: HddCommand) -> Result<()> {
 #[derive(Serialize)]
 struct TrackAlignedReport {
     device: String,
+    /// The disks' queue discipline.
+    queue: String,
     /// The RAID-5, when the run is on one.
     #[serde(skip_serializing_if = "Option::is_none")]
     raid5: Option<Raid5Report>,
@@ -177,16 +183,16 @@ fn track_aligned(a: TrackAlignedArgs) -> Result<()> {
     let (target, raid5_report): (Box<dyn Target>, Option<Raid5Report>) = match a.raid5 {
         Some(disks) => {
             let (array, r) = raid5(&a, disks)?;
-            (Box::new(array), Some(r))
+            (Box::new(array.with_queue(a.queue)), Some(r))
         }
-        None => (Box::new(Disk::new(spec).map_err(|e| anyhow!("{device}: {e}"))?), None),
+        None => (Box::new(Disk::new(spec).map_err(|e| anyhow!("{device}: {e}"))?.with_queue(a.queue)), None),
     };
     let streams = a.streams.unwrap_or(match a.raid5 {
         Some(disks) => 120 * disks as u32,
         None => 160,
     });
     let bar = crate::progress::runs_bar(Scheme::ALL.len() * 3);
-    let mut report = TrackAlignedReport { device, raid5: raid5_report, bonnie: Vec::new(), diff: Vec::new(), streams: Vec::new() };
+    let mut report = TrackAlignedReport { device, queue: a.queue.to_string(), raid5: raid5_report, bonnie: Vec::new(), diff: Vec::new(), streams: Vec::new() };
     for scheme in Scheme::ALL {
         bar.set_message(format!("{scheme:?}"));
         report.bonnie.push(workloads::bonnie(target.as_ref(), scheme, a.bonnie_mb * 1_000_000).map_err(|e| anyhow!(e))?);

@@ -70,6 +70,11 @@ fn track_aligned_extents_speed_up_diff_on_the_maxtor() {
     let schemes: Vec<&str> = r["bonnie"].as_array().unwrap().iter().map(|b| b["scheme"].as_str().unwrap()).collect();
     assert_eq!(schemes, ["conventional", "one-track-read-ahead", "track-aligned"]);
     assert_eq!(r["streams"][0]["startup_s"].as_array().unwrap().len(), 20);
+    assert_eq!(r["queue"], "clook-lba");
+    // The drive's own command queue instead of the host's elevator: the same workloads run.
+    let q = json(&ok(&["hdd", "track-aligned", "--device", MAXTOR, "--bonnie-mb", "16", "--diff-mb", "8", "--streams", "5", "--queue", "sptf", "--json"]));
+    assert_eq!(q["queue"], "sptf");
+    assert_eq!(q["streams"][0]["startup_s"].as_array().unwrap().len(), 5);
 }
 
 #[test]

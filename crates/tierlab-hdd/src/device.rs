@@ -162,6 +162,10 @@ impl Device for HddDevice {
         u64::from(self.mech.current_cylinder())
     }
 
+    fn positioning_ns(&self, now_ns: u64, op: &DeviceOp) -> Option<u64> {
+        Some(self.mech.positioning_ns(now_ns, op))
+    }
+
     fn finish(&mut self, end_ns: u64) {
         if let Some(p) = &mut self.power {
             p.finish(end_ns);

@@ -17,6 +17,7 @@ use crate::pass::{BusPipe, Chunk, Head, PassTimes, Run};
 use crate::layout::{Layout, Pbn};
 use crate::seek::SeekCurve;
 use crate::spec::{HddSpec, ReadAheadMode, SpecError};
+use std::sync::Arc;
 use tierlab_sim::DeviceOp;
 use tierlab_types::Op;
 
@@ -58,9 +59,10 @@ pub struct MechanicsStats {
 /// The timing model of one drive, built from a validated `HddSpec`.
 #[derive(Clone, Debug)]
 pub struct Mechanics {
-    spec: HddSpec,
-    layout: Layout,
-    seek: SeekCurve,
+    // Fixed once built, and shared by clones (a clone is a what-if copy of the state).
+    spec: Arc<HddSpec>,
+    layout: Arc<Layout>,
+    seek: Arc<SeekCurve>,
     head_switch_ns: f64,
     write_settle_ns: f64,
     bus_read_ns: f64,
@@ -132,9 +134,9 @@ impl Mechanics {
             segments,
             prefetch: None,
             stats: MechanicsStats::default(),
-            layout,
-            seek,
-            spec,
+            layout: Arc::new(layout),
+            seek: Arc::new(seek),
+            spec: Arc::new(spec),
         })
     }
 
@@ -313,6 +315,19 @@ impl Mechanics {
         };
         self.last_op = op.op;
         acc
+    }
+
+    /// What `op` would wait for positioning (seek and rotation) if served at `now_ns`: on
+    /// a copy of the drive's state, so nothing changes. Nothing for a read served from the
+    /// cache or a write taken into it. A drive's command queue orders by this.
+    pub fn positioning_ns(&self, now_ns: u64, op: &DeviceOp) -> u64 {
+        let mut what_if = self.clone();
+        let a = what_if.access(now_ns, op);
+        if a.cache_hit || a.write_back {
+            0
+        } else {
+            a.seek_ns + a.rotate_ns
+        }
     }
 
     fn scaled(&self, ms: f64) -> f64 {

@@ -442,3 +442,49 @@ fn a_read_miss_disconnects_at_the_cost_set_for_what_came_before() {
     assert!(a.done_ns > 0);
     assert_eq!(after_write - after_read, 700_000, "{after_read} ns after a read, {after_write} ns after a write");
 }
+
+/// A positioning estimate leaves the drive as it was, and is what serving then costs in
+/// seek and rotation.
+#[test]
+fn a_positioning_estimate_changes_nothing_and_matches_the_access() {
+    let mut m = Mechanics::new(small_spec()).expect("valid");
+    m.access(0, &op(Op::Read, 0, 10));
+    let next = op(Op::Read, 12_345, 4);
+    let t = 3 * REV_NS + 1_234_567;
+    let before = m.clone();
+    let est = m.positioning_ns(t, &next);
+    let twice = m.positioning_ns(t, &next);
+    let a = m.access(t, &next);
+    assert_eq!((est, twice), (a.seek_ns + a.rotate_ns, est), "the estimate moved the drive, or differs from the access");
+    assert!(est > 0);
+    let mut again = before;
+    assert_eq!(again.access(t, &next).done_ns, a.done_ns);
+}
+
+/// With command queueing (SPTF among the 32 oldest) a disk serves deep random queues
+/// faster than in arrival order or in cylinder order, by choosing the request it reaches
+/// first; at depth 1 there is nothing to choose.
+#[test]
+fn command_queueing_serves_deep_random_queues_fastest() {
+    use tierlab_sim::{Direct, Replay, SchedulerKind, Simulation};
+    let spec = small_spec();
+    let blocks = spec.block_count;
+    let iops = |kind: SchedulerKind, depth: u32| {
+        let mut sim = Simulation::new(kind);
+        sim.add_device(Box::new(HddDevice::new("d", Mechanics::new(small_spec()).expect("valid"))));
+        // A fixed pseudo-random sequence of 1-block reads over the whole disk.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let reqs: Vec<Result<tierlab_types::IoRequest, std::io::Error>> = (0..3000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                Ok(tierlab_types::IoRequest { time_ns: 0, volume: 0, offset_bytes: (x % blocks) * 512, len_bytes: 512, op: Op::Read })
+            })
+            .collect();
+        sim.run(reqs.into_iter(), Replay::Closed { depth }, &mut Direct::default(), &mut |_| {}).expect("run").throughput_iops
+    };
+    let (fcfs, clook, sptf) = (iops(SchedulerKind::Fcfs, 16), iops(SchedulerKind::Clook, 16), iops(SchedulerKind::Sptf, 16));
+    assert!(sptf > 1.2 * clook && clook > fcfs, "depth 16: sptf {sptf:.1}, clook {clook:.1}, fcfs {fcfs:.1} IOPS");
+    assert_eq!(iops(SchedulerKind::Sptf, 1), iops(SchedulerKind::Fcfs, 1));
+}

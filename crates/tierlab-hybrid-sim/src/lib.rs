@@ -460,6 +460,9 @@ impl<D: Device + ?Sized> Device for HintedDevice<D> {
     fn current_position_key(&self) -> u64 {
         self.inner.current_position_key()
     }
+    fn positioning_ns(&self, now_ns: u64, op: &DeviceOp) -> Option<u64> {
+        self.inner.positioning_ns(now_ns, op)
+    }
     fn finish(&mut self, end_ns: u64) {
         self.inner.finish(end_ns)
     }

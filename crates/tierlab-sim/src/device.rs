@@ -111,6 +111,13 @@ pub trait Device {
     fn current_position_key(&self) -> u64 {
         0
     }
+    /// What `op` would wait for positioning (seek and rotation; nothing for a cache hit)
+    /// if served at `now_ns`, without serving it: what a disk's command queue orders by.
+    /// `None` for devices without positioning.
+    fn positioning_ns(&self, now_ns: u64, op: &DeviceOp) -> Option<u64> {
+        let _ = (now_ns, op);
+        None
+    }
     fn finish(&mut self, end_ns: u64);
     fn report(&self) -> DeviceReport;
     /// The report as of `now_ns`, mid-run, for a run that measures from a warm-up
@@ -152,6 +159,9 @@ macro_rules! forward_device {
             }
             fn current_position_key(&self) -> u64 {
                 (**self).current_position_key()
+            }
+            fn positioning_ns(&self, now_ns: u64, op: &DeviceOp) -> Option<u64> {
+                (**self).positioning_ns(now_ns, op)
             }
             fn finish(&mut self, end_ns: u64) {
                 (**self).finish(end_ns)

@@ -76,6 +76,9 @@ impl<T> Slab<T> {
         }
         t
     }
+    pub fn get(&self, i: u32) -> Option<&T> {
+        self.items.get(i as usize).and_then(Option::as_ref)
+    }
     pub fn get_mut(&mut self, i: u32) -> Option<&mut T> {
         self.items.get_mut(i as usize).and_then(Option::as_mut)
     }
@@ -592,7 +595,9 @@ impl Run<'_, '_> {
                 (false, false) => st.device.current_position_key(),
             };
             st.note_queue_change(now);
-            let Some(w) = st.queue.pop(head) else { return };
+            // A queue that orders by the device's own estimate asks it for each candidate.
+            let (queue, dev, ops) = (&mut st.queue, &st.device, &st.ops);
+            let Some(w) = queue.pop_by_cost(head, &mut |w| ops.get(w.slot).and_then(|p| dev.positioning_ns(now, &p.op))) else { return };
             let Some(pending) = st.ops.get_mut(w.slot) else { return };
             pending.started_ns = now;
             let op = pending.op;

@@ -227,6 +227,16 @@ impl<D: Device> Device for TrackAlignedDevice<D> {
         self.inner.current_position_key()
     }
 
+    /// The positioning of the operation's first part (the others follow on its track's
+    /// neighbours).
+    fn positioning_ns(&self, now_ns: u64, op: &DeviceOp) -> Option<u64> {
+        let mut parts = Vec::with_capacity(2);
+        match self.map.split(0, op.offset_bytes, op.len_bytes, &mut parts) {
+            Ok(()) => parts.first().and_then(|&(offset_bytes, len_bytes)| self.inner.positioning_ns(now_ns, &DeviceOp { offset_bytes, len_bytes, ..*op })),
+            Err(_) => self.inner.positioning_ns(now_ns, op),
+        }
+    }
+
     fn finish(&mut self, end_ns: u64) {
         self.inner.finish(end_ns)
     }

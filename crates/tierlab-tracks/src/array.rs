@@ -13,6 +13,7 @@
 //! power management; each has its own queue, C-LOOK by block address.
 
 use crate::workloads::{mechanics, run, FirstResponses, Replayed, Scheme, Target, QUEUE};
+use tierlab_sim::SchedulerKind;
 use crate::{Extent, Tracks};
 use tierlab_array::{Geometry, RaidLevel};
 use tierlab_array_policy::Baseline;
@@ -37,6 +38,7 @@ pub struct Array {
     map: TrackMap,
     /// The track-aligned array's logical tracks: a virtual track of each data disk.
     aligned_tracks: Tracks,
+    queue: SchedulerKind,
 }
 
 impl Array {
@@ -71,7 +73,12 @@ impl Array {
         };
         let plain_tracks = logical(&boundaries[0], &plain)?;
         let aligned_tracks = logical(map.virtual_boundaries_sectors(), &aligned)?;
-        Ok(Array { specs, sector_bytes, plain, plain_tracks, aligned, map, aligned_tracks })
+        Ok(Array { specs, sector_bytes, plain, plain_tracks, aligned, map, aligned_tracks, queue: QUEUE })
+    }
+
+    /// Order each disk's queue with `queue` rather than [`QUEUE`].
+    pub fn with_queue(self, queue: SchedulerKind) -> Array {
+        Array { queue, ..self }
     }
 
     pub fn disks(&self) -> usize {
@@ -113,7 +120,7 @@ impl Target for Array {
     }
 
     fn replay(&self, scheme: Scheme, requests: &mut dyn Iterator<Item = IoRequest>, replay: Replay) -> Result<Replayed, String> {
-        let mut sim = Simulation::new(QUEUE);
+        let mut sim = Simulation::new(self.queue);
         for (i, spec) in self.specs.iter().enumerate() {
             sim.add_device(Box::new(HddDevice::new(format!("disk{i}"), mechanics(spec, scheme)?)));
         }

@@ -31,8 +31,8 @@ use tierlab_hdd::{HddDevice, HddSpec, Layout, Mechanics, ReadAheadMode};
 use tierlab_sim::{Controller, DeviceInfo, Direct, HostId, Io, Replay, SchedulerKind, SimError, SimReport, Simulation};
 use tierlab_types::{IoRequest, Op, NS_PER_S};
 
-/// The disk queues: C-LOOK by block address, as Linux's elevator sorts requests (on a
-/// serpentine disk, cylinder order would differ).
+/// The disk queues by default: C-LOOK by block address, as Linux's elevator sorts
+/// requests (on a serpentine disk, cylinder order would differ). `with_queue` sets another.
 pub const QUEUE: SchedulerKind = SchedulerKind::ClookLba;
 
 /// Linux's default maximum read-ahead: 128 KiB.
@@ -86,7 +86,7 @@ pub trait Target {
     /// Reads that, issued after a write phase, complete only once every disk has written
     /// its cache out.
     fn drain(&self) -> Vec<Extent>;
-    /// Replay `requests` under `scheme` ([`QUEUE`] queues; drive prefetch off when the scheme
+    /// Replay `requests` under `scheme` (the target's queues; drive prefetch off when the scheme
     /// is track-aligned).
     fn replay(&self, scheme: Scheme, requests: &mut dyn Iterator<Item = IoRequest>, replay: Replay) -> Result<Replayed, String>;
 }
@@ -104,12 +104,18 @@ fn file(target: &dyn Target, start: u64, bytes: u64, scheme: Scheme) -> Result<V
 pub struct Disk {
     spec: HddSpec,
     tracks: Tracks,
+    queue: SchedulerKind,
 }
 
 impl Disk {
     pub fn new(spec: HddSpec) -> Result<Disk, String> {
         let layout = Layout::new(&spec).map_err(|e| format!("{}: {}", e.parameter, e.problem))?;
-        Ok(Disk { tracks: Tracks::of_layout(&layout, spec.block_count), spec })
+        Ok(Disk { tracks: Tracks::of_layout(&layout, spec.block_count), spec, queue: QUEUE })
+    }
+
+    /// Order the disk's queue with `queue` rather than [`QUEUE`].
+    pub fn with_queue(self, queue: SchedulerKind) -> Disk {
+        Disk { queue, ..self }
     }
 }
 
@@ -127,7 +133,7 @@ impl Target for Disk {
     }
 
     fn replay(&self, scheme: Scheme, requests: &mut dyn Iterator<Item = IoRequest>, replay: Replay) -> Result<Replayed, String> {
-        let mut sim = Simulation::new(QUEUE);
+        let mut sim = Simulation::new(self.queue);
         sim.add_device(Box::new(HddDevice::new(self.spec.name.clone(), mechanics(&self.spec, scheme)?)));
         run(sim, FirstResponses::new(Direct::default()), requests, replay)
     }
