@@ -271,7 +271,7 @@ impl<'d> Simulation<'d> {
             requests_done: 0,
             first_arrival_ns: None,
             stats: HostStats::default(),
-            fcfs: self.scheduler == SchedulerKind::Fcfs,
+            no_keys: self.scheduler.ignores_keys(),
             by_block: self.scheduler.by_block(),
             requests_before_measurement: 0,
             measured_from_ns: None,
@@ -465,7 +465,8 @@ struct Run<'a, 'd> {
     requests_done: u64,
     first_arrival_ns: Option<u64>,
     stats: HostStats,
-    fcfs: bool,
+    /// The queues never look at position keys (FCFS; SPTF asks the device instead).
+    no_keys: bool,
     /// Queues order by logical block address, not device position.
     by_block: bool,
     requests_before_measurement: u64,
@@ -549,8 +550,8 @@ impl Run<'_, '_> {
     fn enqueue(&mut self, device: usize, op: DeviceOp, token: u64) {
         let now = self.now_ns;
         let Some(st) = self.stations.get_mut(device) else { return };
-        // FCFS never looks at positions: skip the device's (not free) lookup.
-        let key = match (self.fcfs, self.by_block) {
+        // FCFS and SPTF never look at keys: skip the device's (not free) lookup.
+        let key = match (self.no_keys, self.by_block) {
             (true, _) => 0,
             (false, true) => op.offset_bytes / SECTOR_BYTES,
             (false, false) => st.device.position_key(op.offset_bytes),
@@ -589,7 +590,7 @@ impl Run<'_, '_> {
             if st.in_flight >= st.max_in_flight {
                 return;
             }
-            let head = match (self.fcfs, self.by_block) {
+            let head = match (self.no_keys, self.by_block) {
                 (true, _) => 0,
                 (false, true) => st.block_head,
                 (false, false) => st.device.current_position_key(),

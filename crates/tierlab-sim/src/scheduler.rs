@@ -70,6 +70,11 @@ impl SchedulerKind {
     pub fn by_block(self) -> bool {
         self == SchedulerKind::ClookLba
     }
+
+    /// Whether the queue never reads position keys.
+    pub fn ignores_keys(self) -> bool {
+        matches!(self, SchedulerKind::Fcfs | SchedulerKind::Sptf)
+    }
 }
 
 impl fmt::Display for SchedulerKind {
