@@ -82,7 +82,7 @@ pub struct ArrayOptions {
     /// Requests outstanding in closed-loop replay (implies --replay closed; default 1).
     #[arg(long, value_name = "N")]
     pub depth: Option<u32>,
-    /// Disk queue scheduler: fcfs, sstf, clook, clook-lba or sptf (default fcfs).
+    /// Disk queue scheduler: fcfs, sstf, clook, clook-lba, sptf or clook-lba+sptf (default fcfs).
     #[arg(long, value_name = "NAME")]
     pub scheduler: Option<SchedulerKind>,
     /// The response-time goal R_limit: the array's mean response time, ms (default 10).

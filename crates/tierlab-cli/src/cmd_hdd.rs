@@ -67,8 +67,9 @@ pub struct TrackAlignedArgs {
     /// (default: the drive's layout, then each variant its catalog entry lists, in turn).
     #[arg(long, value_delimiter = ',', requires = "raid5")]
     pub variants: Vec<String>,
-    /// Each disk's queue: clook-lba (the host's elevator, the default), or sptf (the
-    /// drive's command queue choosing among the 32 oldest), or fcfs, sstf, clook.
+    /// Each disk's queue: clook-lba (the host's elevator, the default), sptf (the drive's
+    /// command queue choosing among the 32 oldest), clook-lba+sptf (the elevator feeding
+    /// the drive's queue), or fcfs, sstf, clook.
     #[arg(long, value_name = "NAME", default_value_t = tierlab_tracks::workloads::QUEUE)]
     pub queue: tierlab_sim::SchedulerKind,
     #[arg(long)]

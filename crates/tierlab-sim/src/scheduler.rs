@@ -49,13 +49,18 @@ pub enum SchedulerKind {
     /// queueing (SATA NCQ, SCSI TCQ) reordering what the host has sent it. FCFS on a
     /// device that cannot estimate.
     Sptf,
+    /// Both: the host's elevator (C-LOOK by block address) sends requests in its order
+    /// into the drive's command queue as it has room ([`COMMAND_QUEUE_DEPTH`]), and the
+    /// drive serves the quickest to reach of those it holds. Linux with NCQ.
+    ClookLbaSptf,
 }
 
 /// Commands a drive's queue holds: NCQ's 32.
 pub const COMMAND_QUEUE_DEPTH: usize = 32;
 
 impl SchedulerKind {
-    pub const ALL: [SchedulerKind; 5] = [SchedulerKind::Fcfs, SchedulerKind::Sstf, SchedulerKind::Clook, SchedulerKind::ClookLba, SchedulerKind::Sptf];
+    pub const ALL: [SchedulerKind; 6] =
+        [SchedulerKind::Fcfs, SchedulerKind::Sstf, SchedulerKind::Clook, SchedulerKind::ClookLba, SchedulerKind::Sptf, SchedulerKind::ClookLbaSptf];
 
     pub fn build(self) -> Box<dyn Scheduler> {
         match self {
@@ -63,12 +68,13 @@ impl SchedulerKind {
             SchedulerKind::Sstf => Box::new(Sstf::default()),
             SchedulerKind::Clook | SchedulerKind::ClookLba => Box::new(Clook::default()),
             SchedulerKind::Sptf => Box::new(Sptf::default()),
+            SchedulerKind::ClookLbaSptf => Box::new(ElevatorNcq::default()),
         }
     }
 
     /// Whether the queue orders by logical block address rather than device position.
     pub fn by_block(self) -> bool {
-        self == SchedulerKind::ClookLba
+        matches!(self, SchedulerKind::ClookLba | SchedulerKind::ClookLbaSptf)
     }
 
     /// Whether the queue never reads position keys.
@@ -85,6 +91,7 @@ impl fmt::Display for SchedulerKind {
             SchedulerKind::Clook => "clook",
             SchedulerKind::ClookLba => "clook-lba",
             SchedulerKind::Sptf => "sptf",
+            SchedulerKind::ClookLbaSptf => "clook-lba+sptf",
         })
     }
 }
@@ -98,7 +105,8 @@ impl FromStr for SchedulerKind {
             "clook" => Ok(SchedulerKind::Clook),
             "clooklba" => Ok(SchedulerKind::ClookLba),
             "sptf" | "ncq" => Ok(SchedulerKind::Sptf),
-            _ => Err(format!("unknown scheduler `{s}`: expected one of fcfs, sstf, clook, clook-lba, sptf")),
+            "clooklba+sptf" => Ok(SchedulerKind::ClookLbaSptf),
+            _ => Err(format!("unknown scheduler `{s}`: expected one of fcfs, sstf, clook, clook-lba, sptf, clook-lba+sptf")),
         }
     }
 }
@@ -184,6 +192,56 @@ impl Scheduler for Sptf {
     }
 }
 
+/// A host elevator in front of a drive's command queue: the host's C-LOOK order moves
+/// waiting ops into the drive as it has room, and the drive takes the cheapest it holds.
+#[derive(Default)]
+pub struct ElevatorNcq {
+    host: BTreeSet<Waiting>,
+    /// The host's dispatch position: the key after the last op it sent.
+    dispatched_to: u64,
+    drive: Vec<Waiting>,
+}
+
+impl ElevatorNcq {
+    fn refill(&mut self) {
+        while self.drive.len() < COMMAND_QUEUE_DEPTH {
+            let probe = Waiting { key: self.dispatched_to, seq: 0, slot: 0 };
+            let Some(next) = self.host.range(probe..).next().or_else(|| self.host.iter().next()).copied() else { break };
+            self.host.remove(&next);
+            self.dispatched_to = next.key + 1;
+            self.drive.push(next);
+        }
+    }
+}
+
+impl Scheduler for ElevatorNcq {
+    fn push(&mut self, w: Waiting) {
+        self.host.insert(w);
+    }
+    /// Without estimates the drive serves in the order the host sent.
+    fn pop(&mut self, _head_key: u64) -> Option<Waiting> {
+        self.refill();
+        (!self.drive.is_empty()).then(|| self.drive.remove(0))
+    }
+    fn pop_by_cost(&mut self, _head_key: u64, cost: &mut dyn FnMut(&Waiting) -> Option<u64>) -> Option<Waiting> {
+        self.refill();
+        let mut best: Option<(u64, usize)> = None;
+        for (i, w) in self.drive.iter().enumerate() {
+            let c = cost(w).unwrap_or(0);
+            if best.is_none_or(|(b, _)| c < b) {
+                best = Some((c, i));
+            }
+            if c == 0 {
+                break;
+            }
+        }
+        Some(self.drive.remove(best?.1))
+    }
+    fn len(&self) -> usize {
+        self.host.len() + self.drive.len()
+    }
+}
+
 #[derive(Default)]
 pub struct Clook(BTreeSet<Waiting>);
 
@@ -246,6 +304,25 @@ mod tests {
         assert_eq!(s.pop_by_cost(0, &mut none).map(|x| x.key), Some(1));
         assert_eq!(s.pop(0).map(|x| x.key), Some(2));
         assert_eq!(s.len(), 36);
+    }
+
+    #[test]
+    fn an_elevator_feeds_the_drive_in_its_order_and_the_drive_takes_the_cheapest() {
+        let mut s = ElevatorNcq::default();
+        // 40 ops, keys given out of order; the host sends keys 0..32 (C-LOOK from 0).
+        for i in 0..40u64 {
+            s.push(w((i * 7) % 40, i));
+        }
+        let mut cheap_high = |x: &Waiting| Some(100 - x.key);
+        assert_eq!(s.pop_by_cost(0, &mut cheap_high).map(|x| x.key), Some(31), "key 31 is the cheapest the drive holds");
+        // Room for one more: the host sends key 32 next, which is now the cheapest held.
+        assert_eq!(s.pop_by_cost(0, &mut cheap_high).map(|x| x.key), Some(32));
+        // Without estimates: the oldest the drive holds, in the order the host sent.
+        assert_eq!(s.pop(0).map(|x| x.key), Some(0));
+        assert_eq!(s.len(), 37);
+        let mut rest: Vec<u64> = std::iter::from_fn(|| s.pop(0).map(|x| x.key)).collect();
+        rest.sort_unstable();
+        assert_eq!(rest, (1..31).chain(33..40).collect::<Vec<_>>());
     }
 
     #[test]

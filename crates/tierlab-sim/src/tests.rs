@@ -234,7 +234,7 @@ proptest! {
         service in 1u64..5_000,
         lanes in 1usize..4,
         depth in 0u32..6,
-        sched in 0usize..4,
+        sched in 0usize..SchedulerKind::ALL.len(),
     ) {
         let mut t = 0;
         let reqs: Vec<_> = gaps.iter().zip(&offsets).map(|(g, o)| { t += g; req(t, o * 4096) }).collect();
