@@ -404,46 +404,9 @@ fn probe(a: ProbeArgs) -> Result<()> {
     Ok(())
 }
 
-/// Track boundaries in bytes (each track's first byte, then the end of the last) from a
-/// `tierlab hdd probe --json` report (runs of tracks and the sector size) or a `tierlab
-/// hdd layout --json` list (one entry per track, 512-byte sectors).
+/// Track boundaries in bytes (each track's first byte, then the end of the last) from the
+/// file of `tierlab hdd probe --json` or `tierlab hdd layout --json`.
 pub fn track_boundaries_file(path: &std::path::Path) -> Result<Vec<u64>> {
-    let shown = path.display();
-    let text = std::fs::read_to_string(path).map_err(|e| anyhow!("{shown}: {e}"))?;
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| anyhow!("{shown}: line {}, column {}: {e}", e.line(), e.column()))?;
-    let field = |entry: &serde_json::Value, i: usize, name: &str| {
-        entry.get(name).and_then(serde_json::Value::as_u64).ok_or_else(|| anyhow!("{shown}: tracks[{i}].{name}: expected a non-negative integer"))
-    };
-    // (first sector, sectors a track, tracks) per entry.
-    let (sector_bytes, runs) = match &v {
-        serde_json::Value::Array(list) => (512, list.iter().enumerate().map(|(i, t)| Ok((field(t, i, "first_lbn")?, field(t, i, "sectors")?, 1))).collect::<Result<Vec<_>>>()?),
-        serde_json::Value::Object(o) => {
-            let sector_bytes = o.get("sector_bytes").and_then(serde_json::Value::as_u64).filter(|&b| b > 0).ok_or_else(|| anyhow!("{shown}: sector_bytes: expected a positive integer"))?;
-            let list = o.get("tracks").and_then(serde_json::Value::as_array).ok_or_else(|| anyhow!("{shown}: tracks: expected the list of track runs of `tierlab hdd probe --json`"))?;
-            (sector_bytes, list.iter().enumerate().map(|(i, t)| Ok((field(t, i, "first_lbn")?, field(t, i, "sectors")?, field(t, i, "tracks")?))).collect::<Result<Vec<_>>>()?)
-        }
-        _ => return Err(anyhow!("{shown}: expected the JSON of `tierlab hdd probe --json` or `tierlab hdd layout --json`")),
-    };
-    const MAX_TRACKS: u64 = 1 << 27;
-    let total = runs.iter().try_fold(0u64, |n, r| n.checked_add(r.2)).filter(|&n| n <= MAX_TRACKS);
-    let Some(total) = total else { return Err(anyhow!("{shown}: tracks: more than the {MAX_TRACKS} tracks any drive has")) };
-    let mut boundaries: Vec<u64> = Vec::with_capacity(total as usize + 1);
-    let mut end: Option<u64> = None;
-    for (i, &(first, sectors, tracks)) in runs.iter().enumerate() {
-        if sectors == 0 || tracks == 0 {
-            return Err(anyhow!("{shown}: tracks[{i}]: expected tracks of at least one sector, found {tracks} of {sectors}"));
-        }
-        if end.is_some_and(|e| e != first) {
-            return Err(anyhow!("{shown}: tracks[{i}].first_lbn: expected {} (where the tracks before end), found {first}", end.unwrap_or(0)));
-        }
-        let overflow = || anyhow!("{shown}: tracks[{i}]: beyond 2^64 bytes");
-        for k in 0..tracks {
-            let at = sectors.checked_mul(k).and_then(|s| s.checked_add(first)).and_then(|s| s.checked_mul(sector_bytes)).ok_or_else(overflow)?;
-            boundaries.push(at);
-        }
-        end = Some(sectors.checked_mul(tracks).and_then(|s| s.checked_add(first)).ok_or_else(overflow)?);
-    }
-    let end = end.ok_or_else(|| anyhow!("{shown}: tracks: expected at least one track"))?;
-    boundaries.push(end.checked_mul(sector_bytes).ok_or_else(|| anyhow!("{shown}: tracks: beyond 2^64 bytes"))?);
-    Ok(boundaries)
+    let text = std::fs::read_to_string(path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    tierlab_hdd_probe::tracks_file::track_boundaries_bytes(&text).map_err(|e| anyhow!("{}: {e}", path.display()))
 }

@@ -41,6 +41,7 @@
 
 mod device;
 mod model;
+pub mod tracks_file;
 
 pub use device::DeviceTarget;
 pub use model::ModelTarget;
