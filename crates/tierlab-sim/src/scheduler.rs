@@ -362,7 +362,9 @@ mod tests {
                 }
                 let mut seen: Vec<u32> = Vec::new();
                 let mut h = head;
-                while let Some(x) = s.pop(h) {
+                // Alternate plain pops with pops by an arbitrary cost (some ops without one).
+                let mut cost = |w: &Waiting| (w.key % 7 != 3).then_some(w.key.wrapping_mul(2_654_435_761) % 1000);
+                while let Some(x) = if seen.len().is_multiple_of(2) { s.pop(h) } else { s.pop_by_cost(h, &mut cost) } {
                     h = x.key;
                     seen.push(x.slot);
                 }
