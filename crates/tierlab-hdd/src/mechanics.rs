@@ -460,7 +460,14 @@ impl Mechanics {
                 }
             }
         };
-        if c.max_read_ahead_blocks > 0 && c.read_ahead != ReadAheadMode::TrackAhead {
+        // Track-ahead reads to its track ends whatever the segment holds; the segment keeps
+        // the last blocks read (`Segments::set_end` wraps). Otherwise the maximum read-ahead
+        // bounds the pass, and so does the segment, less the request when its data must be
+        // kept ("read-ahead over requested" off).
+        if c.read_ahead == ReadAheadMode::TrackAhead {
+            return limit.min(cap).max(end);
+        }
+        if c.max_read_ahead_blocks > 0 {
             limit = limit.min(end.saturating_add(c.max_read_ahead_blocks));
         }
         let room = if c.read_ahead_over_requested { end } else { lbn };
@@ -469,8 +476,7 @@ impl Mechanics {
 
     /// Begin read-ahead into `segment` after a read of `[lbn, end)` whose media pass left the
     /// head at `head` at time `t`.
-    fn start_prefetch(&mut self, segment: usize, lbn: u64, end: u64, head: Head, t: f64) {
-        let seg_start = self.segments.start(segment);
+    fn start_prefetch(&mut self, segment: usize, seg_start: u64, lbn: u64, end: u64, head: Head, t: f64) {
         let to = self.read_ahead_limit(seg_start, lbn, end);
         self.prefetch = (to > end).then_some(Prefetch { segment, from_lbn: end, to_lbn: to, begin_ns: t, head });
     }
@@ -559,7 +565,7 @@ impl Mechanics {
                 self.arm_free_ns = self.arm_free_ns.max(t_media);
                 self.segments.set_end(pf.segment, end, self.spec.cache.segment_blocks);
                 self.segments.touch(pf.segment);
-                self.start_prefetch(pf.segment, lbn, end, head, t_media);
+                self.start_prefetch(pf.segment, self.segments.start(pf.segment), lbn, end, head, t_media);
                 return Access {
                     done_ns: to_ns(done),
                     overhead_ns: to_ns(ovh + data_prep + read_completion),
@@ -617,7 +623,10 @@ impl Mechanics {
         let from = if self.spec.cache.read_free_blocks && cached == 0 { lbn - free_before.min(lbn) } else { lbn };
         let seg = self.segments.fill(from, end, self.spec.cache.segment_blocks, false);
         if let Some(seg) = seg {
-            self.start_prefetch(seg, lbn, end, head, media_end);
+            // The read-ahead is planned when the request takes its segment, before the free
+            // blocks come in: a fresh segment then starts at the request (as in DiskSim).
+            let planned_start = if from < lbn { lbn } else { self.segments.start(seg) };
+            self.start_prefetch(seg, planned_start, lbn, end, head, media_end);
         }
         Access {
             done_ns: to_ns(done),

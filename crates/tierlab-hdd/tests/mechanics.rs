@@ -114,6 +114,30 @@ fn read_ahead_turns_the_next_sequential_read_into_a_hit() {
     assert_eq!(m.stats().read_full_hits, 1);
 }
 
+/// Track-ahead read-ahead (DiskSim's scheme 4) reads to the end of the track whatever the
+/// segment holds, and the segment keeps the last blocks read: with 20-block segments and
+/// 100-sector tracks, the blocks right after an isolated read in mid-track are gone again
+/// when the pass ends, and only the track's last 20 blocks are held.
+#[test]
+fn track_ahead_read_ahead_keeps_only_the_tracks_tail_in_a_small_segment() {
+    let mut s = with_cache(small_spec());
+    s.cache.read_ahead = ReadAheadMode::TrackAhead;
+    s.cache.segment_blocks = 20;
+    s.cache.max_read_ahead_blocks = 20;
+    s.cache.read_ahead_over_requested = false;
+    let after_isolated_read = |s: &HddSpec, lbn: u64| {
+        let mut m = Mechanics::new(s.clone()).expect("valid");
+        let a = m.access(0, &op(Op::Read, 10, 4));
+        m.access(a.done_ns + 50_000_000, &op(Op::Read, lbn, 4)).cache_hit
+    };
+    assert!(!after_isolated_read(&s, 14), "the next blocks were read ahead, then wrapped out");
+    assert!(after_isolated_read(&s, 90), "the track's last 20 blocks stay");
+    assert!(!after_isolated_read(&s, 100), "the next track was not read: the segment began on this one");
+    // Without track-ahead the pass stops at the maximum read-ahead and the next blocks hit.
+    s.cache.read_ahead = ReadAheadMode::SegmentFull;
+    assert!(after_isolated_read(&s, 14));
+}
+
 #[test]
 fn a_read_just_after_a_miss_continues_the_read_ahead_stream() {
     let mut m = Mechanics::new(with_cache(small_spec())).expect("valid");
