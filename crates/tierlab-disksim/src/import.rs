@@ -392,6 +392,9 @@ fn build_spec(disk: &Block, model: &Block, bus_read: f64, bus_write: f64, notes:
                 disconnect_ms: num(disk, "Extradisc disconnect overhead")?,
                 inter_disconnect_ms: num(disk, "Extradisc inter-disconnect delay")?,
                 seek_delta_ms: num(disk, "Extradisc seek delta")?,
+                buffered_before_write_blocks: ExtraWriteDisconnect::DISKSIM_BUFFERED_BLOCKS,
+                buffered_before_large_write_blocks: ExtraWriteDisconnect::DISKSIM_BUFFERED_BLOCKS_LARGE,
+                large_write_blocks: ExtraWriteDisconnect::DISKSIM_LARGE_WRITE_BLOCKS,
             })
         } else {
             None

@@ -686,6 +686,10 @@ impl Mechanics {
         let min_pos = if lbn != self.last_write_end { self.scaled(o.min_write_access_ms) } else { 0.0 };
         let mut times = PassTimes::default();
         let zl = self.spec.cache.zero_latency_write;
+        // A drive with the extra-disconnect habit starts writing only once some of the data
+        // is in its buffer (DiskSim's rule; it applies to all its write-through writes).
+        let buffered = o.extra_write_disconnect.filter(|_| !write_back).map_or(1, |x| x.buffered_before_write(n).max(1));
+        let min_pos = min_pos.max(first_ready + (buffered - 1) as f64 * self.bus_write_ns - mech);
         let ready = Some((first_ready, self.bus_write_ns, min_pos));
         let (head, media_end) = self.media_pass(self.head, mech, lbn, n, true, zl, ready, &mut times, |_| true);
         self.head = head;

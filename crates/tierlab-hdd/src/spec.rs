@@ -203,6 +203,39 @@ pub struct ExtraWriteDisconnect {
     pub inter_disconnect_ms: f64,
     /// Extra delay before positioning starts.
     pub seek_delta_ms: f64,
+    /// Blocks of a write's data that must be in the buffer before the media write starts,
+    /// for a write shorter than `large_write_blocks` (capped at its length). DiskSim's code
+    /// fixes these three figures for drives with this habit (`DISKSIM_*`).
+    #[serde(default = "ExtraWriteDisconnect::default_buffered_blocks")]
+    pub buffered_before_write_blocks: u64,
+    /// The same for a write of `large_write_blocks` or more.
+    #[serde(default = "ExtraWriteDisconnect::default_buffered_blocks_large")]
+    pub buffered_before_large_write_blocks: u64,
+    /// Where a write counts as large.
+    #[serde(default = "ExtraWriteDisconnect::default_large_write_blocks")]
+    pub large_write_blocks: u64,
+}
+
+impl ExtraWriteDisconnect {
+    /// DiskSim's figures (`disk_buffer_block_available` in `disksim_diskcache.c`).
+    pub const DISKSIM_BUFFERED_BLOCKS: u64 = 10;
+    pub const DISKSIM_BUFFERED_BLOCKS_LARGE: u64 = 15;
+    pub const DISKSIM_LARGE_WRITE_BLOCKS: u64 = 45;
+
+    fn default_buffered_blocks() -> u64 {
+        Self::DISKSIM_BUFFERED_BLOCKS
+    }
+    fn default_buffered_blocks_large() -> u64 {
+        Self::DISKSIM_BUFFERED_BLOCKS_LARGE
+    }
+    fn default_large_write_blocks() -> u64 {
+        Self::DISKSIM_LARGE_WRITE_BLOCKS
+    }
+
+    /// Blocks of an `n`-block write that must be buffered before its media write starts.
+    pub fn buffered_before_write(&self, n: u64) -> u64 {
+        if n < self.large_write_blocks { self.buffered_before_write_blocks.min(n) } else { self.buffered_before_large_write_blocks.min(n) }
+    }
 }
 
 /// What the drive reads beyond a read request into its cache.

@@ -147,6 +147,35 @@ fn a_read_just_after_a_miss_continues_the_read_ahead_stream() {
     assert_eq!(b.done_ns, 2_000_000, "served as the head passes, with no new positioning");
 }
 
+/// A drive with DiskSim's extra write disconnect starts a write's media pass only once
+/// min(n, 10) of its blocks are in the buffer. Data arrives at 0.2 ms a block, the media
+/// takes 0.1 ms a sector: a 10-block write to sector 15 (under the head at 1.5 ms) could
+/// start there if the media only had to stay behind the data (1.1 ms), but waiting for
+/// 10 blocks (2.0 ms) misses it by a revolution.
+#[test]
+fn a_write_waits_for_its_buffered_blocks_on_drives_with_the_extra_write_disconnect() {
+    let done = |buffered: u64| {
+        let mut s = small_spec();
+        s.bus_write_ms_per_sector = 0.2;
+        s.overheads.never_disconnect = false;
+        s.overheads.extra_write_disconnect = Some(ExtraWriteDisconnect {
+            command_ms: 0.0,
+            disconnect_ms: 0.0,
+            inter_disconnect_ms: 0.0,
+            seek_delta_ms: 0.0,
+            buffered_before_write_blocks: buffered,
+            buffered_before_large_write_blocks: 15,
+            large_write_blocks: 45,
+        });
+        let mut m = Mechanics::new(s).expect("valid");
+        m.access(0, &op(Op::Write, 15, 10)).media_done_ns
+    };
+    assert_eq!(done(1), 2_500_000);
+    assert_eq!(done(10), 12_500_000);
+    let x = ExtraWriteDisconnect { command_ms: 0.0, disconnect_ms: 0.0, inter_disconnect_ms: 0.0, seek_delta_ms: 0.0, buffered_before_write_blocks: 10, buffered_before_large_write_blocks: 15, large_write_blocks: 45 };
+    assert_eq!([x.buffered_before_write(4), x.buffered_before_write(44), x.buffered_before_write(45)], [4, 10, 15]);
+}
+
 #[test]
 fn write_back_reports_before_the_media_and_fua_waits_for_it() {
     let mut s = with_cache(small_spec());
