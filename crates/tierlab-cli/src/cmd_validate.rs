@@ -13,21 +13,41 @@ pub enum ValidateCommand {
     Disksim {
         /// A drive directory, or a directory of drive directories.
         dir: PathBuf,
+        /// Whose behaviour to follow where DiskSim 4.0's code and the validated drives part
+        /// ways: `drive` (the model's own) or `disksim` (DiskSim 4.0's timing of the same files).
+        #[arg(long, value_enum, default_value_t = SemanticsArg::Drive)]
+        semantics: SemanticsArg,
         #[arg(long)]
         json: bool,
     },
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SemanticsArg {
+    Drive,
+    Disksim,
+}
+
+impl From<SemanticsArg> for tierlab_disksim::Semantics {
+    fn from(s: SemanticsArg) -> Self {
+        match s {
+            SemanticsArg::Drive => tierlab_disksim::Semantics::Drive,
+            SemanticsArg::Disksim => tierlab_disksim::Semantics::Disksim,
+        }
+    }
+}
+
 pub fn run(cmd: ValidateCommand) -> Result<()> {
-    let ValidateCommand::Disksim { dir, json } = cmd;
+    let ValidateCommand::Disksim { dir, semantics, json } = cmd;
+    let semantics = tierlab_disksim::Semantics::from(semantics);
     // A drive directory holds a .parv file; otherwise validate every drive below `dir`.
     let is_drive = std::fs::read_dir(&dir)
         .map(|entries| entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == "parv")))
         .unwrap_or(false);
     let results = if is_drive {
-        vec![tierlab_disksim::validate_drive(&dir)?]
+        vec![tierlab_disksim::validate_drive_as(&dir, semantics)?]
     } else {
-        tierlab_disksim::validate_all(&dir)?
+        tierlab_disksim::validate_all_as(&dir, semantics)?
     };
     if results.is_empty() {
         return Err(anyhow::anyhow!("no DiskSim drive (a folder with a .parv file) found in {}", dir.display()));

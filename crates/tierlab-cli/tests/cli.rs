@@ -162,6 +162,15 @@ fn validate_reports_the_demerit_per_drive() {
     // The HP's disconnect overheads the model does not have are named with file and line.
     let notes = d["notes"].as_array().expect("notes");
     assert!(notes.iter().any(|n| n.as_str().is_some_and(|n| n.contains("hp_c2247a.diskspecs:73: `Write disconnect overhead = 0.16565` is not modelled"))), "{notes:?}");
+    assert_eq!(d["semantics"], "drive");
+    // Under DiskSim's semantics the DEC RZ26 scores about DiskSim's own 0.340 ms, and the
+    // notes say what changed.
+    let dec = shared.join("validation/disksim/dec_rz26");
+    let v = json(&ok(&["validate", "disksim", dec.to_str().unwrap(), "--semantics", "disksim", "--json"]));
+    assert_eq!(v[0]["semantics"], "disksim");
+    let demerit = v[0]["demerit_ms"].as_f64().unwrap();
+    assert!((0.33..0.35).contains(&demerit), "{demerit}");
+    assert!(v[0]["notes"].as_array().unwrap().iter().any(|n| n.as_str().is_some_and(|n| n.contains("no zero-latency access"))), "{v}");
 }
 
 #[test]

@@ -1,24 +1,29 @@
 //! Per-request comparison of one drive's validation replay, as CSV on stdout:
 //! `index,op,block,blocks,measured_ms,simulated_ms,cache_hit,seek_ms,rotate_ms,transfer_ms`.
 //!
-//! `cargo run --release -p tierlab-disksim --example compare -- ../shared/validation/disksim/hp_c2247a`
+//! `cargo run --release -p tierlab-disksim --example compare -- ../shared/validation/disksim/hp_c2247a [--disksim]`
+//!
+//! `--disksim` imports the drive under DiskSim 4.0's semantics (`Semantics::Disksim`).
 
 use std::path::PathBuf;
 use tierlab_disksim::{
     import_drive,
     trace::{find_trace, read_trace},
+    Semantics,
 };
 use tierlab_hdd::Mechanics;
 use tierlab_sim::DeviceOp;
 use tierlab_types::SECTOR_BYTES;
 
 fn main() {
-    let Some(dir) = std::env::args().nth(1).map(PathBuf::from) else {
-        eprintln!("usage: compare <drive dir>");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let semantics = if args.iter().any(|a| a == "--disksim") { Semantics::Disksim } else { Semantics::Drive };
+    let Some(dir) = args.iter().find(|a| !a.starts_with("--")).map(PathBuf::from) else {
+        eprintln!("usage: compare <drive dir> [--disksim]");
         std::process::exit(2);
     };
     let run = || -> Result<(), String> {
-        let imp = import_drive(&dir).map_err(|e| e.to_string())?;
+        let imp = import_drive(&dir).map_err(|e| e.to_string())?.with_semantics(semantics);
         for n in &imp.notes {
             eprintln!("note: {n}");
         }

@@ -40,6 +40,7 @@
 
 use crate::error::Error;
 use crate::params::{all_blocks, parse_file, Block, Entry, Item, TopoNode, Value};
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 use tierlab_hdd::{CacheSpec, ExtraWriteDisconnect, HddSpec, LbnMapping, Overheads, ReadAheadMode, SeekModel, Sparing, ZoneSpec};
 
@@ -51,6 +52,48 @@ pub struct Imported {
     pub parv: PathBuf,
     /// Settings present with a non-default value that the model does not reproduce.
     pub notes: Vec<String>,
+}
+
+/// Whose behaviour the import follows where DiskSim 4.0's code and the validated drives
+/// part ways (VALIDATION.md, "Two semantics").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Semantics {
+    /// As the validation traces show the drives behave (the default).
+    #[default]
+    Drive,
+    /// As DiskSim 4.0's code times the same files.
+    Disksim,
+}
+
+impl Imported {
+    /// The drive as DiskSim 4.0 times it. Three settings change, each noted:
+    /// - a write after any write (not only an appending one) pays the "after write" figures;
+    /// - with a maximum read-ahead, the read-ahead runs that far past the request even when
+    ///   "Read-ahead over requested" is off, and the segment wraps over the request's blocks;
+    /// - reads get no zero-latency access ("Immediate buffer read" has no effect on DiskSim
+    ///   4.0's timing of reads in the validation traces).
+    pub fn with_semantics(mut self, semantics: Semantics) -> Imported {
+        if semantics == Semantics::Drive {
+            return self;
+        }
+        let parv = self.parv.display().to_string();
+        let o = &mut self.spec.overheads;
+        if o.write_hit_after_write_ms != o.write_hit_after_read_ms || o.write_miss_after_write_ms != o.write_miss_after_read_ms {
+            self.notes.push(format!("{parv}: DiskSim semantics: every write after a write pays the \"after write\" figures"));
+        }
+        o.after_write_figures_for_appends_only = false;
+        let c = &mut self.spec.cache;
+        if c.max_read_ahead_blocks > 0 && !c.read_ahead_over_requested && c.read_ahead != ReadAheadMode::TrackAhead {
+            c.read_ahead_over_requested = true;
+            self.notes.push(format!("{parv}: DiskSim semantics: read-ahead runs its maximum past the request and may drop the request's blocks"));
+        }
+        if c.zero_latency_read {
+            c.zero_latency_read = false;
+            self.notes.push(format!("{parv}: DiskSim semantics: reads wait for their first block (no zero-latency access)"));
+        }
+        self
+    }
 }
 
 fn loc_err(e: &Entry, msg: impl Into<String>) -> Error {
@@ -403,6 +446,7 @@ fn build_spec(disk: &Block, model: &Block, bus_read: f64, bus_write: f64, notes:
         read_disconnect_after_write_ms: num_or(disk, "Read disconnect afterwrite", 0.0)?,
         time_scale: num_or(disk, "Time scale for overheads", 1.0)?,
         never_disconnect: flag(disk, "Never disconnect", false)?,
+        after_write_figures_for_appends_only: true,
     };
     let read_ahead = match int_or(disk, "Buffer continuous read", 0)? {
         0 => ReadAheadMode::None,

@@ -13,5 +13,5 @@ pub mod trace;
 pub mod validate;
 
 pub use error::Error;
-pub use import::{import_drive, Imported};
-pub use validate::{validate_all, validate_drive, DriveValidation};
+pub use import::{import_drive, Imported, Semantics};
+pub use validate::{validate_all, validate_all_as, validate_drive, validate_drive_as, DriveValidation};

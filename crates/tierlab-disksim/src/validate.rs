@@ -6,7 +6,7 @@
 
 use crate::demerit::demerit;
 use crate::error::Error;
-use crate::import::import_drive;
+use crate::import::{import_drive, Semantics};
 use crate::trace::{find_trace, read_trace, TraceRecord};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -22,6 +22,8 @@ pub struct DriveValidation {
     pub demerit_ms: f64,
     pub mean_measured_ms: f64,
     pub mean_simulated_ms: f64,
+    /// Whose behaviour the import followed.
+    pub semantics: Semantics,
     /// What the import approximates or takes as DiskSim does (`Imported::notes`).
     pub notes: Vec<String>,
 }
@@ -41,7 +43,12 @@ pub fn replay(mech: &mut Mechanics, trace: &[TraceRecord]) -> Vec<f64> {
 
 /// Import the drive in `dir`, replay its validation trace, and compute the demerit.
 pub fn validate_drive(dir: &Path) -> Result<DriveValidation, Error> {
-    let imported = import_drive(dir)?;
+    validate_drive_as(dir, Semantics::Drive)
+}
+
+/// `validate_drive` with the drive imported under `semantics`.
+pub fn validate_drive_as(dir: &Path, semantics: Semantics) -> Result<DriveValidation, Error> {
+    let imported = import_drive(dir)?.with_semantics(semantics);
     let trace_dir = if dir.is_dir() { dir.to_path_buf() } else { dir.parent().map(Path::to_path_buf).unwrap_or_default() };
     let trace = read_trace(&find_trace(&trace_dir, &imported.parv)?)?;
     let notes = imported.notes;
@@ -56,17 +63,23 @@ pub fn validate_drive(dir: &Path) -> Result<DriveValidation, Error> {
         demerit_ms: demerit(&measured, &simulated),
         mean_measured_ms: mean(&measured),
         mean_simulated_ms: mean(&simulated),
+        semantics,
         notes,
     })
 }
 
 /// `validate_drive` for every subdirectory of `dir`, sorted by name.
 pub fn validate_all(dir: &Path) -> Result<Vec<DriveValidation>, Error> {
+    validate_all_as(dir, Semantics::Drive)
+}
+
+/// `validate_all` with every drive imported under `semantics`.
+pub fn validate_all_as(dir: &Path, semantics: Semantics) -> Result<Vec<DriveValidation>, Error> {
     let mut subdirs: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| Error::new(dir.display().to_string(), 0, "", format!("cannot list directory: {e}")))?
         .filter_map(|d| d.ok().map(|d| d.path()))
         .filter(|p| p.is_dir())
         .collect();
     subdirs.sort();
-    subdirs.iter().map(|d| validate_drive(d)).collect()
+    subdirs.iter().map(|d| validate_drive_as(d, semantics)).collect()
 }

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use tierlab_disksim::trace::{find_trace, read_trace};
-use tierlab_disksim::{import_drive, validate_drive};
+use tierlab_disksim::{import_drive, validate_drive, validate_drive_as, Semantics};
 use tierlab_hdd::{Mechanics, SeekModel, Sparing};
 
 fn data_dir() -> Option<PathBuf> {
@@ -202,4 +202,56 @@ fn every_bundled_drive_replays_within_its_bound() {
     let expected: Vec<&str> = BUNDLED_BOUNDS_MS.iter().map(|b| b.0).collect();
     assert_eq!(names, expected, "every bundled drive has a bound");
     check_bounds(&dir, &BUNDLED_BOUNDS_MS);
+}
+
+/// Under DiskSim semantics every drive scores DiskSim 4.0's own published figure to within
+/// 0.011 ms, except the Atlas 10K, where the model keeps the blocks read before a request
+/// ("read any free blocks") and DiskSim does not (VALIDATION.md). Under drive semantics
+/// the three changed settings leave most drives elsewhere.
+#[test]
+fn disksim_semantics_reproduce_disksims_own_figures() {
+    let mut drives: Vec<(PathBuf, f64)> = BUNDLED_BOUNDS_MS.iter().filter_map(|&(n, d, _)| d.map(|d| (bundled_dir().join(n), d))).collect();
+    if let Some(dir) = data_dir() {
+        drives.extend(BOUNDS_MS.iter().filter(|(n, _, _)| *n != "atlas10k").map(|&(n, d, _)| (dir.join(n), d)));
+    }
+    let mut misses = Vec::new();
+    for (dir, disksim_ms) in drives {
+        let v = validate_drive_as(&dir, Semantics::Disksim).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        assert_eq!(v.semantics, Semantics::Disksim);
+        println!("{}: {:.3} ms under DiskSim semantics, DiskSim {disksim_ms:.3}", v.drive, v.demerit_ms);
+        if (v.demerit_ms - disksim_ms).abs() > 0.011 {
+            misses.push(format!("{}: {:.3} against {disksim_ms:.3}", v.drive, v.demerit_ms));
+        }
+    }
+    assert!(misses.is_empty(), "{misses:?}");
+}
+
+/// The DiskSim distribution ships DiskSim 4.0's own per-request output for the Atlas 10K
+/// (`atlas10k.outtrace`: issue times). Its service times, issue to next issue less the
+/// trace's idle gap, and the model's agree within 0.05 ms on at least 93 % of requests.
+#[test]
+fn the_atlas_10k_replays_as_disksims_own_output_request_by_request() {
+    let Some(dir) = data_dir() else { return };
+    let dir = dir.join("atlas10k");
+    let text = std::fs::read_to_string(dir.join("atlas10k.outtrace")).expect("DiskSim's output");
+    let issued_ms: Vec<f64> = text.lines().filter_map(|l| l.split_whitespace().next()?.parse().ok()).collect();
+    let imported = import_drive(&dir).expect("imports").with_semantics(Semantics::Disksim);
+    let trace = read_trace(&find_trace(&dir, &imported.parv).expect("trace")).expect("reads");
+    assert_eq!(issued_ms.len(), trace.len());
+    let mut mech = Mechanics::new(imported.spec).expect("valid");
+    let ours = tierlab_disksim::validate::replay(&mut mech, &trace);
+    let agree = (0..trace.len() - 1).filter(|&i| ((issued_ms[i + 1] - issued_ms[i] - trace[i].gap_us / 1000.0) - ours[i]).abs() <= 0.05).count();
+    println!("{agree} of {} requests within 0.05 ms of DiskSim 4.0", trace.len() - 1);
+    assert!(agree * 100 >= 93 * (trace.len() - 1), "{agree}");
+}
+
+#[test]
+fn disksim_semantics_change_three_settings_and_say_so() {
+    let drive = import_drive(&bundled_dir().join("ibm18es")).expect("imports");
+    assert!(drive.spec.overheads.after_write_figures_for_appends_only && !drive.spec.cache.read_ahead_over_requested);
+    let as_disksim = drive.clone().with_semantics(Semantics::Disksim);
+    assert!(!as_disksim.spec.overheads.after_write_figures_for_appends_only);
+    assert!(as_disksim.spec.cache.read_ahead_over_requested, "a maximum read-ahead is set, so DiskSim reads over the request");
+    assert_eq!(as_disksim.notes.len(), drive.notes.len() + 2, "{:?}", as_disksim.notes);
+    assert_eq!(drive.clone().with_semantics(Semantics::Drive).spec, drive.spec);
 }

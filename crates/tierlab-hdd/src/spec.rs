@@ -121,9 +121,9 @@ pub enum SeekModel {
 
 /// Firmware command-processing overheads (DiskSim's names in brackets). The default is
 /// all zero with a time scale of 1. A read uses the "after write" figures when the request
-/// before it was a write; a write only when it appends to the write before it (the
-/// figures are measured on sequential streams; a write elsewhere costs what it costs
-/// after a read).
+/// before it was a write; a write, unless `after_write_figures_for_appends_only` is off,
+/// only when it appends to the write before it (the figures are measured on sequential
+/// streams; a write elsewhere costs what it costs after a read).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Overheads {
     pub read_hit_after_read_ms: f64,
@@ -161,6 +161,14 @@ pub struct Overheads {
     pub time_scale: f64,
     /// The drive keeps the bus for the whole request: no disconnect/reselect.
     pub never_disconnect: bool,
+    /// A write after a write pays the "after write" figures only when it appends to it
+    /// (off: after any write, as DiskSim's code charges them).
+    #[serde(default = "default_true")]
+    pub after_write_figures_for_appends_only: bool,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 impl Default for Overheads {
@@ -186,6 +194,7 @@ impl Default for Overheads {
             read_disconnect_after_write_ms: 0.0,
             time_scale: 1.0,
             never_disconnect: false,
+            after_write_figures_for_appends_only: true,
         }
     }
 }
