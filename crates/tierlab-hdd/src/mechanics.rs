@@ -672,8 +672,9 @@ impl Mechanics {
             }
             None => {
                 // The "after write" figures are those of a write appending to the one
-                // before; a write elsewhere costs what it costs after a read (the validation
-                // traces show it on every drive whose two figures differ).
+                // before; a write elsewhere costs what it costs after a read (most drives'
+                // validation traces show it; `after_write_figures_for_appends_only` off
+                // charges them after any write, as DiskSim does).
                 let after_write = self.last_op == Op::Write && (lbn == self.last_write_end || !o.after_write_figures_for_appends_only);
                 let cmd = self.overhead_ns(Op::Write, write_back, after_write);
                 (cmd, 0.0, now + cmd + data_prep)
