@@ -77,12 +77,12 @@ pub fn fsck(ssd: &Path, hdd: &Path, repair: bool) -> Result<FsckReport, DriveErr
     let mut good_table = None;
     if sb.layout.tracks_bytes > 0 {
         let copies: Vec<_> = stores.iter().map(|s| crate::tracks::read_one(s, &sb)).collect();
-        let Some(good) = copies.iter().find_map(|c| c.as_ref().ok()).cloned() else {
-            rep.problems.extend(copies.into_iter().filter_map(Result::err).map(|e| e.to_string()));
+        let good = copies.iter().find_map(|c| c.as_ref().ok()).cloned();
+        rep.problems.extend(copies.into_iter().filter_map(Result::err).map(|e| e.to_string()));
+        let Some(good) = good else {
             rep.problems.push("no copy of the HDD track table is readable: the HDD's data cannot be located".into());
             return Ok(rep);
         };
-        rep.problems.extend(copies.into_iter().filter_map(Result::err).map(|e| e.to_string()));
         rep.hdd_tracks = Some(good.tracks());
         good_table = Some(good);
     }

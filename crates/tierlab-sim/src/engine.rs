@@ -5,7 +5,7 @@
 
 use crate::controller::{Action, Controller, DeviceInfo, HostId, Io};
 use crate::device::{Device, DeviceCommand, DeviceOp, DeviceReport};
-use crate::scheduler::{Scheduler, SchedulerKind, Waiting};
+use crate::scheduler::{QueueKeys, Scheduler, SchedulerKind, Waiting};
 use crate::SimError;
 use serde::Serialize;
 use std::cmp::Reverse;
@@ -271,8 +271,7 @@ impl<'d> Simulation<'d> {
             requests_done: 0,
             first_arrival_ns: None,
             stats: HostStats::default(),
-            no_keys: self.scheduler.ignores_keys(),
-            by_block: self.scheduler.by_block(),
+            keys: self.scheduler.keys(),
             requests_before_measurement: 0,
             measured_from_ns: None,
         };
@@ -465,10 +464,9 @@ struct Run<'a, 'd> {
     requests_done: u64,
     first_arrival_ns: Option<u64>,
     stats: HostStats,
-    /// The queues never look at position keys (FCFS; SPTF asks the device instead).
-    no_keys: bool,
-    /// Queues order by logical block address, not device position.
-    by_block: bool,
+    /// What the queues order by: nothing (FCFS; SPTF asks the device instead), block
+    /// address, or device position.
+    keys: QueueKeys,
     requests_before_measurement: u64,
     measured_from_ns: Option<u64>,
 }
@@ -551,10 +549,10 @@ impl Run<'_, '_> {
         let now = self.now_ns;
         let Some(st) = self.stations.get_mut(device) else { return };
         // FCFS and SPTF never look at keys: skip the device's (not free) lookup.
-        let key = match (self.no_keys, self.by_block) {
-            (true, _) => 0,
-            (false, true) => op.offset_bytes / SECTOR_BYTES,
-            (false, false) => st.device.position_key(op.offset_bytes),
+        let key = match self.keys {
+            QueueKeys::Unused => 0,
+            QueueKeys::Block => op.offset_bytes / SECTOR_BYTES,
+            QueueKeys::Position => st.device.position_key(op.offset_bytes),
         };
         let slot = st.ops.insert(PendingOp { op, token, enqueued_ns: now, started_ns: now });
         st.note_queue_change(now);
@@ -590,10 +588,10 @@ impl Run<'_, '_> {
             if st.in_flight >= st.max_in_flight {
                 return;
             }
-            let head = match (self.no_keys, self.by_block) {
-                (true, _) => 0,
-                (false, true) => st.block_head,
-                (false, false) => st.device.current_position_key(),
+            let head = match self.keys {
+                QueueKeys::Unused => 0,
+                QueueKeys::Block => st.block_head,
+                QueueKeys::Position => st.device.current_position_key(),
             };
             st.note_queue_change(now);
             // A queue that orders by the device's own estimate asks it for each candidate.

@@ -72,15 +72,25 @@ impl SchedulerKind {
         }
     }
 
-    /// Whether the queue orders by logical block address rather than device position.
-    pub fn by_block(self) -> bool {
-        matches!(self, SchedulerKind::ClookLba | SchedulerKind::ClookLbaSptf)
+    /// What the queue's position keys are.
+    pub fn keys(self) -> QueueKeys {
+        match self {
+            SchedulerKind::Fcfs | SchedulerKind::Sptf => QueueKeys::Unused,
+            SchedulerKind::ClookLba | SchedulerKind::ClookLbaSptf => QueueKeys::Block,
+            SchedulerKind::Sstf | SchedulerKind::Clook => QueueKeys::Position,
+        }
     }
+}
 
-    /// Whether the queue never reads position keys.
-    pub fn ignores_keys(self) -> bool {
-        matches!(self, SchedulerKind::Fcfs | SchedulerKind::Sptf)
-    }
+/// What a queue orders by, so the engine knows which key to give each op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueKeys {
+    /// Nothing: arrival order, or the device's own estimate (no lookup needed).
+    Unused,
+    /// Logical block address.
+    Block,
+    /// The device's position (cylinder for a disk).
+    Position,
 }
 
 impl fmt::Display for SchedulerKind {
@@ -174,29 +184,35 @@ impl Scheduler for Sptf {
         self.0.pop_front()
     }
     fn pop_by_cost(&mut self, _head_key: u64, cost: &mut dyn FnMut(&Waiting) -> Option<u64>) -> Option<Waiting> {
-        // The first of the cheapest; an op without an estimate costs nothing extra.
-        let mut best: Option<(u64, usize)> = None;
-        for (i, w) in self.0.iter().take(COMMAND_QUEUE_DEPTH).enumerate() {
-            let c = cost(w).unwrap_or(0);
-            if best.is_none_or(|(b, _)| c < b) {
-                best = Some((c, i));
-            }
-            if c == 0 {
-                break;
-            }
-        }
-        self.0.remove(best?.1)
+        let i = cheapest(self.0.iter().take(COMMAND_QUEUE_DEPTH), cost)?;
+        self.0.remove(i)
     }
     fn len(&self) -> usize {
         self.0.len()
     }
 }
 
+/// The position in `ops` of the first of the cheapest by `cost` (an op without an
+/// estimate costs nothing extra).
+fn cheapest<'a>(ops: impl Iterator<Item = &'a Waiting>, cost: &mut dyn FnMut(&Waiting) -> Option<u64>) -> Option<usize> {
+    let mut best: Option<(u64, usize)> = None;
+    for (i, w) in ops.enumerate() {
+        let c = cost(w).unwrap_or(0);
+        if best.is_none_or(|(b, _)| c < b) {
+            best = Some((c, i));
+        }
+        if c == 0 {
+            break;
+        }
+    }
+    best.map(|(_, i)| i)
+}
+
 /// A host elevator in front of a drive's command queue: the host's C-LOOK order moves
 /// waiting ops into the drive as it has room, and the drive takes the cheapest it holds.
 #[derive(Default)]
 pub struct ElevatorNcq {
-    host: BTreeSet<Waiting>,
+    host: Clook,
     /// The host's dispatch position: the key after the last op it sent.
     dispatched_to: u64,
     drive: Vec<Waiting>,
@@ -205,9 +221,7 @@ pub struct ElevatorNcq {
 impl ElevatorNcq {
     fn refill(&mut self) {
         while self.drive.len() < COMMAND_QUEUE_DEPTH {
-            let probe = Waiting { key: self.dispatched_to, seq: 0, slot: 0 };
-            let Some(next) = self.host.range(probe..).next().or_else(|| self.host.iter().next()).copied() else { break };
-            self.host.remove(&next);
+            let Some(next) = self.host.pop(self.dispatched_to) else { break };
             self.dispatched_to = next.key + 1;
             self.drive.push(next);
         }
@@ -216,7 +230,7 @@ impl ElevatorNcq {
 
 impl Scheduler for ElevatorNcq {
     fn push(&mut self, w: Waiting) {
-        self.host.insert(w);
+        self.host.push(w);
     }
     /// Without estimates the drive serves in the order the host sent.
     fn pop(&mut self, _head_key: u64) -> Option<Waiting> {
@@ -225,17 +239,8 @@ impl Scheduler for ElevatorNcq {
     }
     fn pop_by_cost(&mut self, _head_key: u64, cost: &mut dyn FnMut(&Waiting) -> Option<u64>) -> Option<Waiting> {
         self.refill();
-        let mut best: Option<(u64, usize)> = None;
-        for (i, w) in self.drive.iter().enumerate() {
-            let c = cost(w).unwrap_or(0);
-            if best.is_none_or(|(b, _)| c < b) {
-                best = Some((c, i));
-            }
-            if c == 0 {
-                break;
-            }
-        }
-        Some(self.drive.remove(best?.1))
+        let i = cheapest(self.drive.iter(), cost)?;
+        Some(self.drive.remove(i))
     }
     fn len(&self) -> usize {
         self.host.len() + self.drive.len()

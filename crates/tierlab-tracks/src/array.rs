@@ -13,13 +13,12 @@
 //! power management; each has its own queue, C-LOOK by block address.
 
 use crate::workloads::{mechanics, run, FirstResponses, Replayed, Scheme, Target, QUEUE};
-use tierlab_sim::SchedulerKind;
 use crate::{Extent, Tracks};
 use tierlab_array::{Geometry, RaidLevel};
 use tierlab_array_policy::Baseline;
 use tierlab_array_sim::ArrayController;
 use tierlab_hdd::{HddDevice, HddSpec, Layout};
-use tierlab_sim::{Replay, Simulation};
+use tierlab_sim::{Replay, SchedulerKind, Simulation};
 use tierlab_track_map::{TrackMap, TrackMapError};
 use tierlab_types::IoRequest;
 
