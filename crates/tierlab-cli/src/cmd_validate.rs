@@ -9,7 +9,8 @@ use tierlab_report::Table;
 #[derive(Subcommand)]
 pub enum ValidateCommand {
     /// Import DiskSim drive descriptions (.parv, .diskspecs, .model, .seek), replay each
-    /// drive's validation trace, and report the demerit figure against the real drive.
+    /// drive's validation trace, and report the demerit figure (distance between the
+    /// service-time distributions) and the mean per-request error against the real drive.
     Disksim {
         /// A drive directory, or a directory of drive directories.
         dir: PathBuf,
@@ -58,7 +59,7 @@ pub fn run(cmd: ValidateCommand) -> Result<()> {
         writeln!(out)?;
         return Ok(());
     }
-    let mut t = Table::new(["drive", "requests", "measured mean (ms)", "simulated mean (ms)", "demerit (ms)", "demerit (% of mean)"]);
+    let mut t = Table::new(["drive", "requests", "measured mean (ms)", "simulated mean (ms)", "demerit (ms)", "demerit (% of mean)", "mean |error| (ms)"]);
     for v in &results {
         t.row([
             v.drive.clone(),
@@ -67,6 +68,7 @@ pub fn run(cmd: ValidateCommand) -> Result<()> {
             format!("{:.3}", v.mean_simulated_ms),
             format!("{:.3}", v.demerit_ms),
             format!("{:.1}", 100.0 * v.demerit_ms / v.mean_measured_ms.max(f64::MIN_POSITIVE)),
+            format!("{:.3}", v.mean_abs_error_ms),
         ]);
     }
     write!(out, "{}", t.render())?;

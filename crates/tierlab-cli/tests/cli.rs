@@ -156,7 +156,7 @@ fn validate_reports_the_demerit_per_drive() {
     let d = &v[0];
     assert_eq!(d["drive"], "hp_c2247a");
     assert_eq!(d["requests"], 9999);
-    for key in ["demerit_ms", "mean_measured_ms", "mean_simulated_ms"] {
+    for key in ["demerit_ms", "mean_abs_error_ms", "mean_measured_ms", "mean_simulated_ms"] {
         assert!(d[key].as_f64().is_some(), "missing {key}");
     }
     // The HP's disconnect overheads the model does not have are named with file and line.

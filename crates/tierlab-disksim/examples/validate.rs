@@ -31,15 +31,18 @@ fn main() {
     };
     subdirs.sort();
     let mut rows = Vec::new();
-    println!("| drive | requests | mean measured (ms) | mean simulated (ms) | demerit (ms) |");
-    println!("|---|---|---|---|---|");
+    println!("| drive | requests | mean measured (ms) | mean simulated (ms) | demerit (ms) | mean abs error (ms) |");
+    println!("|---|---|---|---|---|---|");
     for d in &subdirs {
         match tierlab_disksim::validate_drive(d) {
             Ok(v) => {
-                println!("| {} | {} | {:.3} | {:.3} | {:.3} |", v.drive, v.requests, v.mean_measured_ms, v.mean_simulated_ms, v.demerit_ms);
+                println!(
+                    "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} |",
+                    v.drive, v.requests, v.mean_measured_ms, v.mean_simulated_ms, v.demerit_ms, v.mean_abs_error_ms
+                );
                 rows.push(v);
             }
-            Err(e) => println!("| {} | error: {e} | | | |", d.display()),
+            Err(e) => println!("| {} | error: {e} | | | | |", d.display()),
         }
     }
     if speed > 0 {

@@ -1,6 +1,7 @@
 //! The demerit figure (Ruemmler & Wilkes 1994): the root mean square horizontal distance
 //! between two cumulative distributions of service times, read at 10,000 evenly spaced
-//! probability levels from 0 to 1 with linear interpolation between sorted samples.
+//! probability levels from 0 to 1 with linear interpolation between sorted samples; and the
+//! mean absolute error, which pairs the samples request by request.
 
 /// Probability levels at which the two distributions are compared.
 pub const LEVELS: usize = 10_000;
@@ -42,6 +43,16 @@ pub fn demerit(a: &[f64], b: &[f64]) -> f64 {
     (sum / LEVELS as f64).sqrt()
 }
 
+/// Mean over paired requests of |b − a|: the request-by-request error, which the demerit,
+/// comparing only the two distributions, does not see. Pairs up to the shorter slice; 0 for none.
+pub fn mean_abs_error(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    if n == 0 {
+        return 0.0;
+    }
+    a.iter().zip(b).map(|(x, y)| (y - x).abs()).sum::<f64>() / n as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,6 +77,15 @@ mod tests {
         let b = [1.0, 2.0, 3.0, 1.5, 2.5];
         assert!(demerit(&a, &b).abs() < 1e-12, "both are uniform on [1, 3] after interpolation");
         assert!((quantile(&[1.0, 3.0], 0.5) - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_reordering_has_zero_demerit_but_a_mean_abs_error() {
+        let a = [1.0, 2.0, 3.0, 4.0];
+        let b = [4.0, 3.0, 2.0, 1.0];
+        assert_eq!(demerit(&a, &b), 0.0);
+        assert!((mean_abs_error(&a, &b) - 2.0).abs() < 1e-12, "(3 + 1 + 1 + 3) / 4");
+        assert_eq!(mean_abs_error(&a, &[]), 0.0);
     }
 
     proptest! {

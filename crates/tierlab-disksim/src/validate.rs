@@ -4,7 +4,7 @@
 //! later one when the previous completes in the simulation plus the previous line's gap,
 //! so the simulated response time is the simulated service time.
 
-use crate::demerit::demerit;
+use crate::demerit::{demerit, mean_abs_error};
 use crate::error::Error;
 use crate::import::{import_drive, Semantics};
 use crate::trace::{find_trace, read_trace, TraceRecord};
@@ -20,6 +20,9 @@ pub struct DriveValidation {
     pub drive: String,
     pub requests: usize,
     pub demerit_ms: f64,
+    /// Mean over requests of |simulated − measured| service time: the request-by-request
+    /// error, where the demerit compares only the two distributions.
+    pub mean_abs_error_ms: f64,
     pub mean_measured_ms: f64,
     pub mean_simulated_ms: f64,
     /// Whose behaviour the import followed.
@@ -61,6 +64,7 @@ pub fn validate_drive_as(dir: &Path, semantics: Semantics) -> Result<DriveValida
         drive,
         requests: trace.len(),
         demerit_ms: demerit(&measured, &simulated),
+        mean_abs_error_ms: mean_abs_error(&measured, &simulated),
         mean_measured_ms: mean(&measured),
         mean_simulated_ms: mean(&simulated),
         semantics,
