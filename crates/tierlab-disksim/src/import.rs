@@ -129,6 +129,16 @@ fn num_or(b: &Block, key: &str, default: f64) -> Result<f64, Error> {
     }
 }
 
+/// A time in ms (default 0 when absent) within the model's bounds, checked where it is set.
+fn time_ms(b: &Block, key: &str) -> Result<f64, Error> {
+    let x = num_or(b, key, 0.0)?;
+    if (0.0..=tierlab_hdd::MAX_PARAMETER_MS).contains(&x) {
+        Ok(x)
+    } else {
+        Err(loc_err(entry(b, key)?, format!("expected a time in ms from 0 to {}, got {x}", tierlab_hdd::MAX_PARAMETER_MS)))
+    }
+}
+
 fn int(b: &Block, key: &str) -> Result<u64, Error> {
     let x = num(b, key)?;
     if x >= 0.0 && x.fract() == 0.0 && x < 9.0e15 {
@@ -298,21 +308,21 @@ pub fn import_drive(path: &Path) -> Result<Imported, Error> {
         }
     };
     // Bus and controller transfer times along the path to the disk.
-    let mut bus_read = num_or(disk, "Bulk sector transfer time", 0.0)?;
+    let mut bus_read = time_ms(disk, "Bulk sector transfer time")?;
     let mut bus_write = bus_read;
     let mut notes = Vec::new();
     for node in disk_path.iter().rev().skip(1).take(2) {
         let Some(b) = instance_of(&node.name).and_then(|s| by_name(&s)) else { continue };
         match node.type_name.as_str() {
             "disksim_bus" => {
-                bus_read = bus_read.max(num_or(b, "Read block transfer time", 0.0)?);
-                bus_write = bus_write.max(num_or(b, "Write block transfer time", 0.0)?);
+                bus_read = bus_read.max(time_ms(b, "Read block transfer time")?);
+                bus_write = bus_write.max(time_ms(b, "Write block transfer time")?);
                 if num_or(b, "Arbitration time", 0.0)? != 0.0 {
                     notes.push(format!("bus `{}`: arbitration time is not modelled", node.name));
                 }
             }
             "disksim_ctlr" => {
-                let c = num_or(b, "Bulk sector transfer time", 0.0)?;
+                let c = time_ms(b, "Bulk sector transfer time")?;
                 bus_read = bus_read.max(c);
                 bus_write = bus_write.max(c);
             }
@@ -321,8 +331,112 @@ pub fn import_drive(path: &Path) -> Result<Imported, Error> {
     }
     let model = sub_block(disk, "Model")?;
     let spec = build_spec(disk, model, bus_read, bus_write, &mut notes)?;
-    spec.validate().map_err(|e| block_err(model, &e.parameter, e.problem))?;
+    spec.validate().map_err(|e| spec_error(disk, model, e))?;
     Ok(Imported { spec, parv, notes })
+}
+
+/// Which DiskSim parameter sets each field of the spec `build_spec` makes, and in which
+/// block: `Disk` (the `disksim_disk`), `Model`, `Layout` or `Mech` (its sub-blocks).
+/// Alternatives are separated by `|`: the first the block sets is named.
+const SPEC_FIELDS: [(&str, Holder, &str); 41] = [
+    ("surfaces", Holder::Model, "Number of data surfaces"),
+    ("cylinders", Holder::Model, "Number of cylinders"),
+    ("block_count", Holder::Model, "Block count"),
+    ("sparing.range_cylinders", Holder::Layout, "Rangesize for sparing"),
+    ("rpm", Holder::Mech, "Rotation speed (in rpms)"),
+    ("head_switch_ms", Holder::Mech, "Head switch time"),
+    ("write_settle_ms", Holder::Mech, "Add. write settling delay"),
+    ("seek", Holder::Mech, "Seek type"),
+    ("seek.points", Holder::Mech, "Full seek curve|Constant seek time"),
+    ("seek.boundary_cyl", Holder::Mech, "HPL seek equation values"),
+    ("seek.sqrt", Holder::Mech, "HPL seek equation values"),
+    ("seek.linear", Holder::Mech, "HPL seek equation values"),
+    ("seek.single_cyl_ms", Holder::Mech, "Single cylinder seek time"),
+    ("seek.first_ten_ms", Holder::Mech, "First ten seek times"),
+    ("seek.single_track_ms", Holder::Mech, "Single cylinder seek time"),
+    ("seek.average_ms", Holder::Mech, "Average seek time"),
+    ("seek.full_stroke_ms", Holder::Mech, "Full strobe seek time"),
+    ("bus_read_ms_per_sector", Holder::Disk, "Bulk sector transfer time"),
+    ("bus_write_ms_per_sector", Holder::Disk, "Bulk sector transfer time"),
+    ("overheads.read_hit_after_read_ms", Holder::Disk, "Read hit over. after read"),
+    ("overheads.read_hit_after_write_ms", Holder::Disk, "Read hit over. after write"),
+    ("overheads.read_miss_after_read_ms", Holder::Disk, "Read miss over. after read"),
+    ("overheads.read_miss_after_write_ms", Holder::Disk, "Read miss over. after write"),
+    ("overheads.write_hit_after_read_ms", Holder::Disk, "Write hit over. after read"),
+    ("overheads.write_hit_after_write_ms", Holder::Disk, "Write hit over. after write"),
+    ("overheads.write_miss_after_read_ms", Holder::Disk, "Write miss over. after read"),
+    ("overheads.write_miss_after_write_ms", Holder::Disk, "Write miss over. after write"),
+    ("overheads.read_completion_ms", Holder::Disk, "Read completion overhead"),
+    ("overheads.write_completion_ms", Holder::Disk, "Write completion overhead"),
+    ("overheads.data_prep_ms", Holder::Disk, "Data preparation overhead"),
+    ("overheads.per_request_ms", Holder::Disk, "Per-request overhead time"),
+    ("overheads.reselect_ms", Holder::Disk, "First reselect overhead"),
+    ("overheads.reselect_other_ms", Holder::Disk, "Other reselect overhead"),
+    ("overheads.read_disconnect_ms", Holder::Disk, "Read disconnect afterread"),
+    ("overheads.read_disconnect_after_write_ms", Holder::Disk, "Read disconnect afterwrite"),
+    ("overheads.min_write_access_ms", Holder::Disk, "Minimum seek delay"),
+    ("overheads.time_scale", Holder::Disk, "Time scale for overheads"),
+    ("overheads.extra_write_disconnect", Holder::Disk, "Extra write disconnect"),
+    ("cache.segments", Holder::Disk, "Number of buffer segments"),
+    ("cache.segment_blocks", Holder::Disk, "Segment size (in blks)"),
+    ("cache.read_watermark", Holder::Disk, "High (read) water mark"),
+];
+
+/// The same for the fields of a zone (`zones[i].<field>`), in the zone's own block.
+const ZONE_FIELDS: [(&str, &str); 10] = [
+    ("first_cylinder", "First cylinder number"),
+    ("last_cylinder", "Last cylinder number"),
+    ("blocks_per_track", "Blocks per track"),
+    ("first_block_offset_sectors", "Offset of first block"),
+    ("reserved_front_blocks", "Empty space at zone front"),
+    ("track_skew_sectors", "Skew for track switch"),
+    ("cylinder_skew_sectors", "Skew for cylinder switch"),
+    ("spares", "Number of spares"),
+    ("slips", "slips"),
+    ("defects", "defects"),
+];
+
+#[derive(Clone, Copy)]
+enum Holder {
+    Disk,
+    Model,
+    Layout,
+    Mech,
+}
+
+/// A spec the model refuses, reported where the files set the offending value: the file
+/// and line of the DiskSim parameter (or of its block when the file leaves it to its
+/// default), named as the file names it, with the model's field beside the problem.
+fn spec_error(disk: &Block, model: &Block, e: tierlab_hdd::SpecError) -> Error {
+    let problem = format!("{} ({})", e.problem, e.parameter);
+    let located = |b: &Block, keys: &str| match keys.split('|').find_map(|k| b.get(k)) {
+        Some(entry) => loc_err(entry, problem.clone()),
+        None => block_err(b, keys.split('|').next().unwrap_or(keys), problem.clone()),
+    };
+    let layout = sub_block(model, "Layout Model").ok();
+    if let Some(rest) = e.parameter.strip_prefix("zones[") {
+        let zone = rest.split_once(']').and_then(|(i, field)| Some((i.parse::<usize>().ok()?, field.trim_start_matches('.'))));
+        let zones = layout.and_then(|l| list(l, "Zones").ok()).unwrap_or_default();
+        if let Some((i, field)) = zone {
+            if let Some(Value::Block(z)) = zones.get(i) {
+                let key = ZONE_FIELDS.iter().find(|(f, _)| field.starts_with(f)).map_or("Blocks per track", |(_, k)| k);
+                return located(z, key);
+            }
+        }
+    }
+    let field = SPEC_FIELDS.iter().filter(|(f, _, _)| e.parameter.starts_with(f)).max_by_key(|(f, _, _)| f.len());
+    if let Some(&(_, holder, key)) = field {
+        let block = match holder {
+            Holder::Disk => Some(disk),
+            Holder::Model => Some(model),
+            Holder::Layout => layout,
+            Holder::Mech => sub_block(model, "Mechanical Model").ok(),
+        };
+        if let Some(b) = block {
+            return located(b, key);
+        }
+    }
+    block_err(model, &e.parameter, e.problem)
 }
 
 fn build_spec(disk: &Block, model: &Block, bus_read: f64, bus_write: f64, notes: &mut Vec<String>) -> Result<HddSpec, Error> {
@@ -601,8 +715,8 @@ pub fn read_seek_table(path: &Path) -> Result<Vec<(u32, f64)>, Error> {
         let t = f
             .next()
             .and_then(|s| s.parse::<f64>().ok())
-            .filter(|t| t.is_finite() && *t >= 0.0)
-            .ok_or_else(|| Error::new(file.clone(), ln, "time", "expected a seek time in ms (>= 0)"))?;
+            .filter(|t| t.is_finite() && (0.0..=tierlab_hdd::MAX_PARAMETER_MS).contains(t))
+            .ok_or_else(|| Error::new(file.clone(), ln, "time", format!("expected a seek time in ms (0 to {})", tierlab_hdd::MAX_PARAMETER_MS)))?;
         if points.last().is_some_and(|p| p.0 >= d) || d == 0 {
             return Err(Error::new(file.clone(), ln, "distance", "distances must be >= 1 and ascending"));
         }

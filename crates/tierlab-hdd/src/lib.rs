@@ -23,4 +23,6 @@ pub use device::HddDevice;
 pub use layout::{Layout, Pbn};
 pub use mechanics::{Access, Mechanics, MechanicsStats};
 pub use seek::{fit_datasheet, SeekCurve};
-pub use spec::{CacheSpec, ExtraWriteDisconnect, HddSpec, LbnMapping, Overheads, ReadAheadMode, SeekModel, Sparing, SpecError, ZoneSpec};
+pub use spec::{
+    CacheSpec, ExtraWriteDisconnect, HddSpec, LbnMapping, Overheads, ReadAheadMode, SeekModel, Sparing, SpecError, ZoneSpec, MAX_PARAMETER_MS, MAX_TIME_SCALE,
+};

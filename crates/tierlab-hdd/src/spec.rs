@@ -368,6 +368,22 @@ pub struct HddSpec {
     pub cache: CacheSpec,
 }
 
+/// The longest any one time parameter of a drive may be: an hour. No drive's overhead, seek
+/// or transfer comes near it; the bound keeps every sum of them inside the simulator's
+/// nanosecond clock, so a damaged file is refused rather than timed as overflowing.
+pub const MAX_PARAMETER_MS: f64 = 3_600_000.0;
+
+/// The largest `overheads.time_scale`: a factor on every overhead.
+pub const MAX_TIME_SCALE: f64 = 1000.0;
+
+fn duration_ms(name: &str, v: f64) -> Result<(), SpecError> {
+    if v.is_finite() && (0.0..=MAX_PARAMETER_MS).contains(&v) {
+        Ok(())
+    } else {
+        Err(SpecError::new(name, format!("must be a time in [0, {MAX_PARAMETER_MS}] ms, got {v}")))
+    }
+}
+
 fn finite_nonneg(name: &str, v: f64) -> Result<(), SpecError> {
     if v.is_finite() && v >= 0.0 {
         Ok(())
@@ -419,12 +435,12 @@ impl HddSpec {
         if !(self.rpm.is_finite() && self.rpm >= 1.0 && self.rpm <= 1.0e6) {
             return Err(SpecError::new("rpm", format!("must be 1..=1e6, got {}", self.rpm)));
         }
-        finite_nonneg("head_switch_ms", self.head_switch_ms)?;
-        if !self.write_settle_ms.is_finite() {
-            return Err(SpecError::new("write_settle_ms", "must be finite"));
+        duration_ms("head_switch_ms", self.head_switch_ms)?;
+        if !(self.write_settle_ms.is_finite() && self.write_settle_ms.abs() <= MAX_PARAMETER_MS) {
+            return Err(SpecError::new("write_settle_ms", format!("must be a time in [-{MAX_PARAMETER_MS}, {MAX_PARAMETER_MS}] ms, got {}", self.write_settle_ms)));
         }
-        finite_nonneg("bus_read_ms_per_sector", self.bus_read_ms_per_sector)?;
-        finite_nonneg("bus_write_ms_per_sector", self.bus_write_ms_per_sector)?;
+        duration_ms("bus_read_ms_per_sector", self.bus_read_ms_per_sector)?;
+        duration_ms("bus_write_ms_per_sector", self.bus_write_ms_per_sector)?;
         let o = &self.overheads;
         for (n, v) in [
             ("overheads.read_hit_after_read_ms", o.read_hit_after_read_ms),
@@ -444,15 +460,17 @@ impl HddSpec {
             ("overheads.read_disconnect_after_write_ms", o.read_disconnect_after_write_ms),
             ("overheads.reselect_other_ms", o.reselect_other_ms),
             ("overheads.min_write_access_ms", o.min_write_access_ms),
-            ("overheads.time_scale", o.time_scale),
         ] {
-            finite_nonneg(n, v)?;
+            duration_ms(n, v)?;
+        }
+        if !(o.time_scale.is_finite() && (0.0..=MAX_TIME_SCALE).contains(&o.time_scale)) {
+            return Err(SpecError::new("overheads.time_scale", format!("must be a factor in [0, {MAX_TIME_SCALE}], got {}", o.time_scale)));
         }
         if let Some(x) = &o.extra_write_disconnect {
-            finite_nonneg("overheads.extra_write_disconnect.command_ms", x.command_ms)?;
-            finite_nonneg("overheads.extra_write_disconnect.disconnect_ms", x.disconnect_ms)?;
-            finite_nonneg("overheads.extra_write_disconnect.inter_disconnect_ms", x.inter_disconnect_ms)?;
-            finite_nonneg("overheads.extra_write_disconnect.seek_delta_ms", x.seek_delta_ms)?;
+            duration_ms("overheads.extra_write_disconnect.command_ms", x.command_ms)?;
+            duration_ms("overheads.extra_write_disconnect.disconnect_ms", x.disconnect_ms)?;
+            duration_ms("overheads.extra_write_disconnect.inter_disconnect_ms", x.inter_disconnect_ms)?;
+            duration_ms("overheads.extra_write_disconnect.seek_delta_ms", x.seek_delta_ms)?;
         }
         if let Sparing::SectorsPerRange { range_cylinders } = self.sparing {
             if range_cylinders == 0 {
@@ -470,8 +488,11 @@ impl HddSpec {
         self.validate_zones()?;
         self.validate_seek()?;
         let c = &self.cache;
-        if c.enabled && (c.segments == 0 || c.segment_blocks == 0) {
+        if c.enabled && c.segments == 0 {
             return Err(SpecError::new("cache.segments", "an enabled cache needs >= 1 segment of >= 1 block"));
+        }
+        if c.enabled && c.segment_blocks == 0 {
+            return Err(SpecError::new("cache.segment_blocks", "an enabled cache needs >= 1 segment of >= 1 block"));
         }
         if !(c.read_watermark.is_finite() && (0.0..=1.0).contains(&c.read_watermark)) {
             return Err(SpecError::new("cache.read_watermark", "must be a fraction in [0, 1]"));
@@ -591,16 +612,16 @@ impl HddSpec {
                         return Err(SpecError::new(format!("seek.points[{k}]"), "distances must be >= 1 and strictly ascending"));
                     }
                     prev = d;
-                    finite_nonneg(&format!("seek.points[{k}]"), t)?;
+                    duration_ms(&format!("seek.points[{k}]"), t)?;
                 }
                 if points.len() == 1 && points[0].0 != 1 {
                     return Err(SpecError::new("seek.points", "a one-point table must be for distance 1"));
                 }
             }
             SeekModel::Datasheet { single_track_ms, average_ms, full_stroke_ms } => {
-                finite_nonneg("seek.single_track_ms", *single_track_ms)?;
-                finite_nonneg("seek.average_ms", *average_ms)?;
-                finite_nonneg("seek.full_stroke_ms", *full_stroke_ms)?;
+                duration_ms("seek.single_track_ms", *single_track_ms)?;
+                duration_ms("seek.average_ms", *average_ms)?;
+                duration_ms("seek.full_stroke_ms", *full_stroke_ms)?;
                 if !(single_track_ms <= average_ms && average_ms <= full_stroke_ms) || *average_ms <= 0.0 {
                     return Err(SpecError::new("seek.average_ms", "need 0 < single_track <= average <= full_stroke"));
                 }
@@ -613,19 +634,25 @@ impl HddSpec {
                     ("seek.linear_const_ms", *linear_const_ms),
                     ("seek.linear_mult_ms", *linear_mult_ms),
                 ] {
-                    if !v.is_finite() {
-                        return Err(SpecError::new(n, "must be finite"));
+                    if !(v.is_finite() && v.abs() <= MAX_PARAMETER_MS) {
+                        return Err(SpecError::new(n, format!("must be in [-{MAX_PARAMETER_MS}, {MAX_PARAMETER_MS}] ms, got {v}")));
                     }
                 }
+                // Either branch of the equation at the longest seek stays within the bound.
+                let longest = f64::from(self.cylinders);
+                let bound = sqrt_const_ms.abs() + sqrt_mult_ms.abs() * longest.sqrt() + linear_const_ms.abs() + linear_mult_ms.abs() * longest;
+                if bound > MAX_PARAMETER_MS {
+                    return Err(SpecError::new("seek.linear_mult_ms", format!("gives seeks over {MAX_PARAMETER_MS} ms across {} cylinders", self.cylinders)));
+                }
                 if let Some(s) = single_cyl_ms {
-                    finite_nonneg("seek.single_cyl_ms", *s)?;
+                    duration_ms("seek.single_cyl_ms", *s)?;
                 }
                 if let Some(f) = first_ten_ms {
                     if f.len() != 10 {
                         return Err(SpecError::new("seek.first_ten_ms", format!("needs 10 values, got {}", f.len())));
                     }
                     for (k, v) in f.iter().enumerate() {
-                        finite_nonneg(&format!("seek.first_ten_ms[{k}]"), *v)?;
+                        duration_ms(&format!("seek.first_ten_ms[{k}]"), *v)?;
                     }
                 }
             }

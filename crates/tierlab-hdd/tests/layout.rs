@@ -80,6 +80,32 @@ fn impossible_specs_name_the_parameter() {
     let mut s = small_spec();
     s.seek = SeekModel::Table { points: vec![(5, 1.0), (3, 2.0)] };
     assert_eq!(s.validate().unwrap_err().parameter, "seek.points[1]");
+    // Times beyond an hour would overflow the nanosecond clock once summed: refused.
+    let mut s = small_spec();
+    s.overheads.read_miss_after_read_ms = 1e308;
+    assert_eq!(s.validate().unwrap_err().parameter, "overheads.read_miss_after_read_ms");
+    let mut s = small_spec();
+    s.write_settle_ms = -1e12;
+    assert_eq!(s.validate().unwrap_err().parameter, "write_settle_ms");
+    let mut s = small_spec();
+    s.overheads.time_scale = 1e9;
+    assert_eq!(s.validate().unwrap_err().parameter, "overheads.time_scale");
+    let mut s = small_spec();
+    s.seek = SeekModel::Equation {
+        boundary_cyl: 10.0,
+        sqrt_const_ms: 1.0,
+        sqrt_mult_ms: 0.1,
+        linear_const_ms: 2.0,
+        linear_mult_ms: 1e5,
+        single_cyl_ms: None,
+        first_ten_ms: None,
+    };
+    assert_eq!(s.validate().unwrap_err().parameter, "seek.linear_mult_ms");
+    let mut s = small_spec();
+    s.cache.enabled = true;
+    s.cache.segments = 2;
+    s.cache.segment_blocks = 0;
+    assert_eq!(s.validate().unwrap_err().parameter, "cache.segment_blocks");
 }
 
 /// A small random layout: scheme, zones, spares and slips that fit their regions.
