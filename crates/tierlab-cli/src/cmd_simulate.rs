@@ -43,7 +43,7 @@ pub struct SimulateArgs {
     /// Requests outstanding in closed-loop replay.
     #[arg(long, default_value_t = 1)]
     pub depth: u32,
-    /// Device queue scheduler: fcfs, sstf, clook (by cylinder), clook-lba (by block address, as a host elevator) sptf (a drive's command queue: the quickest to reach of the 32 oldest) or clook-lba+sptf (the elevator feeding the drive's queue).
+    /// Device queue scheduler: fcfs, sstf, clook (by cylinder), clook-lba (by block address, as a host elevator), sptf (a drive's command queue: the quickest to reach of the 32 oldest) or clook-lba+sptf (the elevator feeding the drive's queue).
     #[arg(long, default_value_t = SchedulerKind::Fcfs)]
     pub scheduler: SchedulerKind,
     /// Fold requests beyond the device's end back into it instead of stopping (for traces

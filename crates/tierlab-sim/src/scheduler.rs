@@ -172,26 +172,6 @@ impl Scheduler for Sstf {
     }
 }
 
-/// Arrival order, from which the cheapest of the oldest [`COMMAND_QUEUE_DEPTH`] is taken.
-#[derive(Default)]
-pub struct Sptf(VecDeque<Waiting>);
-
-impl Scheduler for Sptf {
-    fn push(&mut self, w: Waiting) {
-        self.0.push_back(w);
-    }
-    fn pop(&mut self, _head_key: u64) -> Option<Waiting> {
-        self.0.pop_front()
-    }
-    fn pop_by_cost(&mut self, _head_key: u64, cost: &mut dyn FnMut(&Waiting) -> Option<u64>) -> Option<Waiting> {
-        let i = cheapest(self.0.iter().take(COMMAND_QUEUE_DEPTH), cost)?;
-        self.0.remove(i)
-    }
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-}
-
 /// The position in `ops` of the first of the cheapest by `cost` (an op without an
 /// estimate costs nothing extra).
 fn cheapest<'a>(ops: impl Iterator<Item = &'a Waiting>, cost: &mut dyn FnMut(&Waiting) -> Option<u64>) -> Option<usize> {
@@ -208,27 +188,34 @@ fn cheapest<'a>(ops: impl Iterator<Item = &'a Waiting>, cost: &mut dyn FnMut(&Wa
     best.map(|(_, i)| i)
 }
 
-/// A host elevator in front of a drive's command queue: the host's C-LOOK order moves
-/// waiting ops into the drive as it has room, and the drive takes the cheapest it holds.
+/// A drive's command queue behind a host queue `H`: the host's order moves waiting ops
+/// into the drive as it has room ([`COMMAND_QUEUE_DEPTH`]), and the drive takes the
+/// cheapest it holds, the oldest among equals.
 #[derive(Default)]
-pub struct ElevatorNcq {
-    host: Clook,
+pub struct CommandQueue<H> {
+    host: H,
     /// The host's dispatch position: the key after the last op it sent.
     dispatched_to: u64,
     drive: Vec<Waiting>,
 }
 
-impl ElevatorNcq {
+/// SPTF: the host sends in arrival order, so the drive chooses among the oldest 32.
+pub type Sptf = CommandQueue<Fcfs>;
+
+/// Linux with NCQ: the host's C-LOOK by block address feeds the drive.
+pub type ElevatorNcq = CommandQueue<Clook>;
+
+impl<H: Scheduler> CommandQueue<H> {
     fn refill(&mut self) {
         while self.drive.len() < COMMAND_QUEUE_DEPTH {
             let Some(next) = self.host.pop(self.dispatched_to) else { break };
-            self.dispatched_to = next.key + 1;
+            self.dispatched_to = next.key.saturating_add(1);
             self.drive.push(next);
         }
     }
 }
 
-impl Scheduler for ElevatorNcq {
+impl<H: Scheduler> Scheduler for CommandQueue<H> {
     fn push(&mut self, w: Waiting) {
         self.host.push(w);
     }
