@@ -195,6 +195,41 @@ fn rotation_ns<T: Target>(c: &mut Counted<T>, lbn: u64) -> Result<u64, ProbeErro
     Ok(d[2])
 }
 
+/// No disk turns faster than this (a revolution of 0.5 ms is 120,000 rpm).
+const MIN_REVOLUTION_NS: u64 = 500_000;
+
+/// Why a sector read again at once came back in `repeat_ns`, under a revolution: either a
+/// cache answered it, or the device has no media to wait for. Sectors far apart, each read
+/// once, tell the two apart: on a disk with its cache off each waits for its seek and its
+/// sector, which takes over a millisecond for most of them.
+fn no_revolution<T: Target>(c: &mut Counted<T>, repeat_ns: u64) -> ProbeError {
+    const FRESH: u64 = 9;
+    let sectors = c.t.sectors();
+    let mut fresh: Vec<u64> = Vec::new();
+    for k in 0..FRESH {
+        // Alternately from the front and the back of the device, in eighteenths: each
+        // read is far from the last.
+        let lbn = sectors / 18 * (if k % 2 == 0 { k + 1 } else { 17 - k });
+        match c.read(lbn, 1) {
+            Ok(ns) => fresh.push(ns),
+            Err(e) => return e,
+        }
+    }
+    fresh.sort_unstable();
+    let median_ms = fresh[fresh.len() / 2] as f64 / 1e6;
+    if fresh[fresh.len() / 2] < MIN_REVOLUTION_NS {
+        ProbeError::Unusable(format!(
+            "reads of sectors far apart took {median_ms:.3} ms (median of {FRESH}), and a repeated read {:.3} ms: the device has no rotating media to time (a solid-state drive, or a cache that answers every read). The probe characterises spinning disks",
+            repeat_ns as f64 / 1e6
+        ))
+    } else {
+        ProbeError::Unusable(format!(
+            "a repeated read took {:.3} ms, far less than a revolution, while reads far apart took {median_ms:.3} ms (median of {FRESH}): the read cache answers repeats. Turn the drive's read cache off (e.g. `sdparm --set RCD=1 DEVICE`) and probe again",
+            repeat_ns as f64 / 1e6
+        ))
+    }
+}
+
 /// Time of reading `[x - 1, x]` just after `x - 2`.
 fn pair_ns<T: Target>(c: &mut Counted<T>, x: u64) -> Result<u64, ProbeError> {
     c.read(x - 2, 1)?;
@@ -214,11 +249,8 @@ pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts:
     let sector_bytes = target.sector_bytes();
     let mut c = Counted { t: target, reads: 0 };
     let rev = rotation_ns(&mut c, opts.start_lbn)?;
-    if rev < 500_000 {
-        return Err(ProbeError::Unusable(format!(
-            "a repeated read took {:.3} ms, far less than a revolution: the read cache answers it. Turn the drive's read cache off (e.g. `sdparm --set RCD=1 DEVICE`) and probe again",
-            rev as f64 / 1e6
-        )));
+    if rev < MIN_REVOLUTION_NS {
+        return Err(no_revolution(&mut c, rev));
     }
     // Track boundaries.
     let tol = |a: u64, b: u64, st: u64| a.abs_diff(b) <= (st / 4).max(1_000);

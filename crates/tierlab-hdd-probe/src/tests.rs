@@ -77,11 +77,35 @@ fn a_cache_that_answers_repeats_and_a_tiny_device_are_refused() {
     let spec = drive(300, true, true);
     let mut on = ModelTarget::new(spec, true).unwrap();
     let e = probe::<_, ModelTarget>(&mut on, None, &ProbeOptions::default()).unwrap_err();
-    assert!(e.to_string().contains("RCD=1"), "{e}");
+    // It answers the repeat but not the sectors far apart: a cache, not a device without rotation.
+    assert!(e.to_string().contains("RCD=1") && !e.to_string().contains("no rotating media"), "{e}");
     let tiny = drive(1, false, true);
     let mut t = ModelTarget::new(tiny, false).unwrap();
     let e = probe::<_, ModelTarget>(&mut t, None, &ProbeOptions::default()).unwrap_err();
     assert!(e.to_string().contains("too small"), "{e}");
+}
+
+/// A device without moving parts: every read takes 50 µs.
+struct SolidState;
+
+impl Target for SolidState {
+    fn sectors(&self) -> u64 {
+        1 << 24
+    }
+    fn sector_bytes(&self) -> u64 {
+        512
+    }
+    fn read(&mut self, _lbn: u64, _n: u64) -> Result<u64, ProbeError> {
+        Ok(50_000)
+    }
+    fn pause(&mut self, _ns: u64) {}
+}
+
+#[test]
+fn a_device_without_rotation_is_told_apart_from_a_cache() {
+    let e = probe::<_, SolidState>(&mut SolidState, None, &ProbeOptions::default()).unwrap_err();
+    let m = e.to_string();
+    assert!(m.contains("no rotating media") && m.contains("0.050 ms (median of 9)") && !m.contains("RCD=1"), "{m}");
 }
 
 #[test]
