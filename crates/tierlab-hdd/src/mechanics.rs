@@ -402,13 +402,12 @@ impl Mechanics {
         }
     }
 
-    /// When read-ahead asked to stop at `t` lets go of the arm. DiskSim's "Stop prefetch
-    /// in sector" off means the sector being read is finished first (a read-ahead pass
-    /// reads its sectors back to back, so that is the next sector boundary).
+    /// When read-ahead asked to stop at `t` lets go of the arm. An arm on its way to the
+    /// pass's next track (a seek or head switch) arrives there first. DiskSim's "Stop
+    /// prefetch in sector" off means the sector being read is finished first (a read-ahead
+    /// pass reads its sectors back to back, so that is the next sector boundary).
     fn prefetch_stop_ns(&self, pf: &Prefetch, t: f64) -> f64 {
-        if self.spec.cache.stop_prefetch_in_sector {
-            return t;
-        }
+        let may_stop_in_sector = self.spec.cache.stop_prefetch_in_sector;
         let mut stop = t;
         let mut times = PassTimes::default();
         self.media_pass(pf.head, pf.begin_ns, pf.from_lbn, pf.to_lbn - pf.from_lbn, false, false, None, &mut times, |c| {
@@ -417,7 +416,9 @@ impl Mechanics {
             }
             if t < c.end_ns {
                 let first = c.runs[0].first_ns;
-                if t >= c.arrive_ns {
+                if t < c.arrive_ns {
+                    stop = c.arrive_ns;
+                } else if !may_stop_in_sector {
                     stop = if t <= first { first } else { (first + ((t - first) / c.sector_ns).ceil() * c.sector_ns).min(c.end_ns) };
                 }
                 return false;

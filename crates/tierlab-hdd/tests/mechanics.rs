@@ -430,6 +430,21 @@ fn read_ahead_stopped_inside_a_sector_finishes_it_unless_allowed_to_stop_there()
     assert_eq!(run(false), 12_300_000);
 }
 
+#[test]
+fn a_read_ahead_stopped_mid_switch_finishes_the_switch() {
+    // Blocks 0..100 fill track 0 and are read by 10 ms; the read-ahead then switches to
+    // track 1 from 10.0 to 10.2 ms. A read of block 491 on cylinder 1 (a 1 ms seek; it
+    // passes the head at 11.1 ms) issued at 10.05 ms makes it only if the arm could leave
+    // before the switch ends: it cannot, so the read waits a revolution.
+    for stop_in_sector in [true, false] {
+        let mut s = with_cache(small_spec());
+        s.cache.stop_prefetch_in_sector = stop_in_sector;
+        let mut m = Mechanics::new(s).expect("valid");
+        assert_eq!(m.access(0, &op(Op::Read, 0, 100)).done_ns, REV_NS);
+        assert_eq!(m.access(10_050_000, &op(Op::Read, 491, 1)).done_ns, 21_200_000, "stop in sector {stop_in_sector}");
+    }
+}
+
 /// A sequential stream read one request at a time, each issued as the one before it
 /// completes, back to back or skipping a few sectors each time: on a drive whose
 /// read-ahead continues for it no revolution is lost after the first request; under
