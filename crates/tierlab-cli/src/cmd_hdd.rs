@@ -367,6 +367,9 @@ fn probe(a: ProbeArgs) -> Result<()> {
     }
     writeln!(out, "{target}: {} sectors of {} bytes, {} reads", report.sectors, report.sector_bytes, report.reads)?;
     writeln!(out, "rotation    {:.4} ms ({:.0} rpm)", report.rotation_ms, report.rpm)?;
+    if report.noisy_timing {
+        writeln!(out, "timing      noisy: pair times within {:.3} ms taken as equal, the others timed five times", report.pair_tolerance_ms)?;
+    }
     writeln!(
         out,
         "zero-latency {} (whole-track reads {:.3}–{:.3} ms)",

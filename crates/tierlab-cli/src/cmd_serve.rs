@@ -108,6 +108,11 @@ pub struct ServeArgs {
     /// The catalog HDD whose model gives modelled energy (and emulated timing).
     #[arg(long, value_name = "ID", default_value = tierlab_hybrid::DEFAULT_HDD)]
     pub hdd_model: String,
+    /// The HDD model with its read cache and read-ahead off, as `sdparm --set RCD=1` sets
+    /// a real drive's: every read goes to the modelled media, so `tierlab hdd probe` can
+    /// time the emulated disk through the export.
+    #[arg(long)]
+    pub hdd_model_without_read_cache: bool,
     /// Lay the HDD's data inside these tracks, on whole 4 KiB blocks that never cross a
     /// boundary: the JSON of `tierlab hdd probe --json` on the HDD store (or of `tierlab
     /// hdd layout --json` for the emulated model). Fixed at creation and kept in the
@@ -268,7 +273,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         ("lt", settings.lt.map(f64::from)),
         ("ht", settings.ht.map(f64::from)),
     ];
-    let hdd_choice = tierlab_hybrid::HddChoice { device: a.hdd_model.clone(), ..Default::default() };
+    let hdd_choice = tierlab_hybrid::HddChoice { device: a.hdd_model.clone(), without_read_cache: a.hdd_model_without_read_cache, ..Default::default() };
     let hdd_model = tierlab_hybrid::build_hdd(&hdd_choice).with_context(|| format!("--hdd-model {}", a.hdd_model))?;
     let ssd_model = match &a.model_ssd {
         Some(id) => Some(DeviceModel::new(ssd_model(id, &a.ssd, settings.ssd_size.as_deref())?, a.emulate)),

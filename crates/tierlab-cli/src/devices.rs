@@ -50,6 +50,7 @@ impl DeviceChoice {
             standby: self.standby.clone(),
             variant: self.hdd_variant.clone(),
             track_aligned: self.hdd_track_aligned,
+            without_read_cache: false,
         }
     }
 }

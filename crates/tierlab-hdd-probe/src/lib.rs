@@ -29,7 +29,8 @@
 //!   is slower than its heads a whole-track read is paced by the bus, and the test says no.
 //! - **Zero-latency access.** A whole track read from different rotational positions takes
 //!   one revolution every time on a drive that reads sectors as they pass, and between one
-//!   and two revolutions on a drive that waits for the first sector.
+//!   and two revolutions on a drive that waits for the first sector. The faster half of
+//!   sixteen positions decides.
 //! - **Boundary cost.** 64-sector reads starting at random offsets around random
 //!   boundaries, each after a random pause: the mean time of those that cross the boundary
 //!   and of those that do not (the paper's Figure 3).
@@ -38,6 +39,17 @@
 //! - **Cache** (cache as the drive ships): a repeated read, a read just after the one
 //!   before it (read-ahead), and two consecutive sectors read in reverse order (answered
 //!   from the cache only by a drive that buffers what passes under the head).
+//!
+//! # Noisy timing
+//!
+//! The model times exactly. A device behind a kernel (a real disk, or the model served by
+//! `tierlab serve --emulate` through NBD) completes every read late by a delay that varies
+//! by tens of microseconds, and now and then by milliseconds. Five repeated reads that
+//! spread over more than a microsecond mark the target as noisy. Pair times are then
+//! compared within a tolerance measured from fifteen pairs and measured again before each
+//! scan; a time out of it is the median of five; a boundary must change two pairs; and the
+//! zero-latency test takes the least of three reads at each position. None of this acts
+//! on the model.
 
 mod device;
 mod model;
@@ -117,6 +129,13 @@ pub struct ProbeReport {
     pub sector_bytes: u64,
     pub rotation_ms: f64,
     pub rpm: f64,
+    /// Pair times that differ by up to this much were taken as equal (the most any track
+    /// needed): a microsecond or a quarter sector on the model, about five standard
+    /// deviations of the timing noise on a device behind a kernel.
+    pub pair_tolerance_ms: f64,
+    /// The device's timing was noisy: a pair time out of tolerance was measured five times
+    /// and the median taken, and a boundary had to show on two pairs.
+    pub noisy_timing: bool,
     /// Whole-track reads from different rotational positions all took about one revolution.
     pub zero_latency: bool,
     /// Their least and greatest time, ms.
@@ -162,6 +181,9 @@ impl Default for ProbeOptions {
     }
 }
 
+/// Rotational phases from which a whole track is read for the zero-latency test.
+const WHOLE_TRACK_PHASES: u64 = 16;
+
 /// Rotational phases tried per seek distance: the curve is within 1/64 revolution.
 const SEEK_PHASES: u64 = 64;
 
@@ -187,13 +209,26 @@ impl<T: Target> Counted<'_, T> {
     }
 }
 
-/// The rotation period, ns: the median of repeated reads of one sector.
-fn rotation_ns<T: Target>(c: &mut Counted<T>, lbn: u64) -> Result<u64, ProbeError> {
+/// The rotation period, ns: the median of repeated reads of one sector. And whether the
+/// target's timing is noisy: five repeats spread over more than `EXACT_NS` (a real device
+/// behind a kernel, not the model); the median is then taken of eleven.
+fn rotation_ns<T: Target>(c: &mut Counted<T>, lbn: u64) -> Result<(u64, bool), ProbeError> {
     c.read(lbn, 1)?;
     let mut d: Vec<u64> = (0..5).map(|_| c.read(lbn, 1)).collect::<Result<_, _>>()?;
     d.sort_unstable();
-    Ok(d[2])
+    if d[4] - d[0] <= EXACT_NS {
+        return Ok((d[2], false));
+    }
+    for _ in 0..6 {
+        d.push(c.read(lbn, 1)?);
+    }
+    d.sort_unstable();
+    Ok((d[5], true))
 }
+
+/// Two times this close are the same on any target (the model's differ by a nanosecond's
+/// rounding of the rotational position).
+const EXACT_NS: u64 = 1_000;
 
 /// No disk turns faster than this (a revolution of 0.5 ms is 120,000 rpm).
 const MIN_REVOLUTION_NS: u64 = 500_000;
@@ -236,6 +271,75 @@ fn pair_ns<T: Target>(c: &mut Counted<T>, x: u64) -> Result<u64, ProbeError> {
     c.read(x - 1, 2)
 }
 
+/// Pair times inside one track, and how to tell another time from theirs.
+#[derive(Clone)]
+struct PairTimes {
+    /// A pair's time with all three sectors on the track.
+    base: u64,
+    /// One sector's time, bounded from `base` (a revolution and two sectors).
+    sector: u64,
+    /// How far from `base` a time may lie and still be `base`.
+    tol: u64,
+    /// Whether the target's timing is noisy: a time out of `tol` is then measured four
+    /// more times and the median taken, so that one late completion is not a boundary.
+    noisy: bool,
+}
+
+/// Pairs timed on a noisy target for its `PairTimes`.
+const NOISY_BASE_PAIRS: usize = 15;
+
+impl PairTimes {
+    /// On a target that times exactly: from one pair on the track starting at `first`.
+    fn exact<T: Target>(c: &mut Counted<T>, first: u64, rev: u64) -> Result<PairTimes, ProbeError> {
+        let base = pair_ns(c, first + 2)?;
+        let sector = base.saturating_sub(rev).max(2) / 2;
+        Ok(PairTimes { base, sector, tol: (sector / 4).max(EXACT_NS), noisy: false })
+    }
+
+    /// On a noisy target, for the first track and again before each scan: the median of
+    /// `NOISY_BASE_PAIRS` pairs on the track starting at `first`, and a tolerance of three
+    /// times the spread of their middle three fifths (about five standard deviations of a
+    /// normal spread). Tracks found by a known size keep the last ones: a sector's time
+    /// (a few microseconds) moves `base` between zones by far less than the tolerance.
+    fn noisy<T: Target>(c: &mut Counted<T>, first: u64, rev: u64) -> Result<PairTimes, ProbeError> {
+        let mut v: Vec<u64> = (0..NOISY_BASE_PAIRS).map(|_| pair_ns(c, first + 2)).collect::<Result<_, _>>()?;
+        v.sort_unstable();
+        let n = NOISY_BASE_PAIRS;
+        let base = v[n / 2];
+        let sector = base.saturating_sub(rev).max(2) / 2;
+        let spread = v[n * 4 / 5] - v[n / 5];
+        Ok(PairTimes { base, sector, tol: (sector / 4).max(EXACT_NS).max(3 * spread), noisy: true })
+    }
+
+    fn is_base(&self, ns: u64) -> bool {
+        ns.abs_diff(self.base) <= self.tol
+    }
+
+    /// The pair time at `x`: one reading, or on a noisy target the median of five when
+    /// the first is not `base`.
+    fn measure<T: Target>(&self, c: &mut Counted<T>, x: u64) -> Result<u64, ProbeError> {
+        let d = pair_ns(c, x)?;
+        if !self.noisy || self.is_base(d) {
+            return Ok(d);
+        }
+        median_pair_ns(c, x, d)
+    }
+
+    fn same<T: Target>(&self, c: &mut Counted<T>, x: u64) -> Result<bool, ProbeError> {
+        Ok(self.is_base(self.measure(c, x)?))
+    }
+}
+
+/// The median of five pair times at `x`, `first` being one already taken.
+fn median_pair_ns<T: Target>(c: &mut Counted<T>, x: u64, first: u64) -> Result<u64, ProbeError> {
+    let mut v = vec![first];
+    while v.len() < 5 {
+        v.push(pair_ns(c, x)?);
+    }
+    v.sort_unstable();
+    Ok(v[2])
+}
+
 /// Characterise `target`: its cache must be off (see the module documentation); `cached`,
 /// if given, is the same drive with its cache on, for the cache test.
 pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts: &ProbeOptions) -> Result<ProbeReport, ProbeError> {
@@ -248,25 +352,30 @@ pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts:
     }
     let sector_bytes = target.sector_bytes();
     let mut c = Counted { t: target, reads: 0 };
-    let rev = rotation_ns(&mut c, opts.start_lbn)?;
+    let (rev, noisy) = rotation_ns(&mut c, opts.start_lbn)?;
     if rev < MIN_REVOLUTION_NS {
         return Err(no_revolution(&mut c, rev));
     }
     // Track boundaries.
-    let tol = |a: u64, b: u64, st: u64| a.abs_diff(b) <= (st / 4).max(1_000);
     let mut tracks: Vec<TrackRun> = Vec::new();
     let mut sizes: Vec<u64> = Vec::new();
     let mut s = opts.start_lbn;
     let mut found = 0u64;
+    let mut noisy_pairs: Option<PairTimes> = None;
+    let mut tolerance_ns = 0u64;
     while s + 3 < sectors && opts.max_tracks.is_none_or(|m| found < m) {
-        let base = pair_ns(&mut c, s + 2)?;
-        // One sector's time on this track, bounded from the pair time (rev + 2 sectors).
-        let st = base.saturating_sub(rev).max(2) / 2;
+        let mut p = match &noisy_pairs {
+            Some(p) => p.clone(),
+            None if noisy => PairTimes::noisy(&mut c, s, rev)?,
+            None => PairTimes::exact(&mut c, s, rev)?,
+        };
+        // A boundary at `b` changes the pairs at `b` and `b + 1`; on a noisy target both
+        // must show it.
         let ends_at = |c: &mut Counted<T>, b: u64| -> Result<bool, ProbeError> {
             if b >= sectors {
                 return Ok(true);
             }
-            Ok(tol(pair_ns(c, b - 1)?, base, st) && !tol(pair_ns(c, b)?, base, st))
+            Ok(p.same(c, b - 1)? && !p.same(c, b)? && (!p.noisy || b + 1 >= sectors || !p.same(c, b + 1)?))
         };
         let mut next = None;
         for &t in &sizes {
@@ -278,13 +387,32 @@ pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts:
         let next = match next {
             Some(n) => n,
             None => {
+                // A scan takes a thousand pairs or so: on a noisy target the noise, which
+                // changes with the host's load, is measured again first.
+                if noisy_pairs.is_some() {
+                    p = PairTimes::noisy(&mut c, s, rev)?;
+                }
+                if noisy {
+                    noisy_pairs = Some(p.clone());
+                }
                 let mut x = s + 3;
                 while x < sectors {
-                    let d = pair_ns(&mut c, x)?;
+                    let d = p.measure(&mut c, x)?;
+                    if p.is_base(d) {
+                        x += 1;
+                        continue;
+                    }
                     // A slipped (skipped) sector inside the track delays just this pair by
-                    // about a sector's time; a boundary changes this pair and the next.
-                    let slip = d > base && d <= base + 3 * st && x + 1 < sectors && tol(pair_ns(&mut c, x + 1)?, base, st);
-                    if !(tol(d, base, st) || slip) {
+                    // about a sector's time, and a late completion on a noisy target one
+                    // pair by any time; a boundary changes this pair and the next. On a
+                    // noisy target a boundary whose own pair read as `base` shows here as
+                    // the pair after it: the pair before this one then differs too.
+                    let lone = (p.noisy || (d > p.base && d <= p.base + 3 * p.sector)) && x + 1 < sectors && p.same(&mut c, x + 1)?;
+                    if !lone {
+                        break;
+                    }
+                    if p.noisy && x > s + 3 && !p.same(&mut c, x - 1)? {
+                        x -= 1;
                         break;
                     }
                     x += 1;
@@ -292,6 +420,7 @@ pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts:
                 x
             }
         };
+        tolerance_ns = tolerance_ns.max(p.tol);
         let size = next - s;
         if !sizes.contains(&size) {
             sizes.push(size);
@@ -304,16 +433,27 @@ pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts:
         s = next;
     }
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
-    // Zero-latency: whole-track reads from eight rotational positions.
+    // Zero-latency: whole-track reads from sixteen rotational positions.
     let first = tracks.first().map_or(TrackRun { first_lbn: opts.start_lbn, sectors: 64, tracks: 1 }, |r| r.clone());
-    let mut full = [f64::MAX, 0.0f64];
-    for k in 0..8u64 {
-        c.read(first.first_lbn, 1)?;
-        c.t.pause(rev * k / 8 + rev / 16);
-        let t = c.read(first.first_lbn, first.sectors)? as f64 / 1e6;
-        full = [full[0].min(t), full[1].max(t)];
+    let mut whole = Vec::with_capacity(WHOLE_TRACK_PHASES as usize);
+    for k in 0..WHOLE_TRACK_PHASES {
+        // A busy host delays some completions (by a scheduler's time slice, several
+        // milliseconds) and never hastens one: on a noisy target each phase's time is the
+        // least of three.
+        let mut least = u64::MAX;
+        for _ in 0..if noisy { 3 } else { 1 } {
+            c.read(first.first_lbn, 1)?;
+            c.t.pause(rev * (2 * k + 1) / (2 * WHOLE_TRACK_PHASES));
+            least = least.min(c.read(first.first_lbn, first.sectors)?);
+        }
+        whole.push(least);
     }
-    let zero_latency = full[1] - full[0] < rev as f64 / 4e6;
+    whole.sort_unstable();
+    let n = whole.len();
+    let full = [whole[0] as f64 / 1e6, whole[n - 1] as f64 / 1e6];
+    // Judged on the faster half, for the same reason. Without zero latency the times
+    // spread evenly over a revolution, their faster half over half of one.
+    let zero_latency = whole[n / 2] - whole[0] < rev / 4;
     // Boundary cost: 64-sector reads around random boundaries of the tracks found.
     let bounds: Vec<u64> = tracks
         .iter()
@@ -367,6 +507,8 @@ pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts:
         sector_bytes,
         rotation_ms: rev as f64 / 1e6,
         rpm: 60.0e9 / rev as f64,
+        pair_tolerance_ms: tolerance_ns as f64 / 1e6,
+        noisy_timing: noisy,
         zero_latency,
         full_track_read_ms: full,
         tracks_found: found,

@@ -1,7 +1,7 @@
 //! tierlab's HDD model as a probe target, timed in virtual time.
 
 use crate::{ProbeError, Target};
-use tierlab_hdd::{HddSpec, Mechanics, ReadAheadMode};
+use tierlab_hdd::{HddSpec, Mechanics};
 use tierlab_sim::DeviceOp;
 use tierlab_types::Op;
 
@@ -14,11 +14,8 @@ pub struct ModelTarget {
 impl ModelTarget {
     /// The drive `spec` with its cache as specified (`cache = true`) or turned off with its
     /// read-ahead, as `sdparm --set RCD=1` turns a real drive's off.
-    pub fn new(mut spec: HddSpec, cache: bool) -> Result<ModelTarget, ProbeError> {
-        if !cache {
-            spec.cache.enabled = false;
-            spec.cache.read_ahead = ReadAheadMode::None;
-        }
+    pub fn new(spec: HddSpec, cache: bool) -> Result<ModelTarget, ProbeError> {
+        let spec = if cache { spec } else { spec.without_read_cache() };
         let mech = Mechanics::new(spec).map_err(|e| ProbeError::Unusable(format!("the drive's model: {}: {}", e.parameter, e.problem)))?;
         Ok(ModelTarget { mech, now_ns: 0 })
     }

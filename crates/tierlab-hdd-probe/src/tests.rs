@@ -85,6 +85,70 @@ fn a_cache_that_answers_repeats_and_a_tiny_device_are_refused() {
     assert!(e.to_string().contains("too small"), "{e}");
 }
 
+/// The model behind a kernel and a network, as `tierlab serve --emulate` puts it behind
+/// NBD: each read reaches the drive 20–120 µs after it is issued and its completion the
+/// prober 20–120 µs after the drive finished, and one completion in fifty is 2–5 ms late.
+struct BehindAKernel {
+    model: ModelTarget,
+    rng: ChaCha8Rng,
+}
+
+impl BehindAKernel {
+    fn delay_ns(&mut self) -> u64 {
+        let d = self.rng.gen_range(20_000..120_000);
+        if self.rng.gen_range(0..50) == 0 {
+            d + self.rng.gen_range(2_000_000..5_000_000)
+        } else {
+            d
+        }
+    }
+}
+
+impl Target for BehindAKernel {
+    fn sectors(&self) -> u64 {
+        self.model.sectors()
+    }
+    fn sector_bytes(&self) -> u64 {
+        self.model.sector_bytes()
+    }
+    fn read(&mut self, lbn: u64, n: u64) -> Result<u64, ProbeError> {
+        let (there, back) = (self.delay_ns(), self.delay_ns());
+        self.model.pause(there);
+        let media = self.model.read(lbn, n)?;
+        self.model.pause(back);
+        Ok(there + media + back)
+    }
+    fn pause(&mut self, ns: u64) {
+        self.model.pause(ns);
+    }
+}
+
+#[test]
+fn a_probe_through_noisy_timing_still_finds_every_boundary() {
+    let spec = drive(300, true, true);
+    for seed in 1..=3 {
+        let mut t = BehindAKernel { model: ModelTarget::new(spec.clone(), false).unwrap(), rng: ChaCha8Rng::seed_from_u64(seed) };
+        let r = probe::<_, ModelTarget>(&mut t, None, &ProbeOptions { max_tracks: Some(34), boundary_reads: 0, ..ProbeOptions::default() }).unwrap();
+        assert!(r.noisy_timing, "seed {seed}");
+        assert_eq!(r.boundaries(), true_boundaries(&spec, 34), "seed {seed}: the band of 1,144 and the first tracks of 1,092");
+        assert!((r.rotation_ms - 6.0).abs() < 0.06, "seed {seed}: {}", r.rotation_ms);
+        assert!(r.zero_latency, "seed {seed}: {:?}", r.full_track_read_ms);
+        assert!(r.pair_tolerance_ms > 0.05 && r.pair_tolerance_ms < 0.4, "seed {seed}: {}", r.pair_tolerance_ms);
+    }
+    // The model itself times exactly.
+    let mut exact = ModelTarget::new(spec, false).unwrap();
+    let r = probe::<_, ModelTarget>(&mut exact, None, &ProbeOptions { max_tracks: Some(4), boundary_reads: 0, ..ProbeOptions::default() }).unwrap();
+    assert!(!r.noisy_timing && r.pair_tolerance_ms < 0.002, "a quarter sector: {}", r.pair_tolerance_ms);
+}
+
+#[test]
+fn a_drive_without_zero_latency_is_told_apart_through_noisy_timing() {
+    let spec = drive(300, true, false);
+    let mut t = BehindAKernel { model: ModelTarget::new(spec, false).unwrap(), rng: ChaCha8Rng::seed_from_u64(7) };
+    let r = probe::<_, ModelTarget>(&mut t, None, &ProbeOptions { max_tracks: Some(2), boundary_reads: 0, ..ProbeOptions::default() }).unwrap();
+    assert!(r.noisy_timing && !r.zero_latency, "{:?}", r.full_track_read_ms);
+}
+
 /// A device without moving parts: every read takes 50 µs.
 struct SolidState;
 

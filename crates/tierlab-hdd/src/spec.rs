@@ -393,6 +393,14 @@ fn finite_nonneg(name: &str, v: f64) -> Result<(), SpecError> {
 }
 
 impl HddSpec {
+    /// The drive with its read cache and its read-ahead off, as `sdparm --set RCD=1` sets a
+    /// real SCSI drive's: every read goes to the media. Writes are handled as before.
+    pub fn without_read_cache(mut self) -> HddSpec {
+        self.cache.enabled = false;
+        self.cache.read_ahead = ReadAheadMode::None;
+        self
+    }
+
     /// Logical blocks zone `z` provides under this spec's sparing scheme.
     pub fn zone_blocks(&self, z: &ZoneSpec) -> i128 {
         let cyls = i128::from(z.last_cylinder) - i128::from(z.first_cylinder) + 1;

@@ -36,6 +36,9 @@ pub struct HddChoice {
     /// straddle a track boundary are never used, and an operation crossing a boundary is
     /// served as one command per track. Capacity shrinks by the unused tails.
     pub track_aligned: bool,
+    /// The drive with its read cache and read-ahead off (`HddSpec::without_read_cache`,
+    /// what `sdparm --set RCD=1` does to a real drive).
+    pub without_read_cache: bool,
 }
 
 impl Default for HddChoice {
@@ -49,6 +52,7 @@ impl Default for HddChoice {
             standby: None,
             variant: None,
             track_aligned: false,
+            without_read_cache: false,
         }
     }
 }
@@ -114,11 +118,20 @@ pub fn datasheet(e: &HddEntry, variant: Option<&str>) -> Result<Datasheet> {
 /// synthesized geometry, in its layout variant), without power.
 pub fn hdd_spec(choice: &HddChoice) -> Result<HddSpec> {
     if let Some(dir) = &choice.disksim {
-        return disksim_spec(dir);
+        return Ok(cache_choice(disksim_spec(dir)?, choice));
     }
     let cat = catalog(choice.catalog.as_deref())?;
     let entry = cat.hdd(&choice.device)?;
-    Ok(HddSpec::from_datasheet(&datasheet(entry, choice.variant.as_deref())?)?)
+    Ok(cache_choice(HddSpec::from_datasheet(&datasheet(entry, choice.variant.as_deref())?)?, choice))
+}
+
+/// `spec` with its read cache as `choice` says.
+fn cache_choice(spec: HddSpec, choice: &HddChoice) -> HddSpec {
+    if choice.without_read_cache {
+        spec.without_read_cache()
+    } else {
+        spec
+    }
 }
 
 /// A DiskSim drive's timing model; what the import approximates is said on stderr, never
@@ -165,7 +178,7 @@ fn build_plain_hdd(choice: &HddChoice) -> Result<Box<dyn Device + Send>> {
         if choice.spin_down_s.is_some() || choice.power_profile.is_some() {
             return Err(anyhow!("--spin-down-s and --power-profile need a catalog drive: DiskSim descriptions have no power figures"));
         }
-        let spec = disksim_spec(dir)?;
+        let spec = cache_choice(disksim_spec(dir)?, choice);
         let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "disksim".into());
         return Ok(Box::new(HddDevice::new(name, Mechanics::new(spec)?)));
     }
@@ -190,7 +203,7 @@ pub fn power_profile<'a>(entry: &'a HddEntry, name: Option<&str>) -> Result<Opti
 /// names (its `device`, `disksim` and `catalog` are not looked at); without a power model
 /// when the entry has no power figures.
 pub fn catalog_hdd(entry: &HddEntry, choice: &HddChoice) -> Result<HddDevice> {
-    let spec = HddSpec::from_datasheet(&datasheet(entry, choice.variant.as_deref())?)?;
+    let spec = cache_choice(HddSpec::from_datasheet(&datasheet(entry, choice.variant.as_deref())?)?, choice);
     let mech = Mechanics::new(spec)?;
     let profile = power_profile(entry, choice.power_profile.as_deref())?;
     let Some(profile) = profile else {
@@ -519,5 +532,21 @@ mod tests {
         }
         let json = serde_json::to_string(tierlab_catalog::builtin().hdd(ID).unwrap()).unwrap();
         assert!(json.contains("\"change_mode\":\"through_standby\"") && json.contains("\"inner_zone_rate\":\"sustained_min\""));
+    }
+
+    #[test]
+    fn a_drive_without_its_read_cache_reads_every_repeat_from_the_media() {
+        let choice = HddChoice { device: "maxtor-atlas-10k-v-73gb".into(), ..HddChoice::default() };
+        let off = HddChoice { without_read_cache: true, ..choice.clone() };
+        let (with, without) = (hdd_spec(&choice).unwrap(), hdd_spec(&off).unwrap());
+        assert!(with.cache.enabled && with.cache.read_ahead != tierlab_hdd::ReadAheadMode::None);
+        assert!(!without.cache.enabled && without.cache.read_ahead == tierlab_hdd::ReadAheadMode::None);
+        let repeat_ns = |c: &HddChoice| {
+            let mut d = build_hdd(c).unwrap();
+            let t = d.service(0, &read(1000, 1));
+            d.service(t, &read(1000, 1)) - t
+        };
+        assert!(repeat_ns(&choice) < 1_000_000, "the cache answers a repeat");
+        assert!((5_900_000..6_100_000).contains(&repeat_ns(&off)), "a revolution at 10,000 rpm: {}", repeat_ns(&off));
     }
 }
