@@ -108,6 +108,26 @@ fn to_ns(t: f64) -> u64 {
     }
 }
 
+/// A read-ahead pass as of some time `t` (`Mechanics::prefetch_progress`).
+struct Progress {
+    reached: u64,
+    head: Head,
+    finished_ns: Option<f64>,
+    resume: Prefetch,
+    stop_ns: f64,
+}
+
+/// A read-ahead pass still running at some time `t` (`Mechanics::settle_prefetch`): the
+/// pass from its first unfinished track, the blocks read, where the head is, and when the
+/// pass lets go of the arm if asked to stop at `t`.
+#[derive(Clone, Copy)]
+struct Running {
+    pass: Prefetch,
+    reached: u64,
+    head: Head,
+    stop_ns: f64,
+}
+
 impl Mechanics {
     /// Build the model; fails with the parameter at fault if the spec is impossible.
     pub fn new(spec: HddSpec) -> Result<Mechanics, SpecError> {
@@ -352,12 +372,18 @@ impl Mechanics {
     }
 
     /// The read-ahead pass `pf` as of time `t`: blocks read by then, where the head is,
-    /// when the pass ended if it is over by `t`, and the pass advanced to its first track
-    /// not finished by `t` (so later queries do not redo the finished tracks).
-    fn prefetch_progress(&self, pf: &Prefetch, t: f64) -> (u64, Head, Option<f64>, Prefetch) {
+    /// when the pass ended if it is over by `t`, the pass advanced to its first track not
+    /// finished by `t` (so later queries do not redo the finished tracks), and when the
+    /// pass would let go of the arm if asked to stop at `t`. An arm on its way to the
+    /// pass's next track (a seek or head switch) arrives there first. DiskSim's "Stop
+    /// prefetch in sector" off means the sector being read is finished first (a read-ahead
+    /// pass reads its sectors back to back, so that is the next sector boundary).
+    fn prefetch_progress(&self, pf: &Prefetch, t: f64) -> Progress {
+        let may_stop_in_sector = self.spec.cache.stop_prefetch_in_sector;
         let mut reached = pf.from_lbn;
         let mut head = pf.head;
         let mut resume = *pf;
+        let mut stop_ns = t;
         let mut times = PassTimes::default();
         let (last_head, end_ns) = self.media_pass(pf.head, pf.begin_ns, pf.from_lbn, pf.to_lbn - pf.from_lbn, false, false, None, &mut times, |c| {
             if c.begin_ns > t {
@@ -370,73 +396,62 @@ impl Mechanics {
             }
             if c.end_ns <= t {
                 resume = Prefetch { from_lbn: c.lbn + c.blocks, begin_ns: c.end_ns, head: c.head, ..*pf };
+            } else if t < c.arrive_ns {
+                stop_ns = c.arrive_ns;
+            } else if !may_stop_in_sector {
+                stop_ns = if t <= first_ns { first_ns } else { (first_ns + ((t - first_ns) / c.sector_ns).ceil() * c.sector_ns).min(c.end_ns) };
             }
             head = c.head;
             c.end_ns <= t
         });
-        if reached >= pf.to_lbn && end_ns <= t {
-            (reached, last_head, Some(end_ns), resume)
-        } else {
-            (reached, head, None, resume)
-        }
+        let finished_ns = (reached >= pf.to_lbn && end_ns <= t).then_some(end_ns);
+        Progress { reached, head: if finished_ns.is_some() { last_head } else { head }, finished_ns, resume, stop_ns }
     }
 
     /// Bring the read-ahead up to time `t`: its segment grows to what has been read; a
     /// finished pass is retired (the head stays where it ended). Returns the pass still
-    /// running, the blocks read so far and where the head is.
-    fn settle_prefetch(&mut self, t: f64) -> Option<(Prefetch, u64, Head)> {
+    /// running, where the head is, and when the pass would let go of the arm if asked to
+    /// stop at `t`.
+    fn settle_prefetch(&mut self, t: f64) -> Option<Running> {
         let pf = self.prefetch?;
-        let (reached, head, finished, resume) = self.prefetch_progress(&pf, t);
-        self.segments.set_end(pf.segment, reached, self.spec.cache.segment_blocks);
-        match finished {
+        let p = self.prefetch_progress(&pf, t);
+        self.segments.set_end(pf.segment, p.reached, self.spec.cache.segment_blocks);
+        match p.finished_ns {
             Some(end_ns) => {
                 self.prefetch = None;
-                self.head = head;
+                self.head = p.head;
                 self.arm_free_ns = self.arm_free_ns.max(end_ns);
                 None
             }
             None => {
-                self.prefetch = Some(resume);
-                Some((resume, reached, head))
+                self.prefetch = Some(p.resume);
+                Some(Running { pass: p.resume, reached: p.reached, head: p.head, stop_ns: p.stop_ns })
             }
         }
     }
 
-    /// When read-ahead asked to stop at `t` lets go of the arm. An arm on its way to the
-    /// pass's next track (a seek or head switch) arrives there first. DiskSim's "Stop
-    /// prefetch in sector" off means the sector being read is finished first (a read-ahead
-    /// pass reads its sectors back to back, so that is the next sector boundary).
-    fn prefetch_stop_ns(&self, pf: &Prefetch, t: f64) -> f64 {
-        let may_stop_in_sector = self.spec.cache.stop_prefetch_in_sector;
-        let mut stop = t;
-        let mut times = PassTimes::default();
-        self.media_pass(pf.head, pf.begin_ns, pf.from_lbn, pf.to_lbn - pf.from_lbn, false, false, None, &mut times, |c| {
-            if c.begin_ns > t {
-                return false;
+    /// Stop the read-ahead still running at `t` (as `settle_prefetch(t)` returned it),
+    /// keeping what was read: the arm is free when the pass lets go of it.
+    fn release_prefetch(&mut self, t: f64, running: Option<Running>) {
+        let Some(Running { head, stop_ns: stop, .. }) = running else { return };
+        let head = if stop > t {
+            match self.settle_prefetch(stop) {
+                Some(r) => r.head,
+                // Finished by then: retired where it ended.
+                None => return,
             }
-            if t < c.end_ns {
-                let first = c.runs[0].first_ns;
-                if t < c.arrive_ns {
-                    stop = c.arrive_ns;
-                } else if !may_stop_in_sector {
-                    stop = if t <= first { first } else { (first + ((t - first) / c.sector_ns).ceil() * c.sector_ns).min(c.end_ns) };
-                }
-                return false;
-            }
-            true
-        });
-        stop
+        } else {
+            head
+        };
+        self.prefetch = None;
+        self.head = head;
+        self.arm_free_ns = self.arm_free_ns.max(stop);
     }
 
     /// Stop read-ahead asked to stop at `t`, keeping what was read.
     fn stop_prefetch(&mut self, t: f64) {
-        let Some(pf) = self.prefetch else { return };
-        let stop = self.prefetch_stop_ns(&pf, t);
-        if let Some((_, _, head)) = self.settle_prefetch(stop) {
-            self.prefetch = None;
-            self.head = head;
-            self.arm_free_ns = self.arm_free_ns.max(stop);
-        }
+        let running = self.settle_prefetch(t);
+        self.release_prefetch(t, running);
     }
 
     /// Where read-ahead after a read of `[lbn, end)` stops (exclusive), under the spec.
@@ -521,7 +536,7 @@ impl Mechanics {
         // 2. A request that starts inside the data read ahead so far continues that stream:
         //    the read-ahead pass goes on up to its limit; beyond it a new pass starts once
         //    the command is processed.
-        if let Some((pf, reached, _)) = active {
+        if let Some(Running { pass: pf, reached, .. }) = active {
             // On a drive that streams (`read_ahead_continues`), a request starting where
             // the read-ahead has got to (the next request of a sequential stream, arriving
             // as the last one completes), or ahead of it within the read-ahead's reach (a
@@ -583,14 +598,8 @@ impl Mechanics {
         // 3. Miss (or a cached prefix only): stop read-ahead and go to the media. Unless the
         //    drive holds the bus throughout, it disconnects and reconnects once the
         //    read watermark of sectors is in the buffer.
-        if let Some((pf, _, head)) = active {
-            // (`settle_prefetch` above brought the pass to `now` already.)
-            let stop = self.prefetch_stop_ns(&pf, now);
-            let head = if stop > now { self.settle_prefetch(stop).map_or(self.head, |(_, _, h)| h) } else { head };
-            self.prefetch = None;
-            self.head = head;
-            self.arm_free_ns = self.arm_free_ns.max(stop);
-        }
+        // (`settle_prefetch` above brought the pass to `now` already.)
+        self.release_prefetch(now, active);
         if cached > 0 {
             self.stats.read_partial_hits += 1;
         }
