@@ -67,12 +67,14 @@ pub enum Semantics {
 }
 
 impl Imported {
-    /// The drive as DiskSim 4.0 times it. Three settings change, each noted:
+    /// The drive as DiskSim 4.0 times it. Four settings change, each noted:
     /// - a write after any write (not only an appending one) pays the "after write" figures;
     /// - with a maximum read-ahead, the read-ahead runs that far past the request even when
     ///   "Read-ahead over requested" is off, and the segment wraps over the request's blocks;
     /// - reads get no zero-latency access ("Immediate buffer read" has no effect on DiskSim
-    ///   4.0's timing of reads in the validation traces).
+    ///   4.0's timing of reads in the validation traces);
+    /// - a write-back write waits for the media once "Maximum number of write segments"
+    ///   hold data not yet written, not only once every segment does.
     pub fn with_semantics(mut self, semantics: Semantics) -> Imported {
         if semantics == Semantics::Drive {
             return self;
@@ -92,6 +94,13 @@ impl Imported {
             c.zero_latency_read = false;
             self.notes.push(format!("{parv}: DiskSim semantics: reads wait for their first block (no zero-latency access)"));
         }
+        if c.write_back && !c.separate_write_segment && c.max_write_segments < c.segments {
+            self.notes.push(format!(
+                "{parv}: DiskSim semantics: a write-back write waits for the media once {} of the {} segments hold data not yet written",
+                c.max_write_segments, c.segments
+            ));
+        }
+        c.write_back_in_every_segment = false;
         self
     }
 }
@@ -338,7 +347,7 @@ pub fn import_drive(path: &Path) -> Result<Imported, Error> {
 /// Which DiskSim parameter sets each field of the spec `build_spec` makes, and in which
 /// block: `Disk` (the `disksim_disk`), `Model`, `Layout` or `Mech` (its sub-blocks).
 /// Alternatives are separated by `|`: the first the block sets is named.
-const SPEC_FIELDS: [(&str, Holder, &str); 41] = [
+const SPEC_FIELDS: [(&str, Holder, &str); 42] = [
     ("surfaces", Holder::Model, "Number of data surfaces"),
     ("cylinders", Holder::Model, "Number of cylinders"),
     ("block_count", Holder::Model, "Block count"),
@@ -374,6 +383,7 @@ const SPEC_FIELDS: [(&str, Holder, &str); 41] = [
     ("overheads.reselect_other_ms", Holder::Disk, "Other reselect overhead"),
     ("overheads.read_disconnect_ms", Holder::Disk, "Read disconnect afterread"),
     ("overheads.read_disconnect_after_write_ms", Holder::Disk, "Read disconnect afterwrite"),
+    ("overheads.write_disconnect_ms", Holder::Disk, "Write disconnect overhead"),
     ("overheads.min_write_access_ms", Holder::Disk, "Minimum seek delay"),
     ("overheads.time_scale", Holder::Disk, "Time scale for overheads"),
     ("overheads.extra_write_disconnect", Holder::Disk, "Extra write disconnect"),
@@ -558,6 +568,7 @@ fn build_spec(disk: &Block, model: &Block, bus_read: f64, bus_write: f64, notes:
         },
         read_disconnect_ms: num_or(disk, "Read disconnect afterread", 0.0)?,
         read_disconnect_after_write_ms: num_or(disk, "Read disconnect afterwrite", 0.0)?,
+        write_disconnect_ms: num_or(disk, "Write disconnect overhead", 0.0)?,
         time_scale: num_or(disk, "Time scale for overheads", 1.0)?,
         never_disconnect: flag(disk, "Never disconnect", false)?,
         after_write_figures_for_appends_only: true,
@@ -591,6 +602,7 @@ fn build_spec(disk: &Block, model: &Block, bus_read: f64, bus_write: f64, notes:
         zero_latency_write: flag(disk, "Immediate buffer write", false)?,
         stop_prefetch_in_sector: flag(disk, "Stop prefetch in sector", true)?,
         read_ahead_continues: false,
+        write_back_in_every_segment: true,
     };
     for (key, default) in [
         ("Minimum read-ahead (blks)", 0.0),
@@ -601,13 +613,20 @@ fn build_spec(disk: &Block, model: &Block, bus_read: f64, bus_write: f64, notes:
         ("Allow write prebuffering", 0.0),
         ("Preseeking level", 0.0),
         ("Low (write) water mark", 0.0),
-        ("Write disconnect overhead", 0.0),
         ("Extradisc 2nd disconnect overhead", 0.0),
     ] {
         let v = num_or(disk, key, default)?;
         if v != default {
             notes.push(format!("{}: `{key} = {v}` is not modelled", at(disk, key)));
         }
+    }
+    if !cache.write_back && overheads.write_disconnect_ms != 0.0 {
+        let key = "Write disconnect overhead";
+        notes.push(format!(
+            "{}: `{key} = {}` is charged only to a write-back write that waits for a write segment; on this write-through drive it is not modelled (DiskSim charges it when a write larger than its segment disconnects)",
+            at(disk, key),
+            overheads.write_disconnect_ms
+        ));
     }
 
     let settle = num_or(mech, "Add. write settling delay", 0.0)?;

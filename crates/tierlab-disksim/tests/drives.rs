@@ -210,7 +210,7 @@ fn every_bundled_drive_replays_within_its_bound() {
 /// Under DiskSim semantics every drive scores DiskSim 4.0's own published figure to within
 /// 0.011 ms, except the Atlas 10K, where the model keeps the blocks read before a request
 /// ("read any free blocks") and DiskSim does not (VALIDATION.md). Under drive semantics
-/// the three changed settings leave most drives elsewhere.
+/// the four changed settings leave most drives elsewhere.
 #[test]
 fn disksim_semantics_reproduce_disksims_own_figures() {
     let mut drives: Vec<(PathBuf, f64)> = BUNDLED_BOUNDS_MS.iter().filter_map(|&(n, d, _, _)| d.map(|d| (bundled_dir().join(n), d))).collect();
@@ -270,12 +270,71 @@ fn the_atlas_10k_is_closer_to_the_drive_per_request_than_disksims_own_output() {
 }
 
 #[test]
-fn disksim_semantics_change_three_settings_and_say_so() {
+fn disksim_semantics_change_four_settings_and_say_so() {
     let drive = import_drive(&bundled_dir().join("ibm18es")).expect("imports");
     assert!(drive.spec.overheads.after_write_figures_for_appends_only && !drive.spec.cache.read_ahead_over_requested);
+    assert!(drive.spec.cache.write_back_in_every_segment);
     let as_disksim = drive.clone().with_semantics(Semantics::Disksim);
     assert!(!as_disksim.spec.overheads.after_write_figures_for_appends_only);
     assert!(as_disksim.spec.cache.read_ahead_over_requested, "a maximum read-ahead is set, so DiskSim reads over the request");
+    assert!(!as_disksim.spec.cache.write_back_in_every_segment);
+    // Its one dedicated write segment is the limit either way: no note for that.
     assert_eq!(as_disksim.notes.len(), drive.notes.len() + 2, "{:?}", as_disksim.notes);
     assert_eq!(drive.clone().with_semantics(Semantics::Drive).spec, drive.spec);
+    // The Cheetah 4LP writes back into any of its 3 segments, or into 1 as DiskSim's code
+    // limits it.
+    let cheetah = import_drive(&bundled_dir().join("cheetah4LP")).expect("imports").with_semantics(Semantics::Disksim);
+    assert!(cheetah.notes.iter().any(|n| n.contains("waits for the media once 1 of the 3 segments")), "{:?}", cheetah.notes);
+}
+
+/// For each drive, how many requests the model under DiskSim semantics times more than
+/// 0.05 ms away from DiskSim 4.0's own timing (VALIDATION.md, "DiskSim 4.0, request by
+/// request"): the model's tests hold it to at most that many. The ST41601N counts the
+/// 3,180 requests DiskSim times before it stops.
+const DISKSIM_DIFFERENT: [(&str, usize); 11] = [
+    ("atlas10k", 692),
+    ("barracuda", 35),
+    ("cheetah9LP", 8),
+    ("dec_rz26", 28),
+    ("hp_c2247a", 71),
+    ("atlas_III", 27),
+    ("cheetah4LP", 17),
+    ("hp_c2490a", 7),
+    ("hp_c3323a", 11),
+    ("ibm18es", 17),
+    ("st41601n", 42),
+];
+
+/// DiskSim 4.0's service time of each request of `drive`'s validation trace, ms
+/// (`tests/disksim-4.0/`, made as its README says).
+fn disksim_4_0_ms(drive: &str) -> Vec<f64> {
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/disksim-4.0")).join(format!("{drive}.ms.xz"));
+    let (_, text) = tierlab_trace::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines().map(|l| l.parse().unwrap_or_else(|e| panic!("{}: {l}: {e}", path.display()))).collect()
+}
+
+#[test]
+fn disksim_semantics_time_requests_as_disksim_4_0_does() {
+    let shared = data_dir();
+    let mut worse = Vec::new();
+    for (name, recorded) in DISKSIM_DIFFERENT {
+        let dir = if DRIVES.iter().any(|d| d.0 == name) {
+            let Some(shared) = &shared else { continue };
+            shared.join(name)
+        } else {
+            bundled_dir().join(name)
+        };
+        let imported = import_drive(&dir).expect("imports").with_semantics(Semantics::Disksim);
+        let trace = read_trace(&find_trace(&dir, &imported.parv).expect("trace")).expect("reads");
+        let mut mech = Mechanics::new(imported.spec).expect("valid");
+        let ours = tierlab_disksim::validate::replay(&mut mech, &trace);
+        let theirs = disksim_4_0_ms(name);
+        assert!(theirs.len() < ours.len(), "{name}: DiskSim times {} requests of {}", theirs.len(), ours.len());
+        let different = theirs.iter().zip(&ours).filter(|(d, o)| (*d - *o).abs() > 0.05).count();
+        println!("{name}: {different} of {} requests more than 0.05 ms from DiskSim 4.0 (recorded {recorded})", theirs.len());
+        if different > recorded {
+            worse.push(format!("{name}: {different} > {recorded}"));
+        }
+    }
+    assert!(worse.is_empty(), "{worse:?}");
 }

@@ -16,7 +16,9 @@
 //!   transfers cross tracks without losing a revolution.
 //! - Firmware: 0.1 ms command overhead for every kind of request, no bus limit (the
 //!   interface outruns the media), write-back cache, zero-latency reads, read-ahead to
-//!   the end of a segment; the cache is split into 16 segments.
+//!   the end of a segment; the cache is split into 16 segments, any of which may hold
+//!   write-back data waiting for the media (16 scattered writes, or as many appending
+//!   writes as fill the segments, before a write waits for the media).
 //!
 //! [`DatasheetTiming`] replaces parts of the rule where a source says more (its default
 //! is the rule above):
@@ -270,6 +272,7 @@ impl HddSpec {
                 zero_latency_write: false,
                 stop_prefetch_in_sector: true,
                 read_ahead_continues: false,
+                write_back_in_every_segment: true,
             },
         };
         spec.validate()?;

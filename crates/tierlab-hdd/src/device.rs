@@ -5,11 +5,14 @@
 //! How the two meet, per request: the power model first brings the drive to a state that
 //! can serve (waiting out a spin-down, then spinning up: the request sees that delay);
 //! `Mechanics` then times the request from that instant, and the power model is charged
-//! its seek time at seek power and the rest of its time to completion at active power.
-//! A write-back write's background media time after completion is charged as idle (it is
-//! milliseconds, against idle timeouts of seconds). A speed change of a multi-speed drive
-//! is charged by the power model, which holds every request until it ends; `Mechanics`
-//! then rotates and transfers at the new speed (seek times do not change).
+//! its seek time at seek power and the rest of its time at active power, up to the later
+//! of its completion and the end of its media pass: a write-back write is charged until
+//! its data is on the media, and the idle timeout counts from then. A request that
+//! arrives while such a write is still being written is not held up by it here (the
+//! mechanics time that), and is charged from where that write's charge ends. A speed
+//! change of a multi-speed drive is charged by the power model, which holds every request
+//! until it ends; `Mechanics` then rotates and transfers at the new speed (seek times do
+//! not change).
 
 use crate::mechanics::Mechanics;
 use std::collections::BTreeMap;
@@ -25,17 +28,20 @@ pub struct HddDevice {
     /// The standby level the `Standby` and `SetIdleTimeout` commands enter (`None`: the
     /// deepest the power model has).
     standby_level: Option<usize>,
+    /// The power model has been charged for media work up to here (a write-back write's
+    /// background pass may end after the request that caused it completes).
+    charged_until_ns: u64,
 }
 
 impl HddDevice {
     /// A drive with timing only (no power figures: energy is reported as 0).
     pub fn new(name: impl Into<String>, mech: Mechanics) -> HddDevice {
-        HddDevice { name: name.into(), mech, power: None, refused_commands: 0, standby_level: None }
+        HddDevice { name: name.into(), mech, power: None, refused_commands: 0, standby_level: None, charged_until_ns: 0 }
     }
 
     /// A drive with timing and a power model (built for the drive's nominal rpm).
     pub fn with_power(name: impl Into<String>, mech: Mechanics, power: PowerModel) -> HddDevice {
-        HddDevice { name: name.into(), mech, power: Some(power), refused_commands: 0, standby_level: None }
+        HddDevice { name: name.into(), mech, power: Some(power), refused_commands: 0, standby_level: None, charged_until_ns: 0 }
     }
 
     /// Make the `Standby` and `SetIdleTimeout` commands enter standby level `index` of the
@@ -101,12 +107,18 @@ impl Device for HddDevice {
         let Some(power) = &mut self.power else {
             return self.mech.access(now_ns, op).done_ns.max(now_ns);
         };
-        let ready_ns = power.begin_io(now_ns).max(now_ns);
+        // While charged media work is still going on, and nothing (a standby, a speed
+        // change) has been charged after it, the drive is spinning: nothing to wait for.
+        let spinning = now_ns < self.charged_until_ns && power.clock_ns() <= self.charged_until_ns;
+        let ready_ns = if spinning { now_ns } else { power.begin_io(now_ns).max(now_ns) };
         let a = self.mech.access(ready_ns, op);
         let done_ns = a.done_ns.max(ready_ns);
-        let busy_ns = done_ns - ready_ns;
+        let from_ns = ready_ns.max(power.clock_ns());
+        let until_ns = done_ns.max(a.media_done_ns);
+        let busy_ns = until_ns.saturating_sub(from_ns);
         let seek_ns = a.seek_ns.min(busy_ns);
-        power.busy(ready_ns, seek_ns, busy_ns - seek_ns);
+        power.busy(from_ns, seek_ns, busy_ns - seek_ns);
+        self.charged_until_ns = self.charged_until_ns.max(until_ns);
         done_ns
     }
 
@@ -180,6 +192,7 @@ impl Device for HddDevice {
             ("cache_hits", s.read_full_hits),
             ("partial_cache_hits", s.read_partial_hits),
             ("write_backs", s.write_backs),
+            ("write_segment_waits", s.write_segment_waits),
             ("out_of_range_requests", s.out_of_range),
         ]
         .into_iter()

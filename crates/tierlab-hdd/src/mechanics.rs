@@ -7,16 +7,20 @@
 //! under the head), pipelined with the bus transfer to or from the host. After a read the
 //! drive keeps reading ahead into a cache segment until the next request preempts it;
 //! with write-back caching, writes complete once their data is in the buffer and reach
-//! the media in the background (the next request that needs the arm waits for it).
+//! the media in the background (the next request that needs the arm waits for it). The
+//! buffer holds at most its write segments' worth of such writes: a write that finds
+//! them all waiting for the media waits for the oldest (`Dirty`).
 //!
-//! No allocation happens per access: segments are a fixed array, zones are searched by
-//! binary search, seek times are tabulated per distance.
+//! No allocation happens per access: segments are a fixed array, the writes waiting for
+//! the media a ring of at most the write segments, zones are searched by binary search,
+//! seek times are tabulated per distance.
 
 use crate::cache::{Prefetch, Segments};
 use crate::pass::{BusPipe, Chunk, Head, PassTimes, Run};
 use crate::layout::{Layout, Pbn};
 use crate::seek::SeekCurve;
 use crate::spec::{HddSpec, ReadAheadMode, SpecError};
+use std::collections::VecDeque;
 use std::sync::Arc;
 use tierlab_sim::DeviceOp;
 use tierlab_types::Op;
@@ -52,6 +56,9 @@ pub struct MechanicsStats {
     pub read_full_hits: u64,
     pub read_partial_hits: u64,
     pub write_backs: u64,
+    /// Write-back writes that found every write segment waiting for the media and waited
+    /// for the oldest to be written.
+    pub write_segment_waits: u64,
     /// Requests that addressed bytes beyond the capacity (wrapped or truncated).
     pub out_of_range: u64,
 }
@@ -80,7 +87,18 @@ pub struct Mechanics {
     last_write_end: u64,
     segments: Segments,
     prefetch: Option<Prefetch>,
+    /// Write-back data not yet on the media, a write segment each, oldest first.
+    dirty: VecDeque<Dirty>,
     stats: MechanicsStats,
+}
+
+/// A write segment holding write-back data until its media pass ends: blocks
+/// `[start_lbn, end_lbn)` (an appending write joins the segment it continues).
+#[derive(Clone, Copy, Debug)]
+struct Dirty {
+    start_lbn: u64,
+    end_lbn: u64,
+    media_end_ns: f64,
 }
 
 const MS: f64 = 1.0e6;
@@ -153,6 +171,7 @@ impl Mechanics {
             last_write_end: u64::MAX,
             segments,
             prefetch: None,
+            dirty: VecDeque::with_capacity(write_segments(&spec) + 1),
             stats: MechanicsStats::default(),
             layout: Arc::new(layout),
             seek: Arc::new(seek),
@@ -662,6 +681,30 @@ impl Mechanics {
         (w as u64).clamp(1, n.max(1))
     }
 
+    /// Where a write-back write of `[lbn, lbn + n)` arriving at `now` puts its data, as
+    /// DiskSim's buffer does: into the write segment it appends to, if that segment is
+    /// still waiting for the media and has room; else into a write segment of its own,
+    /// once one is free. Segments whose media pass has ended by `now` are free.
+    fn write_slot(&mut self, now: f64, lbn: u64, n: u64) -> WriteSlot {
+        while self.dirty.front().is_some_and(|d| d.media_end_ns <= now) {
+            self.dirty.pop_front();
+        }
+        if let Some(d) = self.dirty.back() {
+            if d.end_lbn == lbn && d.end_lbn - d.start_lbn + n <= self.spec.cache.segment_blocks {
+                return WriteSlot::Append;
+            }
+        }
+        let w = write_segments(&self.spec);
+        if self.dirty.len() < w {
+            return WriteSlot::Free;
+        }
+        // Media passes end in the order they were queued: the oldest segments free first.
+        let k = self.dirty.len() - w;
+        let free_ns = self.dirty[k].media_end_ns;
+        self.dirty.drain(..=k);
+        WriteSlot::Wait(free_ns)
+    }
+
     fn write(&mut self, now: f64, lbn: u64, n: u64, fua: bool) -> Access {
         self.stats.writes += 1;
         let end = lbn + n;
@@ -691,6 +734,22 @@ impl Mechanics {
             }
         };
         let t_cmd = now + ovh;
+        // A write-back write that finds every write segment waiting for the media takes
+        // its data once the oldest is written: a drive that keeps the bus holds the host
+        // until then; one that disconnects does so after the command and reselects.
+        let slot = if write_back { self.write_slot(now, lbn, n) } else { WriteSlot::Free };
+        let (bus_start, wait_ovh) = match slot {
+            WriteSlot::Wait(free_ns) => {
+                self.stats.write_segment_waits += 1;
+                if disconnect {
+                    let (disc, reselect) = (self.scaled(o.write_disconnect_ms), self.scaled(o.reselect_ms));
+                    (bus_start.max((t_cmd + disc).max(free_ns) + reselect), disc + reselect)
+                } else {
+                    (bus_start.max(free_ns), 0.0)
+                }
+            }
+            WriteSlot::Free | WriteSlot::Append => (bus_start, 0.0),
+        };
         let bus_end = bus_start + n as f64 * self.bus_write_ns;
         let mech = (t_cmd + mech_delay).max(self.arm_free_ns);
         let first_ready = bus_start + self.bus_write_ns;
@@ -702,10 +761,37 @@ impl Mechanics {
         let buffered = o.extra_write_disconnect.filter(|_| !write_back).map_or(1, |x| x.buffered_before_write(n).max(1));
         let min_pos = min_pos.max(first_ready + (buffered - 1) as f64 * self.bus_write_ns - mech);
         let ready = Some((first_ready, self.bus_write_ns, min_pos));
-        let (head, media_end) = self.media_pass(self.head, mech, lbn, n, true, zl, ready, &mut times, |_| true);
+        // A write-back write larger than a segment has room for its last block once the
+        // media has written as many of its blocks as exceed the segment.
+        let segment_blocks = self.spec.cache.segment_blocks.max(1);
+        let excess = if write_back { n.saturating_sub(segment_blocks) } else { 0 };
+        let (mut unwritten, mut excess_written_ns) = (excess, 0.0f64);
+        let (head, media_end) = self.media_pass(self.head, mech, lbn, n, true, zl, ready, &mut times, |c| {
+            // A chunk's runs are written one after the other, in the order of their times.
+            let mut runs = c.runs;
+            if runs[1].first_ns < runs[0].first_ns {
+                runs.swap(0, 1);
+            }
+            for r in runs {
+                if unwritten > 0 && unwritten <= r.blocks {
+                    excess_written_ns = r.first_ns + (unwritten - 1) as f64 * c.sector_ns;
+                }
+                unwritten -= unwritten.min(r.blocks);
+            }
+            true
+        });
         self.head = head;
         self.arm_free_ns = media_end;
         self.last_write_end = end;
+        if write_back {
+            match (slot, self.dirty.back_mut()) {
+                (WriteSlot::Append, Some(d)) => {
+                    d.end_lbn = end;
+                    d.media_end_ns = media_end;
+                }
+                _ => self.dirty.push_back(Dirty { start_lbn: lbn.max(end.saturating_sub(segment_blocks)), end_lbn: end, media_end_ns: media_end }),
+            }
+        }
         // Segments holding any written block are dropped; the data may serve later reads.
         if self.spec.cache.read_hits_on_write_data {
             self.segments.fill(lbn, end, self.spec.cache.segment_blocks, true);
@@ -720,13 +806,14 @@ impl Mechanics {
         };
         let done = if write_back {
             self.stats.write_backs += 1;
-            bus_end + completion
+            let last_in = if excess > 0 { excess_written_ns + self.bus_write_ns } else { 0.0 };
+            bus_end.max(last_in) + completion
         } else {
             media_end.max(bus_end) + reselect + completion
         };
         Access {
             done_ns: to_ns(done),
-            overhead_ns: to_ns(ovh + data_prep + reselect + completion),
+            overhead_ns: to_ns(ovh + data_prep + wait_ovh + reselect + completion),
             seek_ns: to_ns(times.seek_ns),
             rotate_ns: to_ns(times.rotate_ns),
             transfer_ns: to_ns(times.transfer_ns),
@@ -735,6 +822,32 @@ impl Mechanics {
             write_back,
             media_done_ns: to_ns(media_end),
         }
+    }
+}
+
+/// Where a write-back write's data goes (`Mechanics::write_slot`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum WriteSlot {
+    /// A write segment of its own, free now.
+    Free,
+    /// The segment of the write it continues, still waiting for the media.
+    Append,
+    /// A write segment of its own, free once the media is done with it at this time.
+    Wait(f64),
+}
+
+/// How many segments may hold write-back data not yet on the media: the dedicated write
+/// segment, else every segment or the write-segment limit
+/// (`CacheSpec::write_back_in_every_segment`).
+fn write_segments(spec: &HddSpec) -> usize {
+    let c = &spec.cache;
+    let segments = (c.segments as usize).max(1);
+    if c.separate_write_segment && segments >= 2 {
+        1
+    } else if c.write_back_in_every_segment {
+        segments
+    } else {
+        (c.max_write_segments as usize).clamp(1, segments)
     }
 }
 

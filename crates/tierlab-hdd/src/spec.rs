@@ -157,6 +157,10 @@ pub struct Overheads {
     /// The same after a write [Read disconnect afterwrite].
     #[serde(default)]
     pub read_disconnect_after_write_ms: f64,
+    /// Disconnecting from the host when a write-back write finds no write segment free
+    /// and must wait for one [Write disconnect overhead].
+    #[serde(default)]
+    pub write_disconnect_ms: f64,
     /// Multiplies every overhead above [Time scale for overheads].
     pub time_scale: f64,
     /// The drive keeps the bus for the whole request: no disconnect/reselect.
@@ -192,6 +196,7 @@ impl Default for Overheads {
             extra_write_disconnect: None,
             read_disconnect_ms: 0.0,
             read_disconnect_after_write_ms: 0.0,
+            write_disconnect_ms: 0.0,
             time_scale: 1.0,
             never_disconnect: false,
             after_write_figures_for_appends_only: true,
@@ -299,7 +304,7 @@ pub struct CacheSpec {
     pub zero_latency_write: bool,
     /// Read-ahead asked to stop may stop inside a sector (else it finishes the sector it
     /// is reading). A seek or head switch in progress is finished either way.
-    #[serde(default = "yes")]
+    #[serde(default = "default_true")]
     pub stop_prefetch_in_sector: bool,
     /// A read that starts exactly where the read-ahead has got to (the next request of a
     /// sequential stream, issued as the one before it completes) continues the read-ahead,
@@ -308,6 +313,11 @@ pub struct CacheSpec {
     /// which time its first sectors have passed the head.
     #[serde(default)]
     pub read_ahead_continues: bool,
+    /// Write-back data not yet on the media may fill every segment writes can use (the
+    /// dedicated write segment, else all of them) before a write-back write waits for the
+    /// media. Off: only `max_write_segments` of them, as DiskSim's code limits it.
+    #[serde(default = "default_true")]
+    pub write_back_in_every_segment: bool,
 }
 
 impl CacheSpec {
@@ -332,12 +342,9 @@ impl CacheSpec {
             zero_latency_write: false,
             stop_prefetch_in_sector: true,
             read_ahead_continues: false,
+            write_back_in_every_segment: true,
         }
     }
-}
-
-fn yes() -> bool {
-    true
 }
 
 /// Everything the timing model needs to know about one drive.
@@ -466,6 +473,7 @@ impl HddSpec {
             ("overheads.reselect_ms", o.reselect_ms),
             ("overheads.read_disconnect_ms", o.read_disconnect_ms),
             ("overheads.read_disconnect_after_write_ms", o.read_disconnect_after_write_ms),
+            ("overheads.write_disconnect_ms", o.write_disconnect_ms),
             ("overheads.reselect_other_ms", o.reselect_other_ms),
             ("overheads.min_write_access_ms", o.min_write_access_ms),
         ] {

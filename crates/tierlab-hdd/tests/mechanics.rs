@@ -558,3 +558,203 @@ fn command_queueing_serves_deep_random_queues_fastest() {
     assert_eq!(iops(SchedulerKind::ClookLbaSptf, 16), sptf);
     assert_eq!(iops(SchedulerKind::Sptf, 1), iops(SchedulerKind::Fcfs, 1));
 }
+
+/// A write-back drive with 4 segments of 400 blocks (`with_cache`): scattered 8-block
+/// writes issued back to back, each as the one before completes.
+fn scattered_write_backs(s: HddSpec, count: u64) -> (Mechanics, Vec<Access>) {
+    let mut m = Mechanics::new(s).expect("valid");
+    let mut t = 0;
+    let mut out = Vec::new();
+    for i in 0..count {
+        let a = m.access(t, &op(Op::Write, 1_000 + i * 7_919, 8));
+        t = a.done_ns;
+        out.push(a);
+    }
+    (m, out)
+}
+
+fn write_back_spec() -> HddSpec {
+    let mut s = with_cache(small_spec());
+    s.cache.write_back = true;
+    s
+}
+
+#[test]
+fn write_back_data_fills_every_segment_and_then_a_write_waits_for_the_oldest() {
+    let (m, w) = scattered_write_backs(write_back_spec(), 6);
+    for a in &w[..4] {
+        assert_eq!(a.done_ns, w[0].done_ns, "four segments take four writes at once: {a:?}");
+        assert!(a.media_done_ns > a.done_ns);
+    }
+    assert_eq!(w[4].done_ns, w[0].media_done_ns, "the fifth takes the first's segment once it is written");
+    assert_eq!(w[5].done_ns, w[1].media_done_ns);
+    assert_eq!(m.stats().write_segment_waits, 2);
+    assert_eq!(m.stats().write_backs, 6);
+}
+
+#[test]
+fn disksims_write_segment_limit_makes_the_second_write_wait() {
+    let mut s = write_back_spec();
+    s.cache.max_write_segments = 1;
+    let (_, every) = scattered_write_backs(s.clone(), 2);
+    assert_eq!(every[1].done_ns, every[0].done_ns, "every segment may hold write data");
+    s.cache.write_back_in_every_segment = false;
+    let (_, limited) = scattered_write_backs(s, 2);
+    assert_eq!(limited[1].done_ns, limited[0].media_done_ns, "one write segment: wait for the media");
+}
+
+#[test]
+fn an_appending_write_joins_the_segment_it_continues() {
+    let mut s = write_back_spec();
+    s.cache.max_write_segments = 1;
+    s.cache.write_back_in_every_segment = false;
+    let mut m = Mechanics::new(s).expect("valid");
+    let mut t = 0;
+    // 50 writes of 8 blocks, each appending to the one before: 400 blocks, one segment.
+    for i in 0..50 {
+        let a = m.access(t, &op(Op::Write, 5_000 + i * 8, 8));
+        assert_eq!(a.done_ns, t, "append {i} fits the segment");
+        t = a.done_ns;
+    }
+    let full = m.access(t, &op(Op::Write, 5_400, 8));
+    assert!(full.done_ns > t, "the segment is full: the next append waits for the media");
+    assert_eq!(m.stats().write_segment_waits, 1);
+}
+
+#[test]
+fn a_drive_that_disconnects_pays_the_write_disconnect_and_reselect_when_it_waits() {
+    let mut s = write_back_spec();
+    s.cache.max_write_segments = 1;
+    s.cache.write_back_in_every_segment = false;
+    s.overheads.never_disconnect = false;
+    s.overheads.write_disconnect_ms = 0.5;
+    s.overheads.reselect_ms = 0.3;
+    let (_, w) = scattered_write_backs(s, 2);
+    assert_eq!(w[1].done_ns, w[0].media_done_ns + 300_000, "reconnects 0.3 ms after the segment frees");
+    assert_eq!(w[1].overhead_ns, 800_000);
+}
+
+#[test]
+fn a_write_back_write_larger_than_a_segment_waits_until_the_rest_fits() {
+    // 1,000 blocks against segments of 400: the first 600 (six tracks of 100) must be on
+    // the media before the last block is in the buffer.
+    let mut m = Mechanics::new(write_back_spec()).expect("valid");
+    let a = m.access(0, &op(Op::Write, 0, 1_000));
+    let small = Mechanics::new(write_back_spec()).expect("valid").access(0, &op(Op::Write, 0, 400));
+    assert_eq!(small.done_ns, 0, "a segment's worth goes into the buffer at once");
+    assert!(a.write_back && a.done_ns < a.media_done_ns);
+    // The same drive writing only the first 600 blocks through to the media.
+    let mut through = write_back_spec();
+    through.cache.write_back = false;
+    let six_tracks = Mechanics::new(through).expect("valid").access(0, &op(Op::Write, 0, 600));
+    assert_eq!(a.done_ns, six_tracks.media_done_ns);
+    assert!(a.media_done_ns >= a.done_ns + 4 * REV_NS, "four more tracks to write");
+}
+
+proptest! {
+    #[test]
+    fn the_buffer_never_holds_more_write_back_writes_than_it_has_segments(
+        reqs in prop::collection::vec((0u64..30_000, 1u64..600, 0u64..20_000_000, any::<bool>()), 1..60),
+        limit in any::<bool>())
+    {
+        let mut s = write_back_spec();
+        s.cache.max_write_segments = 2;
+        s.cache.write_back_in_every_segment = !limit;
+        let segments = if limit { 2 } else { 4 };
+        let mut m = Mechanics::new(s).expect("valid");
+        let mut t = 0u64;
+        // Each write-back write's media end; a write completes only when fewer than
+        // `segments` earlier ones (that did not append) are still waiting for the media.
+        let mut pending: Vec<(u64, u64, u64)> = Vec::new(); // (start, end, media_done)
+        for (lbn, n, gap, read) in reqs {
+            let o = op(if read { Op::Read } else { Op::Write }, lbn, n);
+            let a = m.access(t, &o);
+            prop_assert!(a.done_ns >= t);
+            if !read {
+                let appends = pending.last().is_some_and(|&(s0, e, d)| e == lbn && d > t && e - s0 + n <= 400);
+                let waiting = pending.iter().filter(|p| p.2 > a.done_ns).count();
+                 prop_assert!(appends || waiting < segments, "{} writes still buffered at {}", waiting, a.done_ns);
+                if appends {
+                    let last = pending.last_mut().expect("appends to one");
+                    last.1 = lbn + n;
+                    last.2 = a.media_done_ns;
+                } else {
+                    pending.push((lbn, lbn + n, a.media_done_ns));
+                }
+            }
+            t = a.done_ns + gap;
+        }
+    }
+}
+
+/// A write-back drive with power figures: active 10 W, seek 12 W, idle 5 W, and a
+/// "stopped" level (1 W; 1 s and 10 J down, 5 s and 60 J up), spun down after `timeout`.
+fn powered_write_back(timeout_ns: Option<u64>) -> HddDevice {
+    use tierlab_power::{CycleKind, IdlePolicy, PowerModel, PowerSpec, StandbyLevel, Transition};
+    let spec = PowerSpec {
+        active_w: 10.0,
+        seek_w: 12.0,
+        idle_w: 5.0,
+        standby: vec![StandbyLevel {
+            name: "stopped".into(),
+            power_w: 1.0,
+            enter: Some(Transition { time_s: 1.0, energy_j: 10.0 }),
+            leave: Some(Transition { time_s: 5.0, energy_j: 60.0 }),
+            cycle: CycleKind::StartStop,
+        }],
+        speeds: None,
+    };
+    let policy = timeout_ns.map_or(IdlePolicy::never(), |t| IdlePolicy::after(t, 0));
+    let power = PowerModel::new(&spec, 6000, policy, 0).expect("valid power figures");
+    HddDevice::with_power("disk0", Mechanics::new(write_back_spec()).expect("valid"), power)
+}
+
+fn state_ns(r: &tierlab_sim::DeviceReport, state: &str) -> u64 {
+    r.states.iter().filter(|s| s.state == state).map(|s| s.time_ns).sum()
+}
+
+#[test]
+fn a_write_back_writes_media_work_is_charged_until_its_data_is_on_the_media() {
+    let far = op(Op::Write, 79 * 400, 50);
+    let a = Mechanics::new(write_back_spec()).expect("valid").access(0, &far);
+    assert!(a.write_back && a.media_done_ns > a.done_ns + 5_000_000, "{a:?}");
+    let mut dev = powered_write_back(None);
+    assert_eq!(dev.service(0, &far), a.done_ns);
+    dev.finish(1_000_000_000);
+    let r = dev.report();
+    assert_eq!(state_ns(&r, "seek"), a.seek_ns, "the write's seek, at seek power");
+    assert_eq!(state_ns(&r, "seek") + state_ns(&r, "active"), a.media_done_ns, "busy until the data is on the media");
+    assert_eq!(state_ns(&r, "idle"), 1_000_000_000 - a.media_done_ns);
+}
+
+#[test]
+fn a_request_during_a_background_write_is_not_held_up_by_its_charge() {
+    // The read arrives while the write is still going to the media: the mechanics alone
+    // time it (it waits for the arm), and the power model adds nothing.
+    let (w, r) = (op(Op::Write, 79 * 400, 50), op(Op::Read, 0, 8));
+    let mut m = Mechanics::new(write_back_spec()).expect("valid");
+    let wd = m.access(0, &w).done_ns;
+    let rd = m.access(wd, &r).done_ns;
+    let mut dev = powered_write_back(None);
+    assert_eq!(dev.service(0, &w), wd);
+    assert_eq!(dev.service(wd, &r), rd);
+    dev.finish(rd);
+    assert_eq!(dev.report().states.iter().map(|s| s.time_ns).sum::<u64>(), rd, "every instant charged once");
+}
+
+#[test]
+fn the_idle_timeout_counts_from_the_end_of_a_background_write() {
+    let far = op(Op::Write, 79 * 400, 50);
+    let media_done = Mechanics::new(write_back_spec()).expect("valid").access(0, &far).media_done_ns;
+    // A timeout shorter than the background write: the drive must not spin down during it.
+    let mut dev = powered_write_back(Some(1_000_000));
+    dev.service(0, &far);
+    dev.finish(media_done + 500_000);
+    assert_eq!(dev.report().counters.get("start_stop_cycles"), Some(&0.0), "idle for 0.5 ms of a 1 ms timeout");
+    let mut dev = powered_write_back(Some(1_000_000));
+    dev.service(0, &far);
+    dev.finish(media_done + 2_000_000_000);
+    let r = dev.report();
+    assert_eq!(r.counters.get("start_stop_cycles"), Some(&1.0));
+    assert_eq!(state_ns(&r, "idle"), 1_000_000, "idle from the media's end for the timeout, then down");
+}
