@@ -253,6 +253,11 @@ fn the_atlas_10k_replays_as_disksims_own_output_request_by_request() {
     let ours = tierlab_disksim::validate::replay(&mut mech, &trace);
     let agree = disksim_ms.iter().zip(&ours).filter(|(d, o)| (*d - *o).abs() <= 0.05).count();
     println!("{agree} of {} requests within 0.05 ms of DiskSim 4.0", disksim_ms.len());
+    // The DiskSim 4.0 build behind `tests/disksim-4.0/` timed this drive as the
+    // distribution's own output file does.
+    let stored = disksim_4_0_ms("atlas10k");
+    assert_eq!(stored.len(), disksim_ms.len());
+    assert!(stored.iter().zip(&disksim_ms).all(|(s, d)| (s - d).abs() < 1e-5), "tests/disksim-4.0/atlas10k.ms.xz differs from atlas10k.outtrace");
     assert!(agree * 100 >= 93 * disksim_ms.len(), "{agree}");
 }
 

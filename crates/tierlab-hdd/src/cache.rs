@@ -46,6 +46,18 @@ impl Segments {
         }
     }
 
+    /// How many segments may hold write data at once: the dedicated write segment, else
+    /// every segment (`every`) or the write-segment limit.
+    pub fn write_capacity(&self, every: bool) -> usize {
+        if self.separate_write {
+            1
+        } else if every {
+            self.segs.len().max(1)
+        } else {
+            self.max_write
+        }
+    }
+
     pub fn start(&self, i: usize) -> u64 {
         self.segs.get(i).map_or(0, |s| s.start)
     }

@@ -156,6 +156,7 @@ impl Mechanics {
             spec.cache.max_write_segments as usize,
             spec.cache.separate_write_segment,
         );
+        let dirty = VecDeque::with_capacity(segments.write_capacity(spec.cache.write_back_in_every_segment) + 1);
         Ok(Mechanics {
             head_switch_ns: spec.head_switch_ms * MS,
             write_settle_ns: spec.write_settle_ms * MS,
@@ -171,7 +172,7 @@ impl Mechanics {
             last_write_end: u64::MAX,
             segments,
             prefetch: None,
-            dirty: VecDeque::with_capacity(write_segments(&spec) + 1),
+            dirty,
             stats: MechanicsStats::default(),
             layout: Arc::new(layout),
             seek: Arc::new(seek),
@@ -694,7 +695,8 @@ impl Mechanics {
                 return WriteSlot::Append;
             }
         }
-        let w = write_segments(&self.spec);
+        // How many segments may hold it (`CacheSpec::write_back_in_every_segment`).
+        let w = self.segments.write_capacity(self.spec.cache.write_back_in_every_segment);
         if self.dirty.len() < w {
             return WriteSlot::Free;
         }
@@ -834,21 +836,6 @@ enum WriteSlot {
     Append,
     /// A write segment of its own, free once the media is done with it at this time.
     Wait(f64),
-}
-
-/// How many segments may hold write-back data not yet on the media: the dedicated write
-/// segment, else every segment or the write-segment limit
-/// (`CacheSpec::write_back_in_every_segment`).
-fn write_segments(spec: &HddSpec) -> usize {
-    let c = &spec.cache;
-    let segments = (c.segments as usize).max(1);
-    if c.separate_write_segment && segments >= 2 {
-        1
-    } else if c.write_back_in_every_segment {
-        segments
-    } else {
-        (c.max_write_segments as usize).clamp(1, segments)
-    }
 }
 
 #[cfg(test)]
