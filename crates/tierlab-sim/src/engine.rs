@@ -115,6 +115,8 @@ struct Station<'d> {
     write_bytes: u64,
     wait: LatencyHistogram,
     service: LatencyHistogram,
+    /// Totals from the start of the run, never restarted (what batches are cut from).
+    total: BatchDevice,
 }
 
 impl Station<'_> {
@@ -122,6 +124,81 @@ impl Station<'_> {
         self.queue_area += self.queue.len() as u128 * (now_ns - self.queue_changed_ns) as u128;
         self.queue_changed_ns = now_ns;
     }
+
+    /// The run's totals so far for this device, busy time and energy brought up to `now_ns`.
+    fn totals_at(&mut self, now_ns: u64) -> BatchDevice {
+        let busy_now = if self.in_flight > 0 { now_ns - self.busy_since_ns } else { 0 };
+        BatchDevice { busy_ns: self.total.busy_ns + busy_now, energy_j: self.device.checkpoint(now_ns).energy_j, ..self.total }
+    }
+}
+
+/// One device's share of a [`Batch`] (or, inside the engine, its totals so far).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct BatchDevice {
+    /// Time with at least one operation in service.
+    pub busy_ns: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// Energy the device accounted (devices that account idle time lazily may lag by
+    /// one idle gap; that evens out over a window of batches).
+    pub energy_j: f64,
+}
+
+impl BatchDevice {
+    fn minus(&self, earlier: &BatchDevice) -> BatchDevice {
+        BatchDevice {
+            busy_ns: self.busy_ns - earlier.busy_ns,
+            read_bytes: self.read_bytes - earlier.read_bytes,
+            write_bytes: self.write_bytes - earlier.write_bytes,
+            energy_j: self.energy_j - earlier.energy_j,
+        }
+    }
+}
+
+/// What happened between two batch boundaries of a run: the unit an [`Observer`] judges
+/// steady state, run length and sustainability from. A batch ends each time another
+/// [`Observer::batch_requests`] host requests have completed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Batch {
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Host requests completed and arrived within the batch.
+    pub completed: u64,
+    pub arrived: u64,
+    /// Host requests outstanding (arrived, not completed) at the batch's end.
+    pub backlog: u64,
+    /// Sum of the response times of the requests completed within the batch.
+    pub response_ns: f64,
+    /// Per device, in the order devices were added.
+    pub devices: Vec<BatchDevice>,
+}
+
+impl Batch {
+    pub fn duration_ns(&self) -> u64 {
+        self.end_ns - self.start_ns
+    }
+}
+
+/// What an observer wants after a batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Go on as before.
+    Continue,
+    /// Start measuring now: the warm-up is over. Only the report's statistics restart
+    /// (as with [`Simulation::measure_from`]); the devices, the policy and the controller
+    /// go on exactly as they would have.
+    Measure,
+    /// Take no more requests from the source; those outstanding complete.
+    Stop,
+}
+
+/// Watches a run batch by batch and decides when its warm-up ends and when it has run
+/// long enough (`tierlab-measure` implements the study-wide rules).
+pub trait Observer {
+    /// Host completions per batch (at least 1).
+    fn batch_requests(&self) -> u64;
+    /// A batch ended; `measuring` says whether the report already counts it.
+    fn on_batch(&mut self, batch: &Batch, controller: &dyn Controller, measuring: bool) -> Decision;
 }
 
 struct HostRequest {
@@ -169,7 +246,22 @@ pub struct SimReport {
     pub energy_j: f64,
     pub average_power_w: f64,
     pub devices: Vec<DeviceRun>,
+    /// The controller's report at the end of the run: counts from the run's start, warm-up
+    /// included (subtract `controller_at_measurement` for the measured part).
     pub controller: serde_json::Value,
+    /// The controller's report when the measurement started, if it started after the run did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller_at_measurement: Option<serde_json::Value>,
+    /// The batches an observer saw ([`Simulation::run_observed`]); empty without one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub batches: Vec<Batch>,
+    /// How many of `batches` were warm-up (before the measurement started).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub warmup_batches: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Builder and owner of one simulation run.
@@ -231,6 +323,7 @@ impl<'d> Simulation<'d> {
             write_bytes: 0,
             wait: LatencyHistogram::new(),
             service: LatencyHistogram::new(),
+            total: BatchDevice::default(),
         });
         self.stations.len() - 1
     }
@@ -238,10 +331,27 @@ impl<'d> Simulation<'d> {
     /// Run `requests` through `controller` to completion. `progress` is called now and
     /// then with the number of requests completed so far.
     pub fn run<E>(
+        self,
+        requests: impl Iterator<Item = Result<IoRequest, E>>,
+        replay: Replay,
+        controller: &mut dyn Controller,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<SimReport, SimError>
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        self.run_observed(requests, replay, controller, None, progress)
+    }
+
+    /// [`Simulation::run`], with `observer` told of every batch of completions: it may
+    /// start the measurement (end the warm-up) and stop the source. The report's
+    /// `batches` lists every batch and `warmup_batches` how many preceded the measurement.
+    pub fn run_observed<E>(
         mut self,
         requests: impl Iterator<Item = Result<IoRequest, E>>,
         replay: Replay,
         controller: &mut dyn Controller,
+        mut observer: Option<&mut dyn Observer>,
         progress: &mut dyn FnMut(u64),
     ) -> Result<SimReport, SimError>
     where
@@ -274,7 +384,14 @@ impl<'d> Simulation<'d> {
             keys: self.scheduler.keys(),
             requests_before_measurement: 0,
             measured_from_ns: None,
+            response_ns_total: 0.0,
         };
+        let batch_requests = observer.as_ref().map_or(u64::MAX, |o| o.batch_requests().max(1));
+        let mut next_batch = batch_requests;
+        let mut batches: Vec<Batch> = Vec::new();
+        let mut warmup_batches: Option<usize> = None;
+        let mut controller_at_measurement: Option<serde_json::Value> = None;
+        let mut batch_start = (0u64, 0u64, 0u64, 0.0f64, vec![BatchDevice::default(); run.stations.len()]);
         let mut source = requests.map(|r| r.map_err(|e| SimError::Source(Box::new(e))));
         let mut lookahead: Option<IoRequest> = None;
         let mut source_done = false;
@@ -310,6 +427,7 @@ impl<'d> Simulation<'d> {
             run.now_ns = t;
             if checkpoints.is_none() && self.measure_from_ns.is_some_and(|m| t >= m) {
                 checkpoints = Some(run.restart_measurement());
+                controller_at_measurement = Some(controller.report());
             }
             run.io.finished = source_done && run.requests_done == run.requests_in;
             match ev {
@@ -352,6 +470,44 @@ impl<'d> Simulation<'d> {
                     }
                 }
             }
+            if run.requests_done >= next_batch {
+                next_batch = run.requests_done + batch_requests;
+                if let Some(o) = observer.as_deref_mut() {
+                    let now = run.now_ns;
+                    let devices: Vec<BatchDevice> = run.stations.iter_mut().map(|st| st.totals_at(now)).collect();
+                    let (t0, done0, in0, resp0, dev0) = &batch_start;
+                    let batch = Batch {
+                        start_ns: *t0,
+                        end_ns: now,
+                        completed: run.requests_done - done0,
+                        arrived: run.requests_in - in0,
+                        backlog: run.requests_in - run.requests_done,
+                        response_ns: run.response_ns_total - resp0,
+                        devices: devices.iter().zip(dev0).map(|(d, e)| d.minus(e)).collect(),
+                    };
+                    batch_start = (now, run.requests_done, run.requests_in, run.response_ns_total, devices);
+                    let measuring = checkpoints.is_some();
+                    let decision = o.on_batch(&batch, controller, measuring);
+                    batches.push(batch);
+                    match decision {
+                        Decision::Continue => {}
+                        Decision::Measure => {
+                            if !measuring {
+                                warmup_batches = Some(batches.len());
+                                checkpoints = Some(run.restart_measurement());
+                                controller_at_measurement = Some(controller.report());
+                            }
+                        }
+                        Decision::Stop => {
+                            // What remains is the drain of the outstanding requests: no
+                            // longer the observed process, so no more batches are cut.
+                            source_done = true;
+                            lookahead = None;
+                            next_batch = u64::MAX;
+                        }
+                    }
+                }
+            }
             if run.requests_done >= next_progress {
                 progress(run.requests_done);
                 if crate::interrupt::requested() {
@@ -368,7 +524,11 @@ impl<'d> Simulation<'d> {
         let requests_done = run.requests_done - run.requests_before_measurement;
         let measured_from_ns = run.measured_from_ns;
         drop(run);
-        self.report(replay, controller, stats, requests_done, start_ns, end_ns, measured_from_ns, checkpoints)
+        let mut report = self.report(replay, controller, stats, requests_done, start_ns, end_ns, measured_from_ns, checkpoints)?;
+        report.warmup_batches = warmup_batches.unwrap_or(0);
+        report.batches = batches;
+        report.controller_at_measurement = controller_at_measurement;
+        Ok(report)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -424,6 +584,9 @@ impl<'d> Simulation<'d> {
             read_response_time: stats.read.summary(),
             write_response_time: stats.write.summary(),
             energy_j,
+            controller_at_measurement: None,
+            batches: Vec::new(),
+            warmup_batches: 0,
             // Energy is accounted from time 0 (devices are powered from the start), or
             // from the measurement's start.
             average_power_w: ratio(energy_j, (end_ns - measured_from_ns.unwrap_or(0)) as f64 / 1e9),
@@ -469,6 +632,8 @@ struct Run<'a, 'd> {
     keys: QueueKeys,
     requests_before_measurement: u64,
     measured_from_ns: Option<u64>,
+    /// Sum of every completed request's response time, never restarted.
+    response_ns_total: f64,
 }
 
 impl Run<'_, '_> {
@@ -484,6 +649,7 @@ impl Run<'_, '_> {
             .map(|st| {
                 st.note_queue_change(now);
                 if st.in_flight > 0 {
+                    st.total.busy_ns += now - st.busy_since_ns;
                     st.busy_since_ns = now;
                 }
                 st.busy_ns = 0;
@@ -617,11 +783,18 @@ impl Run<'_, '_> {
         st.in_flight -= 1;
         if st.in_flight == 0 {
             st.busy_ns += now - st.busy_since_ns;
+            st.total.busy_ns += now - st.busy_since_ns;
         }
         st.ops_done += 1;
         match p.op.op {
-            Op::Read => st.read_bytes += p.op.len_bytes,
-            Op::Write => st.write_bytes += p.op.len_bytes,
+            Op::Read => {
+                st.read_bytes += p.op.len_bytes;
+                st.total.read_bytes += p.op.len_bytes;
+            }
+            Op::Write => {
+                st.write_bytes += p.op.len_bytes;
+                st.total.write_bytes += p.op.len_bytes;
+            }
         }
         st.wait.record(p.started_ns - p.enqueued_ns);
         st.service.record(now - p.started_ns);
@@ -633,6 +806,7 @@ impl Run<'_, '_> {
     fn complete_host(&mut self, host: HostId) {
         let Some(h) = self.hosts.remove(host) else { return };
         let rt = self.now_ns - h.arrival_ns;
+        self.response_ns_total += rt as f64;
         self.stats.all.record(rt);
         match h.op {
             Op::Read => self.stats.read.record(rt),

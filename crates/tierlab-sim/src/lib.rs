@@ -15,7 +15,7 @@ pub mod scheduler;
 
 pub use controller::{Action, Controller, DeviceInfo, Direct, HostId, Io};
 pub use device::{Device, DeviceCommand, DeviceOp, DeviceReport, StateEnergy};
-pub use engine::{DeviceRun, Replay, SimReport, Simulation, Slab};
+pub use engine::{Batch, BatchDevice, Decision, DeviceRun, Observer, Replay, SimReport, Simulation, Slab};
 pub use scheduler::{QueueKeys, SchedulerKind};
 
 /// Why a run stopped.
