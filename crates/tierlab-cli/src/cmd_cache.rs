@@ -145,7 +145,7 @@ pub fn run(a: CacheArgs) -> Result<()> {
 
 /// Whether `format` is a stream of bare object ids (no sizes, no operations).
 fn is_id_stream(format: Format) -> bool {
-    matches!(format, Format::BinaryU32 | Format::BinaryU64)
+    format.is_id_stream()
 }
 
 /// What an object is, from the flags and the trace's format.

@@ -6,16 +6,36 @@
 //!
 //! Rule: every format's parser reads the sample, stopping at its first error; the format
 //! that reads the most requests before an error wins, provided it reads at least one.
-//! Ties go to the format whose file-name ending matches (for example `.disksim-ms`,
-//! `.load`, `.fiu`, ignoring a compression suffix), then to the earlier in
-//! [`Format::ALL`]. Counting requests *before* the first error, rather than demanding a
-//! clean sample, means a bad line early in a file is reported as that line's error, not
-//! as an unknown format. Formats are strict about field counts and codes, so real files
-//! match one format only; the one overlap is `disksim` versus `disksim-ms` (the same
-//! fields, arrival in ns or ms): integer arrivals read as ns (`disksim`, MQSim's
-//! convention), a decimal point in a sampled arrival means ms (`disksim-ms`), and a name
-//! ending in `.disksim-ms` means ms. Setting [`crate::ReadOptions::format`] skips
-//! detection.
+//! Counting requests *before* the first error, rather than demanding a clean sample,
+//! means a bad line early in a file is reported as that line's error, not as an unknown
+//! format. Setting [`crate::ReadOptions::format`] skips detection.
+//!
+//! # Formats that read the same lines differently
+//!
+//! Formats are strict about field counts and codes, so most files match one format only.
+//! The exception is the family of five whitespace-separated fields: `disksim` (arrival in
+//! ns, addresses in sectors), `disksim-ms` (ms, sectors) and `ssd-replay` (ms, bytes)
+//! read the same line, 512× apart in size or 10⁶× apart in time. When several formats
+//! read the most requests and their requests differ, detection does not guess:
+//! 1. a file-name ending that names one of them (`.disksim`, `.disksim-ms`, ignoring a
+//!    compression suffix) chooses it; so does a name-hinted format that reads fewer
+//!    requests but at least one (its first error is then reported, rather than the file
+//!    read silently in other units);
+//! 2. otherwise a reading that is implausible is ruled out: a mean request above
+//!    [`PLAUSIBLE_MEAN_MAX_BYTES`] (4 MiB) or below one 512-byte sector, an address
+//!    beyond [`PLAUSIBLE_ADDRESS_MAX_BYTES`] (128 TiB: no drive holds more; the largest
+//!    of 2026 hold 122.88 TB), or more than [`PLAUSIBLE_RATE_MAX`] (10 M) requests a
+//!    second over the sample; if one reading is left, it is the format;
+//! 3. if what is left is `disksim` and `disksim-ms` alone (the same addresses, arrivals
+//!    in ns or ms, both at plausible rates), whole-number arrivals are nanoseconds,
+//!    MQSim's convention (a decimal point rules `disksim` out before this);
+//! 4. otherwise the input is refused: the error names every reading with its mean request
+//!    size, address span and time span (and why any was ruled out), and asks for
+//!    `--format`.
+//!
+//! Formats whose requests are identical on the sample, times taken from the first
+//! request as the reader gives them, are one reading; the earlier in the order tried
+//! (name-hinted formats first, then [`Format::ALL`]) is taken.
 //!
 //! # Binary formats
 //!
@@ -31,9 +51,10 @@
 //!   0-based position (it is the 1-based position of a later request; `INT64_MAX`
 //!   passes too).
 //!
-//! Other binary input is reported as binary, naming the formats to force. `binary-u32`
-//! and `binary-u64` (bare object ids) are never detected: any bytes are valid ids, so
-//! they must be forced with `--format`.
+//! Other binary input is reported as binary, naming the formats to force. `binary-u32`,
+//! `binary-u64` and their big-endian forms `binary-u32-be`, `binary-u64-be` (bare object
+//! ids) are never detected: any bytes are valid ids, so they must be forced with
+//! `--format`.
 //!
 //! # Preambles
 //!
@@ -47,11 +68,25 @@
 //! its first request.)
 
 use crate::error::TraceError;
+use crate::stats::human_bytes;
 use crate::fields::{is_header, MAX_REQUEST_BYTES};
 use crate::formats::{libcachesim, Parser};
 use crate::lines::{is_blank_or_comment, LineReader, MAX_LINE_BYTES};
 use crate::{BlkparseAction, Format, ReadOptions};
 use std::fmt;
+
+/// A reading whose mean request is larger than this is implausible (no block trace's
+/// mean request is several MiB; a byte trace read as sectors is 512× too large).
+pub const PLAUSIBLE_MEAN_MAX_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
+/// A reading whose mean request is smaller than one sector is implausible (a block
+/// request is at least a sector; a sector trace read as bytes is 512× too small).
+pub const PLAUSIBLE_MEAN_MIN_BYTES: f64 = 512.0;
+/// A reading that addresses beyond this is implausible: 128 TiB, more than any drive
+/// holds (the largest of 2026 hold 122.88 TB).
+pub const PLAUSIBLE_ADDRESS_MAX_BYTES: u64 = 128 << 40;
+/// A reading that issues more requests a second than this over the sample is
+/// implausible (about three times the fastest NVMe drives of 2026).
+pub const PLAUSIBLE_RATE_MAX: f64 = 10e6;
 
 /// At most this many lines are sampled for detection.
 pub(crate) const SAMPLE_LINES: usize = 1000;
@@ -236,7 +271,8 @@ fn not_text(file: &str, line: usize) -> TraceError {
             "line {line} is binary data or longer than 64 KiB: not a text trace (traces may be \
              compressed with gzip, bzip2, xz or zstd, which is undone automatically); \
              libCacheSim's binary traces are read with `--format oracle-general`, \
-             `binary-u32` or `binary-u64`"
+             `binary-u32`, `binary-u64` (little-endian ids) or `binary-u32-be`, \
+             `binary-u64-be` (big-endian)"
         ),
     }
 }
@@ -261,29 +297,122 @@ fn candidates(name: &str) -> Vec<Format> {
     order
 }
 
-/// How many requests `format` reads from the sample before its first error, and that
-/// error (if any).
-fn try_format(format: Format, sample: &Sample, action: BlkparseAction) -> (usize, Option<String>) {
+/// What a format makes of the sample's requests (those before its first error).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Reading {
+    requests: usize,
+    bytes: u128,
+    /// The highest end address (offset + length) of any request.
+    max_end: u64,
+    first_ns: u64,
+    last_ns: u64,
+    /// A digest of every request, in order: equal digests are the same reading.
+    digest: u64,
+}
+
+impl Reading {
+    fn add(&mut self, r: &tierlab_types::IoRequest) {
+        if self.requests == 0 {
+            self.first_ns = r.time_ns;
+        }
+        let since_first = r.time_ns.saturating_sub(self.first_ns);
+        self.requests += 1;
+        self.bytes += u128::from(r.len_bytes);
+        self.max_end = self.max_end.max(r.end_bytes());
+        self.last_ns = r.time_ns;
+        for word in [
+            since_first,
+            u64::from(r.volume),
+            r.offset_bytes,
+            r.len_bytes,
+            u64::from(r.op.is_read()),
+        ] {
+            self.digest = (self.digest.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+
+    fn mean_bytes(&self) -> f64 {
+        self.bytes as f64 / self.requests.max(1) as f64
+    }
+
+    fn span_ns(&self) -> u64 {
+        self.last_ns.saturating_sub(self.first_ns)
+    }
+
+    /// Why this reading cannot be a real block trace, if it cannot.
+    fn implausible(&self) -> Option<String> {
+        let mean = self.mean_bytes();
+        if mean > PLAUSIBLE_MEAN_MAX_BYTES {
+            return Some(format!("a mean request of {} is over 4 MiB", human_bytes(mean)));
+        }
+        if mean < PLAUSIBLE_MEAN_MIN_BYTES {
+            return Some(format!("a mean request of {} is under one 512-byte sector", human_bytes(mean)));
+        }
+        if self.max_end > PLAUSIBLE_ADDRESS_MAX_BYTES {
+            return Some(format!(
+                "addresses up to {} are beyond any drive (128 TiB)",
+                human_bytes(self.max_end as f64)
+            ));
+        }
+        let span_s = self.span_ns() as f64 / 1e9;
+        if self.requests > 1 && span_s > 0.0 {
+            let rate = (self.requests - 1) as f64 / span_s;
+            if rate > PLAUSIBLE_RATE_MAX {
+                return Some(format!(
+                    "{:.0} M requests a second is beyond any drive (10 M)",
+                    rate / 1e6
+                ));
+            }
+        }
+        None
+    }
+
+    /// One line for messages: mean request, address span, time span.
+    fn describe(&self) -> String {
+        format!(
+            "mean request {}, addresses up to {}, {} requests over {}",
+            human_bytes(self.mean_bytes()),
+            human_bytes(self.max_end as f64),
+            self.requests,
+            human_seconds(self.span_ns())
+        )
+    }
+}
+
+/// A duration in the unit that reads best ("2.54 s", "29.4 days").
+fn human_seconds(ns: u64) -> String {
+    let s = ns as f64 / 1e9;
+    if s >= 86_400.0 {
+        format!("{:.1} days", s / 86_400.0)
+    } else if s >= 1.0 {
+        format!("{s:.2} s")
+    } else {
+        format!("{:.3} ms", s * 1e3)
+    }
+}
+
+/// What `format` reads from the sample before its first error, and that error (if any).
+fn try_format(format: Format, sample: &Sample, action: BlkparseAction) -> (Reading, Option<String>) {
+    let mut reading = Reading::default();
     let Some(mut parser) = Parser::new(format, action) else {
         let why = match format {
             Format::OracleGeneral => "binary records; this input is text",
             _ => "binary records, never detected: force it with --format",
         };
-        return (0, Some(why.to_string()));
+        return (reading, Some(why.to_string()));
     };
     let preamble = preamble_lines(sample, format) as usize;
-    let mut requests = 0;
     for (index, line) in sample.lines().enumerate() {
         if index < preamble || is_blank_or_comment(line) {
             continue;
         }
         match parser.parse(line) {
-            Ok(Some(_)) => requests += 1,
+            Ok(Some(request)) => reading.add(&request),
             Ok(None) => {}
-            Err(e) => return (requests, Some(format!("line {}: {e}", index + 1))),
+            Err(e) => return (reading, Some(format!("line {}: {e}", index + 1))),
         }
     }
-    (requests, None)
+    (reading, None)
 }
 
 /// The format of the sampled input called `name`.
@@ -292,19 +421,30 @@ pub(crate) fn detect(
     name: &str,
     action: BlkparseAction,
 ) -> Result<Format, TraceError> {
-    let mut best: Option<(usize, Format)> = None;
+    let mut readings: Vec<(Format, Reading)> = Vec::new();
     let mut reasons = Vec::new();
     for format in candidates(name) {
-        let (requests, error) = try_format(format, sample, action);
-        if requests > best.map_or(0, |b| b.0) {
-            best = Some((requests, format));
-        }
+        let (reading, error) = try_format(format, sample, action);
+        readings.push((format, reading));
         let why = error.unwrap_or_else(|| "no request in the first lines".to_string());
         reasons.push(format!("\n  {format}: {why}"));
     }
-    match best {
-        Some((_, format)) => Ok(format),
-        None => Err(TraceError::Input {
+    let most = readings.iter().map(|(_, r)| r.requests).max().unwrap_or(0);
+    let base = base_name(name);
+    let hinted = |f: Format| f.extensions().iter().any(|ext| base.ends_with(ext));
+    // The formats that read the most requests, and name-hinted ones that read any, one
+    // per distinct reading.
+    let mut tied: Vec<(Format, Reading)> = Vec::new();
+    let contends = |(f, r): &&(Format, Reading)| {
+        r.requests > 0 && (r.requests == most || hinted(*f))
+    };
+    for &(format, reading) in readings.iter().filter(contends) {
+        if !tied.iter().any(|(_, r)| r.digest == reading.digest) {
+            tied.push((format, reading));
+        }
+    }
+    match tied.as_slice() {
+        [] => Err(TraceError::Input {
             file: name.to_string(),
             message: format!(
                 "not in any trace format this reader knows; tried:{}\nforce a format with \
@@ -312,7 +452,64 @@ pub(crate) fn detect(
                 reasons.concat()
             ),
         }),
+        [(format, _)] => Ok(*format),
+        _ => choose_reading(&tied, sample, name, hinted),
     }
+}
+
+/// One of several formats that read the sample into different requests (see the module
+/// documentation), or an error naming each reading.
+fn choose_reading(
+    tied: &[(Format, Reading)],
+    sample: &Sample,
+    name: &str,
+    hinted: impl Fn(Format) -> bool,
+) -> Result<Format, TraceError> {
+    let named: Vec<Format> = tied.iter().map(|(f, _)| *f).filter(|&f| hinted(f)).collect();
+    if let [format] = named.as_slice() {
+        return Ok(*format);
+    }
+    let plausible: Vec<&(Format, Reading)> =
+        tied.iter().filter(|(_, r)| r.implausible().is_none()).collect();
+    if let [(format, _)] = plausible.as_slice() {
+        return Ok(*format);
+    }
+    let mut left: Vec<Format> = plausible.iter().map(|(f, _)| *f).collect();
+    left.sort_unstable();
+    if left == [Format::Disksim, Format::DisksimMs] {
+        return Ok(Format::Disksim);
+    }
+    let pool: Vec<&(Format, Reading)> = if plausible.is_empty() {
+        tied.iter().collect()
+    } else {
+        plausible
+    };
+    let lines = memchr::memchr_iter(b'\n', sample.bytes).count()
+        + usize::from(sample.bytes.last().is_some_and(|&b| b != b'\n'));
+    let mut message = format!(
+        "the first {lines} lines read as {} formats that disagree on units or fields, and \
+         nothing says which is meant:",
+        pool.len()
+    );
+    for (format, reading) in &pool {
+        message.push_str(&format!(
+            "\n  {format} ({}): {}",
+            format.description(),
+            reading.describe()
+        ));
+    }
+    for (format, reading) in tied {
+        if let Some(why) = reading.implausible() {
+            message.push_str(&format!("\n  (ruled out: {format}, {why})"));
+        }
+    }
+    message.push_str(
+        "\nsay which with `--format <name>` (ReadOptions::format)",
+    );
+    Err(TraceError::Input {
+        file: name.to_string(),
+        message,
+    })
 }
 
 #[cfg(test)]

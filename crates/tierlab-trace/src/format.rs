@@ -12,6 +12,10 @@ pub enum Format {
     Disksim,
     /// The same five fields with the arrival in (possibly fractional) milliseconds.
     DisksimMs,
+    /// The layout public SSD-research replayers read: `ts_ms devno offset_bytes
+    /// size_bytes op`, op 1 = read, 0 = write; DiskSim's fields with the arrival in
+    /// (possibly fractional) milliseconds and the offset and size in bytes.
+    SsdReplay,
     /// CloudPhysics CSV (`version,time,op,size,lbn`): time in seconds, op a SCSI opcode in
     /// hex, size in bytes, lbn in sectors.
     Cloudphysics,
@@ -34,7 +38,9 @@ pub enum Format {
     /// DiskSim's validation trace: `R|W tag lbn_sectors size_sectors service_us gap_us`.
     DisksimValidate,
     /// SNIA SYSTOR '17 (Fujitsu VDI) CSV: `Timestamp,Response,IOType,LUN,Offset,Size`,
-    /// Unix seconds with a fraction, bytes; the LUN is the volume.
+    /// Unix seconds with a fraction, bytes; the LUN is the volume. The files are written
+    /// in completion order, a few ms out of arrival order, so this format is always read
+    /// through the sort window (see [`Format::sorts_by_default`]).
     Systor17,
     /// Alibaba Cloud block traces (2020) CSV without header:
     /// `device_id,opcode,offset,length,timestamp`, bytes and microseconds.
@@ -62,12 +68,18 @@ pub enum Format {
     /// libCacheSim's `binary` trace of bare little-endian `u64` object ids (its format
     /// string `<Q`), read as [`Format::BinaryU32`] is; ids of 2^55 or more are errors.
     BinaryU64,
+    /// Bare big-endian `u32` object ids (libCacheSim's format string `>I`), read as
+    /// [`Format::BinaryU32`] is; never detected from the content.
+    BinaryU32Be,
+    /// Bare big-endian `u64` object ids (libCacheSim's format string `>Q`), read as
+    /// [`Format::BinaryU64`] is; never detected from the content.
+    BinaryU64Be,
 }
 
 impl Format {
     /// Every format, in the order content detection tries them. The binary formats come
     /// last: they are recognised apart from the text ones (see [`crate::detect`]).
-    pub const ALL: [Format; 16] = [
+    pub const ALL: [Format; 19] = [
         Format::FioIolog,
         Format::Blkparse,
         Format::Blkreplay,
@@ -75,6 +87,7 @@ impl Format {
         Format::Fiu,
         Format::Disksim,
         Format::DisksimMs,
+        Format::SsdReplay,
         Format::Msr,
         Format::Cloudphysics,
         Format::TencentCbs,
@@ -84,6 +97,8 @@ impl Format {
         Format::OracleGeneral,
         Format::BinaryU32,
         Format::BinaryU64,
+        Format::BinaryU32Be,
+        Format::BinaryU64Be,
     ];
 
     /// The kebab-case name.
@@ -91,6 +106,7 @@ impl Format {
         match self {
             Format::Disksim => "disksim",
             Format::DisksimMs => "disksim-ms",
+            Format::SsdReplay => "ssd-replay",
             Format::Cloudphysics => "cloudphysics",
             Format::Blkreplay => "blkreplay",
             Format::Fiu => "fiu",
@@ -105,6 +121,8 @@ impl Format {
             Format::OracleGeneral => "oracle-general",
             Format::BinaryU32 => "binary-u32",
             Format::BinaryU64 => "binary-u64",
+            Format::BinaryU32Be => "binary-u32-be",
+            Format::BinaryU64Be => "binary-u64-be",
         }
     }
 
@@ -115,6 +133,9 @@ impl Format {
                 "DiskSim/MQSim ASCII: arrival_ns devno lba_sectors size_sectors op(1=read)"
             }
             Format::DisksimMs => "DiskSim ASCII with arrival in (fractional) milliseconds",
+            Format::SsdReplay => {
+                "SSD-research replayer: ts_ms devno offset_bytes size_bytes op(1=read)"
+            }
             Format::Cloudphysics => {
                 "CloudPhysics CSV: version,time_s,scsi_op_hex,size_bytes,lbn_sectors"
             }
@@ -139,7 +160,8 @@ impl Format {
                 "DiskSim validate: R|W tag lbn_sectors size_sectors service_us gap_us"
             }
             Format::Systor17 => {
-                "SNIA SYSTOR '17 CSV: Timestamp_s,Response,IOType(R|W),LUN,Offset_bytes,Size_bytes"
+                "SNIA SYSTOR '17 CSV: Timestamp_s,Response,IOType(R|W),LUN,Offset_bytes,Size_bytes; \
+                 written in completion order, so always sorted within a 1 s window"
             }
             Format::AlibabaBlock => {
                 "Alibaba block CSV: device_id,opcode(R|W),offset_bytes,length_bytes,timestamp_us"
@@ -153,6 +175,12 @@ impl Format {
             Format::BinaryU64 => {
                 "libCacheSim binary <Q: little-endian u64 object ids (forced with --format only)"
             }
+            Format::BinaryU32Be => {
+                "libCacheSim binary >I: big-endian u32 object ids (forced with --format only)"
+            }
+            Format::BinaryU64Be => {
+                "libCacheSim binary >Q: big-endian u64 object ids (forced with --format only)"
+            }
         }
     }
 
@@ -165,10 +193,28 @@ impl Format {
     pub fn record_bytes(self) -> Option<usize> {
         match self {
             Format::OracleGeneral => Some(24),
-            Format::BinaryU32 => Some(4),
-            Format::BinaryU64 => Some(8),
+            Format::BinaryU32 | Format::BinaryU32Be => Some(4),
+            Format::BinaryU64 | Format::BinaryU64Be => Some(8),
             _ => None,
         }
+    }
+
+    /// Whether the format is a stream of bare object ids (libCacheSim's `binary` traces:
+    /// no sizes, no operations, no times).
+    pub fn is_id_stream(self) -> bool {
+        matches!(
+            self,
+            Format::BinaryU32 | Format::BinaryU64 | Format::BinaryU32Be | Format::BinaryU64Be
+        )
+    }
+
+    /// Whether the format is read through the sort window whatever
+    /// [`crate::ReadOptions::sort`] says: its files are written out of arrival order by
+    /// design (SYSTOR '17: completion order, a few ms out). The window is
+    /// [`crate::ReadOptions::sort_window_ns`] (1 s by default) and at most
+    /// [`crate::SORT_MAX_RECORDS`] records, so memory stays bounded.
+    pub fn sorts_by_default(self) -> bool {
+        self == Format::Systor17
     }
 
     /// The field names of the header line of a CSV format that has one, compared without
@@ -201,9 +247,12 @@ impl Format {
             | Format::TencentCbs
             | Format::Systor17
             | Format::AlibabaBlock
+            | Format::SsdReplay
             | Format::OracleGeneral
             | Format::BinaryU32
-            | Format::BinaryU64 => &[],
+            | Format::BinaryU64
+            | Format::BinaryU32Be
+            | Format::BinaryU64Be => &[],
         }
     }
 }
@@ -227,8 +276,16 @@ impl FromStr for Format {
     type Err = String;
 
     /// A name from [`Format::ALL`], in any case; hyphens may be left out, so libCacheSim's
-    /// spelling `oracleGeneral` names `oracle-general`.
+    /// spelling `oracleGeneral` names `oracle-general`. libCacheSim's format strings of
+    /// its `binary` id streams (`<I`, `<Q`, `>I`, `>Q`) name them too.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "<I" => return Ok(Format::BinaryU32),
+            "<Q" => return Ok(Format::BinaryU64),
+            ">I" => return Ok(Format::BinaryU32Be),
+            ">Q" => return Ok(Format::BinaryU64Be),
+            _ => {}
+        }
         let squeeze = |name: &str| -> String {
             name.chars()
                 .filter(|&c| c != '-')
@@ -264,6 +321,9 @@ mod tests {
         assert_eq!("Binary-U64".parse::<Format>(), Ok(Format::BinaryU64));
         assert_eq!("SYSTOR17".parse::<Format>(), Ok(Format::Systor17));
         assert!("oracle".parse::<Format>().is_err());
+        assert_eq!(">Q".parse::<Format>(), Ok(Format::BinaryU64Be));
+        assert_eq!("binary-u32-be".parse::<Format>(), Ok(Format::BinaryU32Be));
+        assert_eq!("<I".parse::<Format>(), Ok(Format::BinaryU32));
     }
 
     #[test]
@@ -271,8 +331,15 @@ mod tests {
         let binary: Vec<_> = Format::ALL.into_iter().filter(|f| f.is_binary()).collect();
         assert_eq!(
             binary,
-            [Format::OracleGeneral, Format::BinaryU32, Format::BinaryU64]
+            [
+                Format::OracleGeneral,
+                Format::BinaryU32,
+                Format::BinaryU64,
+                Format::BinaryU32Be,
+                Format::BinaryU64Be
+            ]
         );
+        assert_eq!(Format::BinaryU64Be.record_bytes(), Some(8));
         assert_eq!(Format::OracleGeneral.record_bytes(), Some(24));
         assert_eq!(Format::Systor17.record_bytes(), None);
     }

@@ -27,6 +27,7 @@
 //! |---|---|---|---|
 //! | `disksim` | arrival, whole ns | devno | sectors / sectors |
 //! | `disksim-ms` | arrival, decimal ms | devno | sectors / sectors |
+//! | `ssd-replay` | ts, decimal ms | devno | bytes / bytes |
 //! | `cloudphysics` | seconds | 0 | lbn sectors / bytes |
 //! | `blkreplay` | decimal seconds | 0 | sectors / sectors |
 //! | `fiu` | whole ns | `major << 20 \| minor` | sectors / sectors |
@@ -36,10 +37,10 @@
 //! | `blkparse` | decimal seconds of the chosen event (`D` by default) | `major << 20 \| minor` | sectors / sectors |
 //! | `fio-iolog` | v3: µs; v2: sum of `wait` delays (0 without) | file index, in order of appearance | bytes / bytes |
 //! | `disksim-validate` | sum of the previous lines' measured service + gap (µs) | 0 | sectors / sectors |
-//! | `systor17` | decimal seconds (Unix) | LUN | bytes / bytes |
+//! | `systor17` | decimal seconds (Unix), always sorted within the window | LUN | bytes / bytes |
 //! | `alibaba-block` | µs (Unix) | device_id | bytes / bytes |
 //! | `oracle-general` | clock_time, seconds | 0 | object id × 512 / obj_size bytes |
-//! | `binary-u32`, `binary-u64` | record index, as ns (one request per ns) | 0 | object id × 512 / 512 |
+//! | `binary-u32`, `binary-u64` (and `-be`) | record index, as ns (one request per ns) | 0 | object id × 512 / 512 |
 //!
 //! Sectors are 512 bytes. Blank lines and lines starting with `#` are skipped in every
 //! text format. Zero or negative sizes, sizes above [`MAX_REQUEST_BYTES`], non-numeric or
@@ -56,8 +57,12 @@
 //! volume 0 whose 512-byte sector number is the object id, so `tierlab-placement`'s
 //! `request` objects are exactly the trace's objects (see [`Format::OracleGeneral`]). In their errors the "line" is the 1-based record number.
 //! `oracle-general` is detected from a `.oracleGeneral` file name or binary content that
-//! reads as plausible records; `binary-u32` and `binary-u64` need
-//! [`ReadOptions::format`] (`--format`).
+//! reads as plausible records; `binary-u32`, `binary-u64`, `binary-u32-be` and
+//! `binary-u64-be` need [`ReadOptions::format`] (`--format`).
+//!
+//! Where several formats read a file and disagree (the DiskSim family: ns or ms, sectors
+//! or bytes), detection rules out implausible readings and otherwise refuses, naming
+//! each reading, rather than guess ([`detect`]).
 
 mod compact;
 mod decompress;

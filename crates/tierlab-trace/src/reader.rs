@@ -70,6 +70,7 @@ pub struct TraceReader {
     /// Lines up to this number are a preamble before the header, skipped unread.
     preamble: u64,
     decoder: Decoder,
+    /// The options given, with `sort` set for a format read sorted by default.
     opts: ReadOptions,
     /// The volume filter, sorted for binary search.
     volumes: Option<Vec<u32>>,
@@ -111,6 +112,8 @@ impl TraceReader {
             Some(parser) => Decoder::Lines(parser),
             None => Decoder::Records(format),
         };
+        let mut opts = opts.clone();
+        opts.sort |= format.sorts_by_default();
         let mut volumes = opts.volumes.clone();
         if let Some(v) = volumes.as_mut() {
             v.sort_unstable();
@@ -124,7 +127,7 @@ impl TraceReader {
             lines,
             line_no: 0,
             preamble,
-            opts: opts.clone(),
+            opts,
             volumes,
             last_ns: None,
             held: BinaryHeap::new(),
@@ -164,7 +167,7 @@ impl TraceReader {
         self.first_ns
     }
 
-    /// The options in force.
+    /// The options in force (`sort` is set for a format read sorted by default).
     pub fn options(&self) -> &ReadOptions {
         &self.opts
     }

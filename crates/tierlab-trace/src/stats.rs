@@ -1,7 +1,8 @@
 //! Trace statistics: counts, bytes, sizes, working set, sequentiality, per volume.
 //!
 //! Memory grows with the working set (distinct blocks touched) and the number of
-//! volumes, never with the number of requests.
+//! volumes, never with the number of requests nor with a request's size: a request of
+//! more than [`BLOCKS_AS_EXTENT`] blocks is kept as one extent, not block by block.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -90,6 +91,44 @@ impl Hasher for BlockHasher {
     }
 }
 
+/// A request touching more blocks than this is recorded as one extent of blocks rather
+/// than block by block (64 blocks: 256 KiB).
+pub const BLOCKS_AS_EXTENT: u64 = 64;
+
+/// Blocks touched by large requests, as disjoint extents `start → end` (exclusive, in
+/// blocks) that neither overlap nor touch: one entry per run of blocks, whatever its
+/// length.
+#[derive(Default)]
+struct Extents(BTreeMap<u64, u64>);
+
+impl Extents {
+    /// Adds blocks `start..end`, merging with the extents it overlaps or touches.
+    fn insert(&mut self, mut start: u64, mut end: u64) {
+        if let Some((&s, &e)) = self.0.range(..=start).next_back() {
+            if e >= start {
+                start = s;
+                end = end.max(e);
+            }
+        }
+        while let Some((&s, &e)) = self.0.range(start..=end).next() {
+            end = end.max(e);
+            self.0.remove(&s);
+        }
+        self.0.insert(start, end);
+    }
+
+    fn contains(&self, block: u64) -> bool {
+        self.0
+            .range(..=block)
+            .next_back()
+            .is_some_and(|(_, &end)| end > block)
+    }
+
+    fn blocks(&self) -> u64 {
+        self.0.iter().map(|(s, e)| e - s).sum()
+    }
+}
+
 /// Distinct blocks of one volume. A `HashSet<u64>` costs 8 bytes per block plus one
 /// control byte, at a load factor between 7/16 and 7/8: about 10 to 21 bytes (typically
 /// ~14) per distinct 4 KiB block. Only its size is ever read, so its iteration order
@@ -105,7 +144,22 @@ struct VolumeState {
     write_bytes: u64,
     sequential: u64,
     last_end_bytes: Option<u64>,
+    /// Blocks of requests of up to [`BLOCKS_AS_EXTENT`] blocks.
     blocks: BlockSet,
+    /// Blocks of larger requests.
+    extents: Extents,
+}
+
+impl VolumeState {
+    /// Distinct blocks touched: the extents' blocks, and the single blocks outside them.
+    fn blocks_touched(&self) -> u64 {
+        let lone = self
+            .blocks
+            .iter()
+            .filter(|&&b| !self.extents.contains(b))
+            .count() as u64;
+        self.extents.blocks() + lone
+    }
 }
 
 /// Accumulates [`TraceStats`] one request at a time (also usable on generated
@@ -177,8 +231,12 @@ impl StatsBuilder {
         if r.len_bytes > 0 {
             let first = r.offset_bytes / WORKING_SET_BLOCK_BYTES;
             let last = (r.end_bytes() - 1) / WORKING_SET_BLOCK_BYTES;
-            for block in first..=last {
-                v.blocks.insert(block);
+            if last - first < BLOCKS_AS_EXTENT {
+                for block in first..=last {
+                    v.blocks.insert(block);
+                }
+            } else {
+                v.extents.insert(first, last + 1);
             }
         }
     }
@@ -195,7 +253,7 @@ impl StatsBuilder {
                 writes: v.writes,
                 read_bytes: v.read_bytes,
                 write_bytes: v.write_bytes,
-                working_set_bytes: (v.blocks.len() as u64).saturating_mul(WORKING_SET_BLOCK_BYTES),
+                working_set_bytes: v.blocks_touched().saturating_mul(WORKING_SET_BLOCK_BYTES),
                 sequential_fraction: ratio(v.sequential, v.requests),
             })
             .collect();
@@ -285,7 +343,7 @@ pub fn stats_with_progress(
 }
 
 /// Bytes in a human unit with one decimal ("1.5 MiB").
-fn human_bytes(bytes: f64) -> String {
+pub(crate) fn human_bytes(bytes: f64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut value = bytes;
     let mut unit = 0;
@@ -442,6 +500,39 @@ mod tests {
         let mut b = StatsBuilder::new();
         b.add(&req(0, 0, 4095, 2, Op::Read));
         assert_eq!(b.finish("t").working_set_bytes, 2 * 4096);
+    }
+
+    #[test]
+    fn a_large_request_is_one_extent_not_its_blocks() {
+        let mut b = StatsBuilder::new();
+        b.add(&req(0, 0, 0, 1 << 30, Op::Read));
+        b.add(&req(1, 0, 1 << 29, 1 << 30, Op::Read)); // overlaps the first
+        b.add(&req(2, 0, 4096, 4096, Op::Read)); // inside the extent
+        b.add(&req(3, 0, 8 << 30, 4096, Op::Read)); // outside
+        let v = &b.volumes[&0];
+        assert_eq!((v.blocks.len(), v.extents.0.len()), (2, 1));
+        assert_eq!(
+            b.finish("t").working_set_bytes,
+            (1 << 30) + (1 << 29) + 4096
+        );
+    }
+
+    proptest::proptest! {
+        /// Extents and single blocks together count what a plain set of every block counts.
+        #[test]
+        fn working_set_matches_a_plain_block_set(
+            requests in proptest::collection::vec((0u64..2_000_000, 1u64..600_000), 1..60)
+        ) {
+            let mut b = StatsBuilder::new();
+            let mut plain = std::collections::HashSet::new();
+            for (i, &(offset, len)) in requests.iter().enumerate() {
+                b.add(&req(i as u64, 0, offset, len, Op::Write));
+                for block in offset / 4096..=(offset + len - 1) / 4096 {
+                    plain.insert(block);
+                }
+            }
+            proptest::prop_assert_eq!(b.finish("t").working_set_bytes, plain.len() as u64 * 4096);
+        }
     }
 
     #[test]

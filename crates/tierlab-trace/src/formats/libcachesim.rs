@@ -11,7 +11,9 @@
 //!   binary.c`): one `u32` or `u64` object id per record, nothing else. libCacheSim widens
 //!   a `<I` id through a *signed* 32-bit read (ids of 2^31 and more turn into other
 //!   64-bit values); here it is read unsigned. Either way distinct ids stay distinct, so
-//!   cache results agree.
+//!   cache results agree. The same streams written big-endian (`>I`, `>Q`: libCacheSim
+//!   reads them with the format string's byte order) are `binary-u32-be` and
+//!   `binary-u64-be`.
 //!
 //! # Objects as requests
 //!
@@ -141,11 +143,12 @@ pub(crate) fn parse(format: Format, record: &[u8], index: u64) -> ParsedLine {
                 op: Op::Read,
             }))
         }
-        Format::BinaryU32 | Format::BinaryU64 => {
-            let id = if format == Format::BinaryU32 {
-                bytes_at(record, 0).map(|b| u64::from(u32::from_le_bytes(b)))
-            } else {
-                bytes_at(record, 0).map(u64::from_le_bytes)
+        Format::BinaryU32 | Format::BinaryU64 | Format::BinaryU32Be | Format::BinaryU64Be => {
+            let id = match format {
+                Format::BinaryU32 => bytes_at(record, 0).map(|b| u64::from(u32::from_le_bytes(b))),
+                Format::BinaryU32Be => bytes_at(record, 0).map(|b| u64::from(u32::from_be_bytes(b))),
+                Format::BinaryU64Be => bytes_at(record, 0).map(u64::from_be_bytes),
+                _ => bytes_at(record, 0).map(u64::from_le_bytes),
             };
             let Some(id) = id else {
                 return Err(FieldError::new(
@@ -238,11 +241,22 @@ mod tests {
         assert_eq!(r.offset_bytes, ((1u64 << 55) - 1) * 512);
     }
 
+    #[test]
+    fn big_endian_id_streams_read_their_byte_order() {
+        let r = parse(Format::BinaryU32Be, &[0, 0, 1, 2], 0).unwrap().unwrap();
+        assert_eq!(r.offset_bytes, 0x0102 * 512);
+        let r = parse(Format::BinaryU64Be, &7u64.to_be_bytes(), 3).unwrap().unwrap();
+        assert_eq!((r.time_ns, r.offset_bytes, r.len_bytes), (3, 7 * 512, 512));
+        let e = parse(Format::BinaryU64Be, &u64::MAX.to_be_bytes(), 0).unwrap_err();
+        assert_eq!(e.field, "obj_id");
+        assert!(parse(Format::BinaryU32Be, &[1, 2, 3], 0).is_err());
+    }
+
     proptest::proptest! {
         /// Any bytes of any length: a request, nothing, or an error — never a panic.
         #[test]
         fn any_record_bytes_are_handled(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..30), index in proptest::num::u64::ANY) {
-            for format in [Format::OracleGeneral, Format::BinaryU32, Format::BinaryU64] {
+            for format in [Format::OracleGeneral, Format::BinaryU32, Format::BinaryU64, Format::BinaryU32Be, Format::BinaryU64Be] {
                 if let Ok(Some(r)) = parse(format, &bytes, index) {
                     proptest::prop_assert!(r.len_bytes > 0 && r.len_bytes <= MAX_REQUEST_BYTES);
                     proptest::prop_assert_eq!(r.offset_bytes % 512, 0);

@@ -34,7 +34,7 @@ pub(crate) type ParsedLine = Result<Option<IoRequest>, FieldError>;
 
 /// A format's line parser with whatever state the format needs between lines.
 pub(crate) enum Parser {
-    Disksim { ms: bool },
+    Disksim(disksim::Units),
     Cloudphysics,
     Blkreplay(blkreplay::State),
     Fiu,
@@ -52,8 +52,9 @@ impl Parser {
     /// The line parser of a text format; `None` for a binary format.
     pub fn new(format: Format, blkparse_action: BlkparseAction) -> Option<Self> {
         Some(match format {
-            Format::Disksim => Parser::Disksim { ms: false },
-            Format::DisksimMs => Parser::Disksim { ms: true },
+            Format::Disksim => Parser::Disksim(disksim::Units::NsSectors),
+            Format::DisksimMs => Parser::Disksim(disksim::Units::MsSectors),
+            Format::SsdReplay => Parser::Disksim(disksim::Units::MsBytes),
             Format::Cloudphysics => Parser::Cloudphysics,
             Format::Blkreplay => Parser::Blkreplay(blkreplay::State::default()),
             Format::Fiu => Parser::Fiu,
@@ -65,7 +66,11 @@ impl Parser {
             Format::DisksimValidate => Parser::DisksimValidate(validate::State::default()),
             Format::Systor17 => Parser::Systor17,
             Format::AlibabaBlock => Parser::AlibabaBlock,
-            Format::OracleGeneral | Format::BinaryU32 | Format::BinaryU64 => return None,
+            Format::OracleGeneral
+            | Format::BinaryU32
+            | Format::BinaryU64
+            | Format::BinaryU32Be
+            | Format::BinaryU64Be => return None,
         })
     }
 
@@ -73,7 +78,7 @@ impl Parser {
     #[inline]
     pub fn parse(&mut self, line: &[u8]) -> ParsedLine {
         match self {
-            Parser::Disksim { ms } => disksim::parse(line, *ms),
+            Parser::Disksim(units) => disksim::parse(line, *units),
             Parser::Cloudphysics => cloudphysics::parse(line),
             Parser::Blkreplay(state) => blkreplay::parse(line, state),
             Parser::Fiu => fiu::parse(line),

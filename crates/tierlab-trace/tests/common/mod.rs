@@ -134,6 +134,10 @@ pub const OTHERS: [(Format, &str); 8] = [
     (Format::DisksimValidate, "R Hit 8 8 100.0 900.0\nW Miss 16 8 50.5 0.5\n"),
 ];
 
+/// The SSD-research replayer layout, in bytes: 16 KiB requests (8 MiB read as sectors,
+/// which rules that reading out, so it is detected).
+pub const SSD_REPLAY: &str = "0.5 0 4096 16384 1\n1.25 1 8192 16384 0\n";
+
 /// One valid sample of every format.
 pub fn all_samples() -> Vec<(Format, &'static str)> {
     let mut samples = vec![
@@ -143,6 +147,7 @@ pub fn all_samples() -> Vec<(Format, &'static str)> {
         (Format::FioIolog, FIO_V3),
         (Format::Systor17, SYSTOR),
         (Format::AlibabaBlock, ALIBABA),
+        (Format::SsdReplay, SSD_REPLAY),
     ];
     samples.extend(OTHERS);
     samples
