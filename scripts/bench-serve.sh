@@ -14,7 +14,7 @@ bin=$PWD/target/release/tierlab
 dir=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
 
-"$bin" serve --ssd "$dir/ssd" --hdd "$dir/hdd" --mode tiering --ssd-size 1G --hdd-size 2G --es 256K \
+"$bin" serve --format --ssd "$dir/ssd" --hdd "$dir/hdd" --mode tiering --ssd-size 1G --hdd-size 2G --es 256K \
   --listen 127.0.0.1:0 --ctl "$dir/ctl" --json > "$dir/serve.json" &
 for _ in $(seq 100); do [ -s "$dir/serve.json" ] && break; sleep 0.1; done
 a_uri="nbd://$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["listening"])' "$dir/serve.json")"

@@ -38,7 +38,7 @@ for rep in $(seq "$REPEAT"); do
         extra=()
         [ "$layout" = tracks ] && extra=(--hdd-tracks tracks.json)
         # Caching with write-around and a threshold nothing reaches: all data on the HDD.
-        serve --mode caching --ssd-size 64M --hdd-size 512M --es 64K --pt 1000000 --write-policy write-around "${extra[@]}"
+        serve --format --mode caching --ssd-size 64M --hdd-size 512M --es 64K --pt 1000000 --write-policy write-around "${extra[@]}"
         fio --name=fill --ioengine=nbd --uri="$uri" --rw=write --bs=1m --size=400m --output-format=terse > /dev/null
         kill -TERM $pid; wait $pid || true
         rm -f serve.out

@@ -17,7 +17,6 @@ use tierlab_nbd::{ListenAddr, Server, ServerConfig};
 use tierlab_policy::{CachingParams, TieringParams, WritePolicy};
 use tierlab_types::NS_PER_S;
 
-const DEFAULT_CTL: &str = "/tmp/tierlab.ctl";
 /// The research's devices, for modelled energy and wear.
 const MODEL_PRICES: &str = "greendm-2012";
 const MODEL_SSD: &str = "intel-320-300gb";
@@ -28,16 +27,16 @@ const MODEL_SSD: &str = "intel-320-300gb";
 #[serde(deny_unknown_fields)]
 pub struct DriveSettings {
     /// tiering (the SSD holds hot extents) or caching (the SSD caches the HDD). Needed to
-    /// create a drive; an existing drive keeps its own.
+    /// create a drive (--format); an existing drive keeps its own.
     #[arg(long)]
     pub mode: Option<String>,
     /// Extent size ES in bytes (K/M suffixes allowed; 4 KiB … 1 MiB). Fixed at creation.
     #[arg(long)]
     pub es: Option<String>,
-    /// Size of the SSD backing file to create when missing (e.g. 1G).
+    /// Size of the SSD backing file --format creates when it is missing (e.g. 1G).
     #[arg(long)]
     pub ssd_size: Option<String>,
-    /// Size of the HDD backing file to create when missing (e.g. 4G).
+    /// Size of the HDD backing file --format creates when it is missing (e.g. 4G).
     #[arg(long)]
     pub hdd_size: Option<String>,
     /// Promotion (tiering) or pre-fetch (caching) threshold.
@@ -74,6 +73,12 @@ pub struct ServeArgs {
     /// The slow backing store (file or block device).
     #[arg(long, value_name = "PATH")]
     pub hdd: PathBuf,
+    /// Create the drive: on new files (sized by --ssd-size and --hdd-size) or on stores
+    /// that are all zeros, with --mode and the settings given. Stores that already hold
+    /// this drive are served as they are; anything else is refused and nothing is written.
+    /// Without it, serve opens an existing drive only.
+    #[arg(long)]
+    pub format: bool,
     #[command(flatten)]
     pub settings: DriveSettings,
     /// Read drive settings from a TOML file.
@@ -88,9 +93,12 @@ pub struct ServeArgs {
     /// The export's name.
     #[arg(long, default_value = "")]
     pub name: String,
-    /// The admin socket `tierlab ctl` talks to.
-    #[arg(long, value_name = "PATH", default_value = DEFAULT_CTL)]
-    pub ctl: PathBuf,
+    /// The admin socket `tierlab ctl` talks to. Default: one per drive, `tierlab-HASH.ctl`
+    /// in $XDG_RUNTIME_DIR (else /tmp/tierlab-UID), which `tierlab ctl --ssd STORE` finds.
+    /// An existing file there is replaced only if it is a socket of yours that no server
+    /// answers on.
+    #[arg(long, value_name = "PATH")]
+    pub ctl: Option<PathBuf>,
     /// Serve Prometheus metrics at http://ADDR/metrics (off by default).
     #[arg(long, value_name = "ADDR")]
     pub metrics: Option<SocketAddr>,
@@ -150,9 +158,13 @@ pub enum CtlCommand {
 pub struct CtlArgs {
     #[command(subcommand)]
     pub command: CtlCommand,
-    /// The admin socket of the running `tierlab serve`.
-    #[arg(long, value_name = "PATH", default_value = DEFAULT_CTL, global = true)]
-    pub socket: PathBuf,
+    /// The admin socket of the running `tierlab serve` (its --ctl).
+    #[arg(long, value_name = "PATH", global = true, conflicts_with = "ssd")]
+    pub socket: Option<PathBuf>,
+    /// The drive's SSD store: talk to the server of that drive at its default socket.
+    /// Without --socket or --ssd, the one running drive's default socket is used.
+    #[arg(long, value_name = "PATH", global = true)]
+    pub ssd: Option<PathBuf>,
     /// Print the drive's JSON answer as it is.
     #[arg(long, global = true)]
     pub json: bool,
@@ -167,6 +179,11 @@ pub struct FsckArgs {
     /// Repair what is inconsistent (dropping mappings that cannot be trusted).
     #[arg(long)]
     pub repair: bool,
+    /// With --repair, when committed metadata is lost on both stores: drop the mappings of
+    /// the extents that cannot be recovered (they then read as zeros, or in caching mode as
+    /// the HDD holds them). Without it such a drive is left as it is.
+    #[arg(long, requires = "repair")]
+    pub discard_unrecoverable: bool,
     #[arg(long)]
     pub json: bool,
 }
@@ -264,7 +281,19 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         None => None,
     };
     let settings = a.settings.clone().merged(file);
-    let create = settings.create_spec()?;
+    let create = match (a.format, settings.create_spec()?) {
+        (true, Some(c)) => Some(c),
+        (true, None) => return Err(anyhow!("--format: give --mode tiering or --mode caching (and the drive's settings) to create a drive")),
+        (false, _) => {
+            // A config file's creation settings are for --format; flags without it are a mistake.
+            let f = &a.settings;
+            let given = [("--mode", f.mode.is_some()), ("--es", f.es.is_some()), ("--ssd-size", f.ssd_size.is_some()), ("--hdd-size", f.hdd_size.is_some()), ("--journal-size", f.journal_size.is_some()), ("--write-policy", f.write_policy.is_some()), ("--replacement", f.replacement.is_some())];
+            if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+                return Err(anyhow!("{flag} is a creation setting: add --format to create a drive (an existing drive keeps the settings it was created with)"));
+            }
+            None
+        }
+    };
     // Settings given for an existing drive still apply (all but ES and the mode) once open.
     let overrides: Vec<(&str, Option<f64>)> = vec![
         ("pt", settings.pt.map(f64::from)),
@@ -273,6 +302,12 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         ("lt", settings.lt.map(f64::from)),
         ("ht", settings.ht.map(f64::from)),
     ];
+    // The admin socket's place is checked before the drive is opened or created.
+    let ctl_path = match &a.ctl {
+        Some(p) => p.clone(),
+        None => admin::default_ctl_path(&a.ssd).context("the default ctl socket (give --ctl PATH)")?,
+    };
+    admin::claim(&ctl_path).with_context(|| format!("--ctl {}", ctl_path.display()))?;
     let hdd_choice = tierlab_hybrid::HddChoice { device: a.hdd_model.clone(), without_read_cache: a.hdd_model_without_read_cache, ..Default::default() };
     let hdd_model = tierlab_hybrid::build_hdd(&hdd_choice).with_context(|| format!("--hdd-model {}", a.hdd_model))?;
     let ssd_model = match &a.model_ssd {
@@ -313,7 +348,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     let export: Arc<dyn tierlab_nbd::Export> = drive.clone();
     let server = Server::bind(config, export).context("cannot listen")?;
     let stop = Arc::new(AtomicBool::new(false));
-    let ctl = admin::serve_admin(drive.clone(), &a.ctl, stop.clone()).with_context(|| format!("--ctl {}", a.ctl.display()))?;
+    let ctl = admin::serve_admin(drive.clone(), &ctl_path, stop.clone()).with_context(|| format!("--ctl {}", ctl_path.display()))?;
     let metrics = match a.metrics {
         Some(addr) => Some(admin::serve_metrics(drive.clone(), addr, stop.clone()).with_context(|| format!("--metrics {addr}"))?),
         None => None,
@@ -332,7 +367,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     let mut out = crate::session::stdout();
     if a.json {
         let m = metrics.as_ref().map(|(m, _)| m.to_string());
-        writeln!(out, "{}", serde_json::json!({ "listening": addr, "ctl": a.ctl, "metrics": m, "size_bytes": drive.virtual_bytes(), "extent_bytes": g.extent_bytes, "mode": drive.mode() }))?;
+        writeln!(out, "{}", serde_json::json!({ "listening": addr, "ctl": ctl_path, "metrics": m, "size_bytes": drive.virtual_bytes(), "extent_bytes": g.extent_bytes, "mode": drive.mode() }))?;
     } else {
         writeln!(
             out,
@@ -342,7 +377,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             g.ssd_extents,
             g.hdd_extents,
             g.extent_bytes / 1024,
-            a.ctl.display()
+            ctl_path.display()
         )?;
     }
     out.flush()?;
@@ -382,7 +417,22 @@ pub fn ctl(a: CtlArgs) -> Result<()> {
         CtlCommand::Stats => Request::Stats,
         CtlCommand::Table => Request::Table,
     };
-    let v = admin::request(&a.socket, &req).map_err(|e| anyhow!(e))?;
+    let socket = match (&a.socket, &a.ssd) {
+        (Some(p), _) => p.clone(),
+        (None, Some(ssd)) => admin::default_ctl_path(ssd).with_context(|| format!("--ssd {}", ssd.display()))?,
+        (None, None) => {
+            let live = admin::live_sockets();
+            match live.as_slice() {
+                [one] => one.clone(),
+                [] => return Err(anyhow!("no running `tierlab serve` answers in {} (give --socket PATH, or --ssd STORE)", admin::runtime_dir().map(|d| d.display().to_string()).unwrap_or_default())),
+                many => {
+                    let names: Vec<String> = many.iter().map(|p| p.display().to_string()).collect();
+                    return Err(anyhow!("{} drives are running; name one with --ssd STORE or --socket PATH: {}", many.len(), names.join(", ")));
+                }
+            }
+        }
+    };
+    let v = admin::request(&socket, &req).map_err(|e| anyhow!(e))?;
     let mut out = crate::session::stdout();
     if a.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
@@ -414,7 +464,7 @@ fn flat(v: &serde_json::Value) -> String {
 }
 
 pub fn fsck(a: FsckArgs) -> Result<()> {
-    let rep = tierlab_drive::fsck::fsck(&a.ssd, &a.hdd, a.repair)?;
+    let rep = tierlab_drive::fsck::fsck_with(&a.ssd, &a.hdd, a.repair, a.discard_unrecoverable)?;
     let mut out = crate::session::stdout();
     if a.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&rep)?)?;
@@ -436,10 +486,15 @@ pub fn fsck(a: FsckArgs) -> Result<()> {
         for p in &rep.problems {
             writeln!(out, "problem: {p}")?;
         }
+        if !rep.unrecoverable_extents.is_empty() {
+            let list: Vec<String> = rep.unrecoverable_extents.iter().map(u32::to_string).collect();
+            writeln!(out, "unrecoverable extents: {}", list.join(" "))?;
+        }
         let verdict = match (rep.mode, rep.clean(), rep.repaired) {
             (_, true, _) => "clean",
             (_, _, true) => "repaired",
             (None, _, _) => "not a tierlab drive (nothing to repair)",
+            _ if !rep.unrecoverable_extents.is_empty() => "INCONSISTENT: committed metadata lost (--repair --discard-unrecoverable drops the extents above)",
             _ => "INCONSISTENT (run with --repair)",
         };
         writeln!(out, "{verdict}")?;

@@ -34,7 +34,7 @@ fn a_probe_through_nbd_finds_the_emulated_disks_tracks() {
     let s = Served::start(
         &dir,
         &[
-            "--mode", "caching", "--ssd-size", "16M", "--hdd-size", "64M", "--es", "1M", "--pt", "1000000",
+            "--format", "--mode", "caching", "--ssd-size", "16M", "--hdd-size", "64M", "--es", "1M", "--pt", "1000000",
             "--write-policy", "write-around", "--emulate", "--hdd-model", MAXTOR, "--hdd-model-without-read-cache",
         ],
         &[],

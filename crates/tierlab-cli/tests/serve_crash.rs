@@ -74,7 +74,7 @@ impl Model {
 }
 
 fn create_args(mode: &str) -> Vec<&'static str> {
-    let common = ["--ssd-size", "3M", "--hdd-size", "9M", "--es", "64K", "--pt", "1", "--mcml", "2", "--journal-size", "16K"];
+    let common = ["--format", "--ssd-size", "3M", "--hdd-size", "9M", "--es", "64K", "--pt", "1", "--mcml", "2", "--journal-size", "16K"];
     let mut v: Vec<&'static str> = common.to_vec();
     v.extend(if mode == "tiering" { ["--mode", "tiering", "--lt", "4", "--ht", "8"].as_slice() } else { ["--mode", "caching", "--write-policy", "write-back"].as_slice() });
     v

@@ -7,7 +7,7 @@ mod support;
 use std::process::Command;
 use support::nbd::{temp_dir, tierlab, tool, Served};
 
-const CREATE: &[&str] = &["--mode", "tiering", "--ssd-size", "16M", "--hdd-size", "64M", "--es", "64K", "--pt", "2", "--lt", "4", "--ht", "8"];
+const CREATE: &[&str] = &["--format", "--mode", "tiering", "--ssd-size", "16M", "--hdd-size", "64M", "--es", "64K", "--pt", "2", "--lt", "4", "--ht", "8"];
 
 fn run(cmd: &mut Command) -> String {
     let out = cmd.output().expect("run tool");

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -82,12 +82,97 @@ fn serve_conn(drive: &Drive, stream: UnixStream) {
     }
 }
 
-/// Serve the admin socket at `path` until `stop` is set. An old socket file is replaced.
-pub fn serve_admin(drive: Arc<Drive>, path: &Path, stop: Arc<AtomicBool>) -> std::io::Result<JoinHandle<()>> {
-    if path.exists() {
-        std::fs::remove_file(path)?;
+/// The directory for admin sockets: `$XDG_RUNTIME_DIR` (private to the user by its
+/// definition), else `/tmp/tierlab-UID`, created owner-only and refused if anyone else
+/// owns it or may enter it.
+pub fn runtime_dir() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    if let Some(d) = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).filter(|d| d.is_absolute() && d.is_dir()) {
+        return Ok(d);
     }
+    // SAFETY: getuid cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let d = std::env::temp_dir().join(format!("tierlab-{uid}"));
+    match std::fs::DirBuilder::new().mode(0o700).create(&d) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(std::io::Error::new(e.kind(), format!("{}: {e}", d.display()))),
+    }
+    let m = std::fs::symlink_metadata(&d)?;
+    if !m.is_dir() || m.uid() != uid || m.permissions().mode() & 0o077 != 0 {
+        return Err(std::io::Error::other(format!("{}: not a directory private to this user (uid {uid}, mode 0700); remove it or set XDG_RUNTIME_DIR", d.display())));
+    }
+    Ok(d)
+}
+
+/// The admin socket of the drive whose SSD store is `ssd` when `--ctl` is not given:
+/// `tierlab-HASH.ctl` in [`runtime_dir`], the hash of the store's canonical path, so each
+/// drive has its own and `tierlab ctl --ssd STORE` finds it.
+pub fn default_ctl_path(ssd: &Path) -> std::io::Result<PathBuf> {
+    // A store yet to be created: its directory's canonical path and its name.
+    let canonical = match (ssd.canonicalize(), ssd.parent(), ssd.file_name()) {
+        (Ok(p), _, _) => p,
+        (Err(_), Some(dir), Some(name)) if !ssd.exists() => {
+            let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+            dir.canonicalize().map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?.join(name)
+        }
+        (Err(e), _, _) => return Err(std::io::Error::new(e.kind(), format!("{}: {e}", ssd.display()))),
+    };
+    // FNV-1a: stable across builds and platforms.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in canonical.as_os_str().as_encoded_bytes() {
+        h = (h ^ *b as u64).wrapping_mul(0x0100_0000_01b3);
+    }
+    Ok(runtime_dir()?.join(format!("tierlab-{h:016x}.ctl")))
+}
+
+/// The running drives' admin sockets in [`runtime_dir`] (those that answer a connection).
+pub fn live_sockets() -> Vec<PathBuf> {
+    let Ok(dir) = runtime_dir() else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("tierlab-") && n.ends_with(".ctl")))
+        .filter(|p| UnixStream::connect(p).is_ok())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Make way for a socket at `path`: nothing there, or a socket of this user's that no
+/// server answers on any more (left by a server that was killed), which is removed.
+/// Anything else is refused and left as it is.
+pub fn claim(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let m = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let refuse = |why: &str| Err(std::io::Error::new(std::io::ErrorKind::AlreadyExists, format!("{}: {why}; not replaced (give another --ctl path)", path.display())));
+    if !m.file_type().is_socket() {
+        return refuse("exists and is not a socket");
+    }
+    // SAFETY: getuid cannot fail.
+    if m.uid() != unsafe { libc::getuid() } {
+        return refuse(&format!("a socket owned by uid {}", m.uid()));
+    }
+    match UnixStream::connect(path) {
+        Ok(_) => refuse("a running server answers on this socket"),
+        Err(e) if e.raw_os_error() == Some(libc::ECONNREFUSED) => std::fs::remove_file(path),
+        Err(e) => refuse(&format!("a socket that cannot be checked ({e})")),
+    }
+}
+
+/// Serve the admin socket at `path` until `stop` is set. Only a stale socket of this
+/// user's is replaced; the socket is readable and writable by its owner alone, and
+/// removed on the way out if it is still ours.
+pub fn serve_admin(drive: Arc<Drive>, path: &Path, stop: Arc<AtomicBool>) -> std::io::Result<JoinHandle<()>> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    claim(path)?;
     let listener = UnixListener::bind(path)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    let ours = std::fs::symlink_metadata(path).map(|m| (m.dev(), m.ino()))?;
     listener.set_nonblocking(true)?;
     let path = path.to_path_buf();
     std::thread::Builder::new().name("tierlab-ctl".into()).spawn(move || {
@@ -101,7 +186,9 @@ pub fn serve_admin(drive: Arc<Drive>, path: &Path, stop: Arc<AtomicBool>) -> std
                 Err(_) => std::thread::sleep(Duration::from_millis(50)),
             }
         }
-        let _ = std::fs::remove_file(&path);
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| (m.dev(), m.ino()) == ours) {
+            let _ = std::fs::remove_file(&path);
+        }
     })
 }
 

@@ -9,7 +9,7 @@
 use crate::faults;
 use crate::journal::Change;
 use crate::layout::{Layout, Mode, Role, Superblock};
-use crate::meta::{read_superblocks, recover, Meta, Recovered, Stores};
+use crate::meta::{examine, read_superblocks, recover, Found, Meta, Recovered, Stores};
 use crate::model::DeviceModel;
 use crate::params::PolicySettings;
 use crate::store::Store;
@@ -40,7 +40,8 @@ pub struct CreateSpec {
 pub struct OpenOptions {
     pub ssd_path: PathBuf,
     pub hdd_path: PathBuf,
-    /// Create the drive if the stores are not formatted (else opening one is an error).
+    /// Create the drive on stores that are missing or all zeros (stores holding this drive
+    /// are opened as they are; anything else is refused).
     pub create: Option<CreateSpec>,
     /// Copy threads (the policy's MCML bounds how many copy at once).
     pub migration_threads: usize,
@@ -198,14 +199,86 @@ fn place_index(p: Place) -> usize {
 
 impl Drive {
     /// Open (or create) a drive and start its migration threads.
+    ///
+    /// Without `create`, both stores must hold the same valid drive. With it, stores that
+    /// are missing (files, created at the sizes given) or all zeros get a new drive; stores
+    /// that already hold a drive are opened as they are, never formatted again. Anything
+    /// else is refused, naming what each store holds; a damaged drive is pointed at `fsck`.
+    /// Backing files created here are removed again if the drive cannot be created.
     pub fn open(opts: OpenOptions) -> Result<Arc<Drive>, DriveError> {
-        let (ssd, ssd_new) = Store::open(&opts.ssd_path, Role::Ssd, opts.create.as_ref().and_then(|c| c.ssd_bytes))?;
-        let (hdd, hdd_new) = Store::open(&opts.hdd_path, Role::Hdd, opts.create.as_ref().and_then(|c| c.hdd_bytes))?;
+        if let Some(c) = &opts.create {
+            // Checked before any file is created.
+            Geometry::new(c.extent_bytes, 0, 0).map_err(|e| DriveError::Invalid(e.to_string()))?;
+        }
+        let mut created: Vec<PathBuf> = Vec::new();
+        let res = Self::open_stores(opts, &mut created);
+        if res.is_err() {
+            for p in created {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+        res
+    }
+
+    fn open_stores(opts: OpenOptions, created: &mut Vec<PathBuf>) -> Result<Arc<Drive>, DriveError> {
+        let size = |b: Option<u64>| opts.create.as_ref().and(b);
+        let (ssd, ssd_new) = Store::open(&opts.ssd_path, Role::Ssd, size(opts.create.as_ref().and_then(|c| c.ssd_bytes)))?;
+        if ssd_new {
+            created.push(opts.ssd_path.clone());
+        }
+        let (hdd, hdd_new) = Store::open(&opts.hdd_path, Role::Hdd, size(opts.create.as_ref().and_then(|c| c.hdd_bytes)))?;
+        if hdd_new {
+            created.push(opts.hdd_path.clone());
+        }
         let stores: Stores = [ssd, hdd];
         let formatted = match read_superblocks(&stores) {
             Ok(sbs) => Some(sbs),
-            Err(DriveError::NotFormatted(_)) if opts.create.is_some() => None,
-            Err(e) => return Err(e),
+            Err(first) => {
+                let found_ssd = examine(&stores[0], None)?;
+                let sb_ssd = match &found_ssd {
+                    Found::Drive(sb) => Some(sb.clone()),
+                    _ => None,
+                };
+                let found_hdd = examine(&stores[1], sb_ssd.as_ref())?;
+                let found_ssd = match (&found_ssd, &found_hdd) {
+                    (Found::Drive(_), _) => found_ssd,
+                    (_, Found::Drive(sb)) => examine(&stores[0], Some(sb))?,
+                    _ => found_ssd,
+                };
+                match (&found_ssd, &found_hdd, &opts.create) {
+                    (Found::Empty, Found::Empty, Some(_)) => None,
+                    (Found::Empty, Found::Empty, None) => {
+                        return Err(DriveError::NotFormatted(format!(
+                            "{} and {} hold no drive yet (all zeros); `tierlab serve --format` creates one",
+                            stores[0].path.display(),
+                            stores[1].path.display()
+                        )))
+                    }
+                    (a, b, _) => {
+                        let damaged = [a, b].iter().any(|f| matches!(f, Found::Damaged(_) | Found::Drive(_)));
+                        let mut m = format!(
+                            "{}: {}; {}: {}",
+                            stores[0].path.display(),
+                            found_ssd.describe(),
+                            stores[1].path.display(),
+                            found_hdd.describe()
+                        );
+                        if matches!((a, b), (Found::Drive(_), Found::Drive(_))) {
+                            m = format!("{first}");
+                        }
+                        if damaged {
+                            m.push_str(&format!(
+                                ". Nothing was written. `tierlab fsck --ssd {} --hdd {}` checks the drive and `--repair` mends it",
+                                stores[0].path.display(),
+                                stores[1].path.display()
+                            ));
+                            return Err(DriveError::Corrupt(m));
+                        }
+                        let create = if opts.create.is_some() { "a drive is created only on stores that are all zeros" } else { "not a tierlab drive" };
+                        return Err(DriveError::Invalid(format!("{m}: {create}; nothing was written")));
+                    }
+                }
+            }
         };
         let asked_tracks = opts.hdd_tracks.as_deref().map(TrackTable::from_boundaries).transpose()?;
         let Opened { sb, meta, mut policy, settings, notes, hdd_tracks } = match formatted {
@@ -225,13 +298,15 @@ impl Drive {
             }
             None => {
                 let c = opts.create.as_ref().ok_or_else(|| DriveError::Invalid("not formatted".into()))?;
-                Self::format(&stores, c, ssd_new && hdd_new, asked_tracks)?
+                // Both stores were found all zero: nothing needs zeroing before use.
+                Self::format(&stores, c, true, asked_tracks)?
             }
         };
         policy.enable_journal();
         let geo = *policy.geometry();
         let virtual_bytes = policy.virtual_bytes();
         let unwritten_from = meta.high_water;
+        created.clear();
         let drive = Arc::new(Drive {
             geo,
             mode: sb.mode,
@@ -319,6 +394,9 @@ impl Drive {
             }
         }
         let r: Recovered = recover(stores, &sb)?;
+        if let Some(e) = r.loss_error(stores) {
+            return Err(e);
+        }
         let settings = PolicySettings::decode(&r.checkpoint.params)?;
         if settings.mode() != sb.mode {
             return Err(DriveError::Corrupt("checkpoint settings disagree with the superblock's mode".into()));

@@ -31,6 +31,8 @@ pub struct FsckReport {
     pub hdd_tracks: Option<u64>,
     pub problems: Vec<String>,
     pub notes: Vec<String>,
+    /// Extents whose mapping cannot be recovered (committed metadata lost on both stores).
+    pub unrecoverable_extents: Vec<u32>,
     pub repaired: bool,
 }
 
@@ -41,10 +43,17 @@ impl FsckReport {
 }
 
 pub fn fsck(ssd: &Path, hdd: &Path, repair: bool) -> Result<FsckReport, DriveError> {
+    fsck_with(ssd, hdd, repair, false)
+}
+
+/// `fsck`, and with `discard_unrecoverable` a repair may drop the mappings of extents that
+/// cannot be recovered (committed metadata lost on both stores); without it, such a drive
+/// is not repaired.
+pub fn fsck_with(ssd: &Path, hdd: &Path, repair: bool, discard_unrecoverable: bool) -> Result<FsckReport, DriveError> {
     let (s, _) = Store::open(ssd, Role::Ssd, None)?;
     let (h, _) = Store::open(hdd, Role::Hdd, None)?;
     let stores: Stores = [s, h];
-    let mut rep = FsckReport { mode: None, checkpoint_generation: 0, journal_records: 0, mapped_extents: 0, hdd_tracks: None, problems: Vec::new(), notes: Vec::new(), repaired: false };
+    let mut rep = FsckReport { mode: None, checkpoint_generation: 0, journal_records: 0, mapped_extents: 0, hdd_tracks: None, problems: Vec::new(), notes: Vec::new(), unrecoverable_extents: Vec::new(), repaired: false };
 
     // Superblocks: both must decode and agree; a damaged one can be rebuilt from the other.
     let mut sbs = Vec::new();
@@ -108,8 +117,21 @@ pub fn fsck(ssd: &Path, hdd: &Path, repair: bool) -> Result<FsckReport, DriveErr
         }
     };
     let geo = Geometry::new(sb.extent_bytes, sb.ssd_data_bytes, sb.hdd_data_bytes).map_err(|e| DriveError::Corrupt(e.to_string()))?;
-    let (records, mut high_water) = r.mapping();
-    let (kept, lost) = check_mapping(&sb, &geo, &records, &mut high_water, &mut rep.problems);
+    let (mut records, mut high_water) = r.mapping();
+    let unrecoverable = r.unrecoverable();
+    if let Some(DriveError::Unrecoverable(m)) = r.loss_error(&stores) {
+        rep.problems.push(m);
+        rep.unrecoverable_extents = unrecoverable.clone();
+        if repair && !discard_unrecoverable {
+            rep.notes.push(format!("not repaired: {} extent(s) cannot be recovered; --repair --discard-unrecoverable drops their mappings", unrecoverable.len()));
+            return Ok(rep);
+        }
+        // Their stale places are not checked against the mapping that holds.
+        let drop: std::collections::BTreeSet<u32> = unrecoverable.iter().copied().collect();
+        records.retain(|r| !drop.contains(&r.extent));
+    }
+    let (kept, mut lost) = check_mapping(&sb, &geo, &records, &mut high_water, &mut rep.problems);
+    lost.extend(unrecoverable);
     rep.mapped_extents = kept.len();
     if let Some(s) = &settings {
         let mut p = s.build(geo)?;
@@ -135,7 +157,8 @@ pub fn fsck(ssd: &Path, hdd: &Path, repair: bool) -> Result<FsckReport, DriveErr
         st.write_at(0, &own.encode())?;
     }
     let ck = Checkpoint {
-        generation: r.checkpoint.generation + 1,
+        // Above every generation seen, so that no record left in the journal follows it.
+        generation: r.max_generation.max(r.checkpoint.generation) + 1,
         next_seq: r.checkpoint.next_seq + r.changes.len() as u64,
         high_water,
         params: settings.encode(),

@@ -4,9 +4,10 @@
 //! - A checkpoint is the whole mapping with a generation number, written to the slot the
 //!   older checkpoint is not in; the newer valid one wins at recovery.
 //! - Journal records are the changes made since: each carries its sequence number, the
-//!   checkpoint generation it follows and a CRC. Recovery replays records while the
-//!   sequence runs on unbroken with the right generation and a good CRC, and stops at the
-//!   first that does not (the torn tail of the last write, or an older generation's record).
+//!   checkpoint generation it follows and a CRC. Recovery (`meta::recover`) replays, from
+//!   either store's copy, every record whose CRC holds and whose sequence number and
+//!   generation fit its place; a record neither copy holds whole ends the replay when it is
+//!   the torn tail of a write that was never committed, and is reported as lost otherwise.
 
 use crate::layout::{u32_at, u64_at, CHECKPOINT_HEADER_BYTES, ENTRY_BYTES, RECORD_BYTES};
 use crate::DriveError;
@@ -43,17 +44,20 @@ pub fn encode_record(seq: u64, generation: u64, c: &Change) -> [u8; RECORD_BYTES
 
 /// The record in `b` if it is whole and is record `seq` of `generation`.
 pub fn decode_record(b: &[u8], seq: u64, generation: u64) -> Option<Change> {
+    decode_any(b).filter(|&(s, g, _)| s == seq && g == generation).map(|(_, _, c)| c)
+}
+
+/// Any whole record in `b`: its sequence number, generation and change.
+pub fn decode_any(b: &[u8]) -> Option<(u64, u64, Change)> {
     if b.len() < RECORD_BYTES as usize || crc32c::crc32c(&b[..28]) != u32_at(b, 28) {
         return None;
     }
-    if u64_at(b, 0) != seq || u64_at(b, 8) != generation {
-        return None;
-    }
-    match (b[16], b[17]) {
-        (1, d @ (0 | 1)) => Some(Change::Map(MapRecord::new(u32_at(b, 20), u32_at(b, 24), d == 1))),
-        (2, tier @ (0 | 1)) => Some(Change::HighWater { tier, extents: u32_at(b, 24) }),
-        _ => None,
-    }
+    let change = match (b[16], b[17]) {
+        (1, d @ (0 | 1)) => Change::Map(MapRecord::new(u32_at(b, 20), u32_at(b, 24), d == 1)),
+        (2, tier @ (0 | 1)) => Change::HighWater { tier, extents: u32_at(b, 24) },
+        _ => return None,
+    };
+    Some((u64_at(b, 0), u64_at(b, 8), change))
 }
 
 /// The mapping as of one instant.

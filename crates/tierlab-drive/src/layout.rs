@@ -16,7 +16,7 @@ use crate::DriveError;
 use serde::{Deserialize, Serialize};
 
 pub const BLOCK_BYTES: u64 = 4096;
-const MAGIC: &[u8; 8] = b"TLDRIVE1";
+pub(crate) const MAGIC: &[u8; 8] = b"TLDRIVE1";
 const VERSION: u32 = 1;
 const ALIGN_BYTES: u64 = 1 << 20;
 /// One journal record.

@@ -44,6 +44,10 @@ pub enum DriveError {
     Invalid(String),
     /// A host request outside the drive.
     Range(String),
+    /// A store is held by another process (its lock), or a block device is mounted.
+    InUse(String),
+    /// Committed metadata cannot be recovered: the extents whose data would be wrong.
+    Unrecoverable(String),
     Io(String),
 }
 
@@ -52,7 +56,7 @@ impl fmt::Display for DriveError {
         match self {
             DriveError::NotFormatted(what) => write!(f, "{what}: not a tierlab drive (no superblock)"),
             DriveError::Corrupt(m) => write!(f, "damaged metadata: {m}"),
-            DriveError::Invalid(m) | DriveError::Range(m) | DriveError::Io(m) => f.write_str(m),
+            DriveError::Invalid(m) | DriveError::Range(m) | DriveError::InUse(m) | DriveError::Unrecoverable(m) | DriveError::Io(m) => f.write_str(m),
         }
     }
 }

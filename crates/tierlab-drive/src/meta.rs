@@ -2,7 +2,7 @@
 //! and recovery of the newest consistent mapping from whichever copy survived best.
 
 use crate::faults;
-use crate::journal::{encode_record, replay, Change, Checkpoint};
+use crate::journal::{decode_any, encode_record, Change, Checkpoint};
 use crate::layout::{Superblock, RECORD_BYTES};
 use crate::store::Store;
 use crate::DriveError;
@@ -33,10 +33,28 @@ pub struct Recovered {
     pub changes: Vec<Change>,
     /// Problems that did not stop recovery (a damaged copy, a shorter journal copy).
     pub notes: Vec<String>,
+    /// Committed metadata that is gone on both stores, if any.
+    pub loss: Option<Loss>,
+    /// The highest checkpoint generation seen, in a valid checkpoint or a whole journal
+    /// record: the next checkpoint goes above it, so that no older record can follow it.
+    pub max_generation: u64,
+    /// The drive's extents per tier (SSD, HDD).
+    extents: [u32; 2],
+}
+
+/// Committed metadata that cannot be recovered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loss {
+    /// What is gone.
+    pub why: String,
+    /// `changes[trusted_from..]` were written after what is gone, so they hold; the
+    /// checkpoint and the changes before may have been superseded by what is gone.
+    pub trusted_from: usize,
 }
 
 impl Recovered {
-    /// The mapping records in the order they happened, and the high-water marks.
+    /// The mapping records in the order they happened, and the high-water marks (after a
+    /// loss, every extent may hold data: the marks are at the end).
     pub fn mapping(&self) -> (Vec<MapRecord>, [u32; 2]) {
         let mut records = self.checkpoint.entries.clone();
         let mut hw = self.checkpoint.high_water;
@@ -46,7 +64,43 @@ impl Recovered {
                 Change::HighWater { tier, extents } => hw[*tier as usize & 1] = hw[*tier as usize & 1].max(*extents),
             }
         }
+        if self.loss.is_some() {
+            hw = self.extents;
+        }
         (records, hw)
+    }
+
+    /// The extents that cannot be recovered: mapped by the checkpoint or a change from
+    /// before a loss, and not mapped again after it. What is gone may have moved them, and
+    /// their old place may hold another extent's data now.
+    pub fn unrecoverable(&self) -> Vec<u32> {
+        let Some(loss) = &self.loss else { return Vec::new() };
+        let mut last: std::collections::BTreeMap<u32, (u32, bool)> = self.checkpoint.entries.iter().map(|e| (e.extent, (e.location, false))).collect();
+        for (i, c) in self.changes.iter().enumerate() {
+            if let Change::Map(r) = c {
+                last.insert(r.extent, (r.location, i >= loss.trusted_from));
+            }
+        }
+        last.into_iter().filter(|(_, (loc, trusted))| *loc != tierlab_policy::NO_LOCATION && !trusted).map(|(e, _)| e).collect()
+    }
+
+    /// The refusal to serve after a loss: what is gone, which extents, what to do.
+    pub fn loss_error(&self, stores: &Stores) -> Option<DriveError> {
+        let loss = self.loss.as_ref()?;
+        let lost = self.unrecoverable();
+        let mut list: Vec<String> = lost.iter().take(16).map(u32::to_string).collect();
+        if lost.len() > 16 {
+            list.push(format!("… ({} more)", lost.len() - 16));
+        }
+        let (ssd, hdd) = (stores[0].path.display(), stores[1].path.display());
+        Some(DriveError::Unrecoverable(format!(
+            "committed metadata is lost: {}. {} extent(s) cannot be recovered, as their mapping may now point at another extent's data: {}. \
+             Nothing was served or written. `tierlab fsck --ssd {ssd} --hdd {hdd}` lists them; `tierlab fsck --ssd {ssd} --hdd {hdd} --repair --discard-unrecoverable` \
+             drops their mappings (they then read as zeros, or in caching mode as the HDD holds them) so that the drive can be served",
+            loss.why,
+            lost.len(),
+            if list.is_empty() { "none mapped".to_string() } else { list.join(", ") }
+        )))
     }
 }
 
@@ -54,9 +108,6 @@ impl Meta {
     /// Write a new drive's superblocks and first checkpoint to both stores.
     pub fn format(stores: &Stores, sb: &Superblock, high_water: [u32; 2], params: String) -> Result<Meta, DriveError> {
         for s in stores {
-            let mut own = sb.clone();
-            own.role = s.role;
-            s.write_at(0, &own.encode())?;
             // Clear both checkpoint slots' headers and the journal's first block, so nothing
             // left on a reused device can pass for ours.
             let zero = vec![0u8; 4096];
@@ -66,6 +117,14 @@ impl Meta {
         }
         let mut m = Meta { sb: sb.clone(), generation: 0, base_seq: 0, written: 0, pending: Vec::new(), high_water, params, commits: 0, checkpoints: 0 };
         m.checkpoint(stores, Vec::new(), false)?;
+        // The superblocks last: a creation cut short leaves either no drive, or one whose
+        // other superblock `fsck --repair` rebuilds.
+        for s in stores {
+            let mut own = sb.clone();
+            own.role = s.role;
+            s.write_at(0, &own.encode())?;
+            s.sync()?;
+        }
         Ok(m)
     }
 
@@ -73,7 +132,7 @@ impl Meta {
     pub fn resume(sb: Superblock, r: &Recovered, high_water: [u32; 2]) -> Meta {
         Meta {
             sb,
-            generation: r.checkpoint.generation,
+            generation: r.checkpoint.generation.max(r.max_generation),
             base_seq: r.checkpoint.next_seq,
             written: r.changes.len() as u64,
             pending: Vec::new(),
@@ -202,23 +261,116 @@ pub fn read_superblocks(stores: &Stores) -> Result<[Superblock; 2], DriveError> 
     Ok([a, b])
 }
 
-/// Find the newest valid checkpoint on either store, then the longest valid journal run
-/// after it on either store.
+/// What a store holds, as far as creating or opening a drive on it is concerned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Found {
+    /// A valid tierlab superblock.
+    Drive(Superblock),
+    /// Nothing: every byte is zero.
+    Empty,
+    /// tierlab metadata that fails its checks (why).
+    Damaged(String),
+    /// Something else (what, and where its first non-zero byte is).
+    Other(String),
+}
+
+impl Found {
+    /// How the store is described in an error.
+    pub fn describe(&self) -> String {
+        match self {
+            Found::Drive(sb) => format!("a tierlab {:?} drive ({} KiB extents)", sb.mode, sb.extent_bytes / 1024).to_lowercase(),
+            Found::Empty => "nothing (all zeros)".into(),
+            Found::Damaged(why) => format!("a damaged tierlab drive ({why})"),
+            Found::Other(what) => what.clone(),
+        }
+    }
+}
+
+/// What `store` holds. `other` is the other store's superblock, if it has a valid one: a
+/// store whose superblock is gone but whose checkpoint slots (where `other` places them)
+/// hold tierlab checkpoints is a damaged drive, not foreign data.
+pub fn examine(store: &Store, other: Option<&Superblock>) -> Result<Found, DriveError> {
+    let mut b = vec![0u8; crate::layout::BLOCK_BYTES as usize];
+    store.read_at(0, &mut b)?;
+    match Superblock::decode(&b, &store.path.display().to_string()) {
+        Ok(sb) if sb.role == store.role => return Ok(Found::Drive(sb)),
+        Ok(sb) => return Ok(Found::Damaged(format!("its superblock says it is the drive's {:?} store", sb.role).to_lowercase())),
+        Err(DriveError::NotFormatted(_)) => {}
+        Err(e) => return Ok(Found::Damaged(e.to_string())),
+    }
+    // A superblock whose magic is damaged: most of it still matches.
+    let magic = crate::layout::MAGIC;
+    if b[..8].iter().zip(magic.iter()).filter(|(a, m)| a == m).count() >= 5 {
+        return Ok(Found::Damaged(format!("superblock magic {:?}, expected {:?}", String::from_utf8_lossy(&b[..8]), String::from_utf8_lossy(magic))));
+    }
+    if let Some(sb) = other {
+        for slot in 0..2 {
+            let mut h = vec![0u8; crate::layout::CHECKPOINT_HEADER_BYTES as usize];
+            store.read_at(sb.layout.checkpoint_offset(slot), &mut h)?;
+            if Checkpoint::total_bytes(&h, sb.layout.checkpoint_slot_bytes).is_some() {
+                return Ok(Found::Damaged(format!("no valid superblock, but tierlab checkpoints where the other store's superblock places them (checkpoint slot {slot})")));
+            }
+        }
+    }
+    let Some(at) = store.first_nonzero()? else { return Ok(Found::Empty) };
+    let mut head = vec![0u8; 72 << 10];
+    store.read_at(0, &mut head)?;
+    Ok(Found::Other(format!("other data ({}first non-zero byte at {at})", signature(&head).map(|s| format!("{s}; ")).unwrap_or_default())))
+}
+
+/// A well-known format recognised from a store's first 72 KiB.
+fn signature(b: &[u8]) -> Option<&'static str> {
+    let at = |i: usize, m: &[u8]| b.get(i..i + m.len()) == Some(m);
+    [
+        (1080, &[0x53u8, 0xEF][..], "an ext2/3/4 file system"),
+        (0, &b"XFSB"[..], "an XFS file system"),
+        (0x10040, &b"_BHRfS_M"[..], "a Btrfs file system"),
+        (0, &b"LUKS\xba\xbe"[..], "a LUKS volume"),
+        (4086, &b"SWAPSPACE2"[..], "a swap area"),
+        (512, &b"EFI PART"[..], "a GPT partition table"),
+        (0, &b"QFI\xfb"[..], "a qcow2 image"),
+        (510, &[0x55, 0xAA][..], "a boot sector or MBR partition table"),
+    ]
+    .into_iter()
+    .find(|(i, m, _)| at(*i, m))
+    .map(|(_, _, name)| name)
+}
+
+/// Find the newest valid checkpoint on either store, then every journal record after it
+/// that checksums and chains (its sequence number and generation), from either copy.
+///
+/// A record missing from both copies ends the replay when only the SSD copy goes on past
+/// it: the SSD copy is written and synced before the HDD copy, so that is a write that was
+/// never committed. When the HDD copy goes on past it, or when whole journal records or a
+/// checkpoint slot carry a generation newer than every valid checkpoint, committed
+/// metadata is gone: every record that still chains is replayed, and `loss` says what is
+/// gone (the caller refuses to serve until the user decides).
 pub fn recover(stores: &Stores, sb: &Superblock) -> Result<Recovered, DriveError> {
     let layout = sb.layout;
     let mut found: Vec<(Checkpoint, usize)> = Vec::new();
     let mut notes = Vec::new();
+    // Per slot, per store: the header's generation of a checkpoint that fails its checks.
+    let mut damaged: [[Option<u64>; 2]; 2] = [[None; 2]; 2];
     for (i, s) in stores.iter().enumerate() {
         for slot in 0..2 {
             let at = layout.checkpoint_offset(slot);
             let mut header = vec![0u8; crate::layout::CHECKPOINT_HEADER_BYTES as usize];
             s.read_at(at, &mut header)?;
-            let Some(total) = Checkpoint::total_bytes(&header, layout.checkpoint_slot_bytes) else { continue };
+            let Some(total) = Checkpoint::total_bytes(&header, layout.checkpoint_slot_bytes) else {
+                if header[..8] == *b"TLCKPT01" {
+                    damaged[slot as usize][i] = Some(crate::layout::u64_at(&header, 8));
+                    notes.push(format!("{}: checkpoint slot {slot} is damaged (its length is out of range)", s.path.display()));
+                }
+                continue;
+            };
             let mut b = vec![0u8; total as usize];
             s.read_at(at, &mut b)?;
             match Checkpoint::decode(&b) {
                 Some(ck) => found.push((ck, i)),
-                None => notes.push(format!("{}: checkpoint slot {slot} is damaged (torn write?)", s.path.display())),
+                None => {
+                    damaged[slot as usize][i] = Some(crate::layout::u64_at(&header, 8));
+                    notes.push(format!("{}: checkpoint slot {slot} is damaged (torn write?)", s.path.display()))
+                }
             }
         }
     }
@@ -229,19 +381,101 @@ pub fn recover(stores: &Stores, sb: &Superblock) -> Result<Recovered, DriveError
         }
     }
     let checkpoint = found.into_iter().find(|(c, _)| c.generation == newest).map(|(c, _)| c).ok_or_else(|| DriveError::Corrupt("checkpoint vanished".into()))?;
-    let mut runs = Vec::new();
+    let mut areas = Vec::new();
     for s in stores {
         let mut area = vec![0u8; layout.journal_bytes as usize];
         s.read_at(layout.journal_offset(), &mut area)?;
-        runs.push(replay(&area, &checkpoint));
+        areas.push(area);
     }
-    if runs[0].len() != runs[1].len() {
-        notes.push(format!("journal copies differ in length ({} and {} records): the longer is used", runs[0].len(), runs[1].len()));
+    let records = |a: &Vec<u8>| a.chunks_exact(RECORD_BYTES as usize).map(decode_any).collect::<Vec<_>>();
+    let copies = [records(&areas[0]), records(&areas[1])];
+    let journal_max = copies.iter().flatten().flatten().map(|(_, g, _)| *g).max().unwrap_or(0);
+    let extents = [
+        u32::try_from(sb.ssd_data_bytes / sb.extent_bytes.max(1)).unwrap_or(u32::MAX),
+        u32::try_from(sb.hdd_data_bytes / sb.extent_bytes.max(1)).unwrap_or(u32::MAX),
+    ];
+    let mut r = Recovered { checkpoint, changes: Vec::new(), notes, loss: None, max_generation: newest.max(journal_max), extents };
+    let (before, gap) = chain(&copies, r.checkpoint.next_seq, newest, &mut r.notes)?;
+    r.changes = before;
+    if journal_max > newest {
+        // A newer checkpoint existed: its records start the journal, their sequence numbers
+        // counted from the first that survives.
+        let base = copies.iter().flat_map(|c| c.iter().enumerate()).find_map(|(i, rec)| rec.as_ref().filter(|(_, g, _)| *g == journal_max).map(|(seq, _, _)| seq.wrapping_sub(i as u64)));
+        let (after, _) = chain(&copies, base.unwrap_or(0), journal_max, &mut r.notes)?;
+        let n = after.len();
+        r.loss = Some(Loss {
+            why: format!(
+                "checkpoint generation {journal_max}, newer than the newest valid one ({newest}), is damaged on both stores; {n} journal record(s) written after it survive"
+            ),
+            trusted_from: r.changes.len(),
+        });
+        r.changes.extend(after);
+        return Ok(r);
     }
-    let n = runs[0].len().min(runs[1].len());
-    if runs[0][..n] != runs[1][..n] {
-        return Err(DriveError::Corrupt("the two journal copies disagree".into()));
+    if let Some((seq, after)) = gap {
+        let n = after.len();
+        r.loss = Some(Loss {
+            why: format!("journal record {seq} is damaged on both stores, and {n} committed record(s) follow it"),
+            trusted_from: r.changes.len(),
+        });
+        r.changes.extend(after);
+        return Ok(r);
     }
-    let changes = runs.into_iter().max_by_key(|r| r.len()).unwrap_or_default();
-    Ok(Recovered { checkpoint, changes, notes })
+    for (slot, gens) in damaged.iter().enumerate() {
+        if let [Some(a), Some(b)] = gens {
+            let g = (*a).max(*b);
+            if g > newest {
+                r.loss = Some(Loss {
+                    why: format!("checkpoint slot {slot} is damaged on both stores, and its header gives generation {g}, newer than the newest valid one ({newest})"),
+                    trusted_from: r.changes.len(),
+                });
+            }
+        }
+    }
+    Ok(r)
+}
+
+type Records = Vec<Option<(u64, u64, Change)>>;
+
+/// The records of `generation` from sequence `base` at position 0, taken from whichever
+/// copy has each. Returns the run up to the first record neither copy has, and, if the HDD
+/// copy holds a record of the chain past that point (so it was committed), that missing
+/// record's sequence number and every record of the chain after it.
+fn chain(copies: &[Records; 2], base: u64, generation: u64, notes: &mut Vec<String>) -> Result<(Vec<Change>, Option<(u64, Vec<Change>)>), DriveError> {
+    let at = |c: usize, i: usize| -> Option<Change> {
+        copies[c].get(i).copied().flatten().filter(|&(s, g, _)| s == base.wrapping_add(i as u64) && g == generation).map(|(_, _, ch)| ch)
+    };
+    let n = copies[0].len().max(copies[1].len());
+    let mut run = Vec::new();
+    let mut counts = [0usize; 2];
+    let mut gap: Option<(u64, Vec<Change>)> = None;
+    let mut first_missing = None;
+    for i in 0..n {
+        let (a, b) = (at(0, i), at(1, i));
+        for (c, x) in [a, b].iter().enumerate() {
+            counts[c] += x.is_some() as usize;
+        }
+        match (a, b) {
+            (Some(a), Some(b)) if a != b => return Err(DriveError::Corrupt(format!("the two journal copies disagree at record {}", base.wrapping_add(i as u64)))),
+            (Some(x), _) | (None, Some(x)) => match (&mut gap, first_missing) {
+                (Some((_, after)), _) => after.push(x),
+                (None, None) => run.push(x),
+                (None, Some(_)) => {}
+            },
+            (None, None) => {
+                if first_missing.is_none() {
+                    first_missing = Some(i);
+                    if (i + 1..n).any(|j| at(1, j).is_some()) {
+                        gap = Some((base.wrapping_add(i as u64), Vec::new()));
+                    } else if (i + 1..n).any(|j| at(0, j).is_some()) {
+                        notes.push(format!("the SSD's journal copy has records past record {} that neither copy holds whole: a write never committed, ignored", base.wrapping_add(i as u64)));
+                    }
+                }
+            }
+        }
+    }
+    if counts[0] != counts[1] && gap.is_none() {
+        notes.push(format!("journal copies differ in length ({} and {} records): the longer is used", counts[0], counts[1]));
+    }
+    Ok((run, gap))
 }

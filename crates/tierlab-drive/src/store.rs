@@ -26,18 +26,36 @@ pub struct Store {
 impl Store {
     /// Open `path`; a missing file is created with `create_bytes` (sparse, so all zero).
     /// Returns the store and whether it was created.
+    ///
+    /// The store is locked (an exclusive `flock`, held until it is dropped, so until the
+    /// process exits), and a block device is also opened `O_EXCL`, which the kernel refuses
+    /// while it is mounted or in use: two processes never have one store open at once.
     pub fn open(path: &Path, role: Role, create_bytes: Option<u64>) -> Result<(Store, bool), DriveError> {
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
         let io = |e: std::io::Error| DriveError::Io(format!("{}: {e}", path.display()));
         let exists = path.exists();
         let file = if exists {
-            OpenOptions::new().read(true).write(true).open(path).map_err(io)?
+            let device = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device());
+            let mut o = OpenOptions::new();
+            o.read(true).write(true);
+            if device {
+                o.custom_flags(libc::O_EXCL);
+            }
+            match o.open(path) {
+                Ok(f) => f,
+                Err(e) if device && e.raw_os_error() == Some(libc::EBUSY) => {
+                    return Err(DriveError::InUse(format!("{}: the block device is in use (mounted, or opened exclusively by another program)", path.display())))
+                }
+                Err(e) => return Err(io(e)),
+            }
         } else if let Some(bytes) = create_bytes {
             let f = OpenOptions::new().read(true).write(true).create_new(true).open(path).map_err(io)?;
             f.set_len(bytes).map_err(io)?;
             f
         } else {
-            return Err(DriveError::Invalid(format!("{}: no such file (give its size to create it)", path.display())));
+            return Err(DriveError::Invalid(format!("{}: no such file (`tierlab serve --format` with --ssd-size and --hdd-size creates a drive on new files)", path.display())));
         };
+        lock(&file, path)?;
         // Seeking to the end gives the size of block devices as well as files.
         let len_bytes = (&file).seek(SeekFrom::End(0)).map_err(io)?;
         let volatile = std::env::var("TIERLAB_POWER_CUT").ok().and_then(|s| s.parse::<u64>().ok()).map(|seed| {
@@ -48,6 +66,49 @@ impl Store {
             Mutex::new(Volatile { blocks: BTreeMap::new(), rng: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ salt })
         });
         Ok((Store { file, path: path.to_path_buf(), role, len_bytes, volatile }, !exists))
+    }
+
+    /// The first byte that is not zero, if any: a new drive goes only on stores that hold
+    /// nothing. Only the data regions of a sparse file are read (SEEK_DATA); a block device
+    /// is read whole.
+    pub fn first_nonzero(&self) -> Result<Option<u64>, DriveError> {
+        use std::os::fd::AsRawFd;
+        let fd = self.file.as_raw_fd();
+        let mut buf = vec![0u8; 1 << 20];
+        let mut at = 0u64;
+        while at < self.len_bytes {
+            // SAFETY: lseek on a descriptor we own; positioned reads below do not use the offset.
+            let data = unsafe { libc::lseek(fd, at as libc::off_t, libc::SEEK_DATA) };
+            if data < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.raw_os_error() == Some(libc::ENXIO) {
+                    return Ok(None);
+                }
+                // No SEEK_DATA here: read everything.
+                return self.scan_zero(at, self.len_bytes, &mut buf);
+            }
+            // SAFETY: as above.
+            let hole = unsafe { libc::lseek(fd, data, libc::SEEK_HOLE) };
+            let end = if hole < 0 { self.len_bytes } else { (hole as u64).min(self.len_bytes) };
+            if let Some(found) = self.scan_zero(data as u64, end, &mut buf)? {
+                return Ok(Some(found));
+            }
+            at = end.max(data as u64 + 1);
+        }
+        Ok(None)
+    }
+
+    fn scan_zero(&self, from: u64, to: u64, buf: &mut [u8]) -> Result<Option<u64>, DriveError> {
+        let mut at = from;
+        while at < to {
+            let n = (buf.len() as u64).min(to - at) as usize;
+            self.read_file(at, &mut buf[..n])?;
+            if let Some(i) = buf[..n].iter().position(|&b| b != 0) {
+                return Ok(Some(at + i as u64));
+            }
+            at += n as u64;
+        }
+        Ok(None)
     }
 
     pub fn len_bytes(&self) -> u64 {
@@ -149,6 +210,28 @@ impl Store {
             }
         }
         self.file.sync_data().map_err(|e| self.err("sync", 0, e))
+    }
+}
+
+/// Take the store's exclusive lock, or say who is likely to hold it.
+fn lock(file: &File, path: &Path) -> Result<(), DriveError> {
+    use std::os::fd::AsRawFd;
+    loop {
+        // SAFETY: flock on a descriptor we own.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EWOULDBLOCK) => {
+                return Err(DriveError::InUse(format!(
+                    "{}: in use by another process (a running `tierlab serve` or `tierlab fsck` holds its lock); stop it first",
+                    path.display()
+                )))
+            }
+            _ => return Err(DriveError::Io(format!("{}: cannot lock: {e}", path.display()))),
+        }
     }
 }
 

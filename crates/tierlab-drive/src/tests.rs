@@ -403,3 +403,258 @@ fn requests_spanning_extents_read_back_whole_and_in_parts() {
         d.close().unwrap();
     }
 }
+
+fn write_all_blocks(d: &Drive, version: u64) -> u64 {
+    let blocks = d.virtual_bytes() / 4096;
+    for i in 0..blocks {
+        d.write(i * 4096, &pattern(i, version), false).unwrap();
+    }
+    d.flush().unwrap();
+    blocks
+}
+
+fn assert_all_blocks(d: &Drive, blocks: u64, version: u64) {
+    let mut b = vec![0u8; 4096];
+    for i in 0..blocks {
+        d.read(i * 4096, &mut b).unwrap();
+        assert!(b == pattern(i, version), "block {i} lost");
+    }
+}
+
+fn patch(path: &std::path::Path, at: u64, bytes: &[u8]) {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.write_all_at(bytes, at).unwrap();
+}
+
+#[test]
+fn a_damaged_superblock_is_refused_even_with_create_and_fsck_repair_restores_every_block() {
+    let dir = Dir::new("damaged-sb");
+    let d = Drive::open(dir.opts(Some(tiering()))).unwrap();
+    let blocks = write_all_blocks(&d, 1);
+    d.close().unwrap();
+    drop(d);
+    let (ssd, hdd) = (dir.0.join("ssd"), dir.0.join("hdd"));
+    let before = (std::fs::read(&ssd).unwrap(), std::fs::read(&hdd).unwrap());
+    patch(&hdd, 2, b"X");
+    let damaged_hdd = std::fs::read(&hdd).unwrap();
+    for create in [Some(tiering()), None] {
+        let e = Drive::open(dir.opts(create)).err().expect("a damaged drive opened");
+        let m = e.to_string();
+        assert!(matches!(e, DriveError::Corrupt(_)), "{m}");
+        assert!(m.contains("damaged tierlab drive") && m.contains("tierlab fsck") && m.contains("--repair"), "{m}");
+        assert!(m.contains(&hdd.display().to_string()), "{m}");
+    }
+    // Nothing was written to either store.
+    assert!(std::fs::read(&ssd).unwrap() == before.0, "the SSD store changed");
+    assert!(std::fs::read(&hdd).unwrap() == damaged_hdd, "the HDD store changed");
+    let rep = fsck::fsck(&ssd, &hdd, false).unwrap();
+    assert!(!rep.clean());
+    let rep = fsck::fsck(&ssd, &hdd, true).unwrap();
+    assert!(rep.repaired, "{rep:?}");
+    let d = Drive::open(dir.opts(None)).unwrap();
+    assert_all_blocks(&d, blocks, 1);
+    d.close().unwrap();
+}
+
+#[test]
+fn creating_refuses_stores_that_hold_anything_and_names_what_they_hold() {
+    let dir = Dir::new("foreign");
+    let (ssd, hdd) = (dir.0.join("ssd"), dir.0.join("hdd"));
+    // All-zero stores that exist already are fine…
+    for p in [&ssd, &hdd] {
+        std::fs::File::create(p).unwrap().set_len(8 << 20).unwrap();
+    }
+    // …but not once one holds a file system, or any non-zero byte.
+    let mut ext4 = vec![0u8; 2048];
+    ext4[1080..1082].copy_from_slice(&[0x53, 0xEF]);
+    patch(&hdd, 0, &ext4);
+    let e = Drive::open(dir.opts(Some(tiering()))).err().expect("formatted over ext4").to_string();
+    assert!(e.contains("ext2/3/4") && e.contains(&hdd.display().to_string()) && e.contains("nothing (all zeros)"), "{e}");
+    patch(&hdd, 0, &[0u8; 2048]);
+    patch(&hdd, (5 << 20) + 17, b"x");
+    let e = Drive::open(dir.opts(Some(tiering()))).err().expect("formatted over data").to_string();
+    assert!(e.contains(&format!("first non-zero byte at {}", (5 << 20) + 17)), "{e}");
+    assert!(std::fs::read(&ssd).unwrap().iter().all(|&b| b == 0), "the SSD store was written");
+    patch(&hdd, (5 << 20) + 17, &[0]);
+    // Without create, stores holding no drive are refused too, and the way to create one named.
+    let e = Drive::open(dir.opts(None)).err().expect("opened zeros").to_string();
+    assert!(e.contains("--format"), "{e}");
+    let d = Drive::open(dir.opts(Some(tiering()))).unwrap();
+    let blocks = write_all_blocks(&d, 3);
+    d.close().unwrap();
+    drop(d);
+    // Create again on the drive: it is opened as it is, not formatted again.
+    let d = Drive::open(dir.opts(Some(tiering()))).unwrap();
+    assert_all_blocks(&d, blocks, 3);
+    d.close().unwrap();
+}
+
+#[test]
+fn a_bad_extent_size_creates_no_files() {
+    let dir = Dir::new("es0");
+    for es in [0, 1000, 2 << 20] {
+        let mut c = tiering();
+        c.extent_bytes = es;
+        let e = Drive::open(dir.opts(Some(c))).err().expect("bad ES accepted").to_string();
+        assert!(e.contains("extent size") && e.contains(&es.to_string()), "{e}");
+        assert!(!dir.0.join("ssd").exists() && !dir.0.join("hdd").exists(), "ES {es}: backing files left behind");
+    }
+    // A failure after the files were created removes them as well.
+    let mut c = tiering();
+    c.hdd_bytes = Some(1 << 20);
+    assert!(Drive::open(dir.opts(Some(c))).is_err());
+    assert!(!dir.0.join("ssd").exists() && !dir.0.join("hdd").exists(), "backing files left behind");
+}
+
+#[test]
+fn a_live_drive_locks_its_stores_against_a_second_open_and_fsck() {
+    let dir = Dir::new("lock");
+    let d = Drive::open(dir.opts(Some(tiering()))).unwrap();
+    let (ssd, hdd) = (dir.0.join("ssd"), dir.0.join("hdd"));
+    for create in [None, Some(tiering())] {
+        let e = Drive::open(dir.opts(create)).err().expect("a second open of a live drive");
+        assert!(matches!(e, DriveError::InUse(_)) && e.to_string().contains("in use"), "{e}");
+    }
+    for repair in [false, true] {
+        let e = fsck::fsck(&ssd, &hdd, repair).err().expect("fsck ran on a live drive");
+        assert!(matches!(e, DriveError::InUse(_)), "{e}");
+    }
+    d.close().unwrap();
+    drop(d);
+    assert!(fsck::fsck(&ssd, &hdd, false).unwrap().clean());
+    Drive::open(dir.opts(None)).unwrap().close().unwrap();
+}
+
+/// A tiering drive with extents `0..n` written (version 1) and flushed, stopped as a crash
+/// would stop it: the journal holds the mappings. Returns the superblock.
+fn journalled_drive(dir: &Dir, n: u64) -> Superblock {
+    let d = Drive::open(dir.opts(Some(tiering()))).unwrap();
+    for i in 0..n {
+        d.write(i * ES, &pattern(i, 1), false).unwrap();
+    }
+    d.flush().unwrap();
+    d.halt();
+    drop(d);
+    let b = std::fs::read(dir.0.join("ssd")).unwrap();
+    Superblock::decode(&b[..4096], "ssd").unwrap()
+}
+
+/// Flip a byte inside journal record `i` of one store.
+fn damage_record(path: &std::path::Path, sb: &Superblock, i: u64) {
+    let at = sb.layout.journal_offset() + i * layout::RECORD_BYTES + 21;
+    let b = std::fs::read(path).unwrap();
+    patch(path, at, &[b[at as usize] ^ 0x5a]);
+}
+
+/// Every extent's first block holds its own data, or zeros: never another extent's.
+fn no_foreign_data(d: &Drive, n: u64) -> (u64, u64) {
+    let (mut own, mut zero) = (0, 0);
+    let mut b = vec![0u8; 4096];
+    for i in 0..n {
+        d.read(i * ES, &mut b).unwrap();
+        if b == pattern(i, 1) {
+            own += 1;
+        } else {
+            assert!(b.iter().all(|&x| x == 0), "extent {i} reads data that is not its own");
+            zero += 1;
+        }
+    }
+    (own, zero)
+}
+
+#[test]
+fn recovery_takes_each_journal_record_from_whichever_copy_holds_it_whole() {
+    let dir = Dir::new("journal-mix");
+    let sb = journalled_drive(&dir, 40);
+    let (ssd, hdd) = (dir.0.join("ssd"), dir.0.join("hdd"));
+    let records = fsck::fsck(&ssd, &hdd, false).unwrap().journal_records as u64;
+    assert!(records >= 40, "{records}");
+    damage_record(&ssd, &sb, 5);
+    damage_record(&hdd, &sb, 20);
+    let rep = fsck::fsck(&ssd, &hdd, false).unwrap();
+    assert!(rep.clean(), "{:?}", rep.problems);
+    assert_eq!(rep.journal_records as u64, records);
+    let d = Drive::open(dir.opts(None)).unwrap();
+    assert_eq!(no_foreign_data(&d, 40), (40, 0));
+    d.close().unwrap();
+}
+
+#[test]
+fn a_journal_record_lost_on_both_copies_stops_the_drive_until_its_extents_are_discarded() {
+    let dir = Dir::new("journal-lost");
+    let sb = journalled_drive(&dir, 40);
+    let (ssd, hdd) = (dir.0.join("ssd"), dir.0.join("hdd"));
+    for p in [&ssd, &hdd] {
+        damage_record(p, &sb, 10);
+    }
+    let e = Drive::open(dir.opts(None)).err().expect("served a drive whose committed journal record is lost");
+    let m = e.to_string();
+    assert!(matches!(e, DriveError::Unrecoverable(_)) && m.contains("is damaged on both stores") && m.contains("cannot be recovered") && m.contains("--discard-unrecoverable"), "{m}");
+    let rep = fsck::fsck(&ssd, &hdd, false).unwrap();
+    assert!(!rep.clean() && !rep.unrecoverable_extents.is_empty(), "{rep:?}");
+    let rep = fsck::fsck(&ssd, &hdd, true).unwrap();
+    assert!(!rep.repaired, "repaired without being told to discard");
+    let rep = fsck::fsck_with(&ssd, &hdd, true, true).unwrap();
+    assert!(rep.repaired, "{rep:?}");
+    let dropped = rep.unrecoverable_extents.len() as u64;
+    assert!(fsck::fsck(&ssd, &hdd, false).unwrap().clean());
+    let d = Drive::open(dir.opts(None)).unwrap();
+    let (own, zero) = no_foreign_data(&d, 40);
+    // The extents mapped after the lost record keep their data.
+    assert!(own >= 40 - dropped - 1 && zero <= dropped + 1, "own {own}, zero {zero}, dropped {dropped}");
+    d.close().unwrap();
+}
+
+/// A tiering drive with `ranges` of extents written and flushed in turn, a checkpoint
+/// taken after each of the first `checkpoints`, stopped as a crash would stop it; then
+/// its newest checkpoint damaged on both stores. Returns that checkpoint's generation.
+fn newest_checkpoint_damaged(dir: &Dir, ranges: &[(u64, u64)], checkpoints: usize) -> u64 {
+    let d = Drive::open(dir.opts(Some(tiering()))).unwrap();
+    for (k, &(from, to)) in ranges.iter().enumerate() {
+        for i in from..to {
+            d.write(i * ES, &pattern(i, 1), false).unwrap();
+        }
+        d.flush().unwrap();
+        if k < checkpoints {
+            d.set_param("pt", 1.0).unwrap();
+        }
+    }
+    let gen = d.stats().unwrap().checkpoint_generation;
+    d.halt();
+    drop(d);
+    let ssd = dir.0.join("ssd");
+    let sb = Superblock::decode(&std::fs::read(&ssd).unwrap()[..4096], "ssd").unwrap();
+    for p in [ssd, dir.0.join("hdd")] {
+        patch(&p, sb.layout.checkpoint_offset(gen) + 4096 + 3, &[0xee]);
+    }
+    gen
+}
+
+#[test]
+fn a_newest_checkpoint_damaged_on_both_stores_is_not_replaced_by_an_older_one() {
+    let dir = Dir::new("ckpt-lost");
+    let gen = newest_checkpoint_damaged(&dir, &[(0, 20), (20, 40), (40, 60)], 2);
+    let (ssd, hdd) = (dir.0.join("ssd"), dir.0.join("hdd"));
+    let e = Drive::open(dir.opts(None)).err().expect("served an older checkpoint in place of a damaged newer one");
+    assert!(matches!(e, DriveError::Unrecoverable(_)) && e.to_string().contains(&format!("checkpoint generation {gen}")), "{e}");
+    let rep = fsck::fsck(&ssd, &hdd, false).unwrap();
+    assert!(!rep.clean(), "fsck says clean: {rep:?}");
+    assert!(fsck::fsck_with(&ssd, &hdd, true, true).unwrap().repaired);
+    let rep = fsck::fsck(&ssd, &hdd, false).unwrap();
+    assert!(rep.clean() && rep.checkpoint_generation > gen, "{rep:?}");
+    let d = Drive::open(dir.opts(None)).unwrap();
+    let (own, _) = no_foreign_data(&d, 60);
+    // Extents 40..60 were mapped by records written after the lost checkpoint.
+    assert!(own >= 20, "{own}");
+    d.close().unwrap();
+}
+
+#[test]
+fn a_checkpoint_slot_damaged_on_both_stores_with_a_newer_generation_is_a_loss() {
+    let dir = Dir::new("ckpt-slot");
+    let gen = newest_checkpoint_damaged(&dir, &[(0, 20)], 1);
+    let e = Drive::open(dir.opts(None)).err().expect("served an older checkpoint");
+    assert!(matches!(e, DriveError::Unrecoverable(_)) && e.to_string().contains(&format!("generation {gen}")), "{e}");
+    assert!(!fsck::fsck(&dir.0.join("ssd"), &dir.0.join("hdd"), false).unwrap().clean());
+}

@@ -123,16 +123,17 @@ impl Served {
 
     /// Start it; Err with its stderr if it exits before listening.
     pub fn try_start(dir: &Path, extra: &[&str], env: &[(&str, String)]) -> Result<Served, String> {
-        let ctl = dir.join("ctl");
+        Self::try_start_ctl(dir, Some(&dir.join("ctl")), extra, env)
+    }
+
+    /// Start it with this admin socket (None: the default one).
+    pub fn try_start_ctl(dir: &Path, ctl: Option<&Path>, extra: &[&str], env: &[(&str, String)]) -> Result<Served, String> {
         let mut cmd = Command::new(tierlab());
-        cmd.args(["serve", "--listen", "127.0.0.1:0", "--json", "--threads", "2"])
-            .arg("--ssd")
-            .arg(dir.join("ssd"))
-            .arg("--hdd")
-            .arg(dir.join("hdd"))
-            .arg("--ctl")
-            .arg(&ctl)
-            .args(extra)
+        cmd.args(["serve", "--listen", "127.0.0.1:0", "--json", "--threads", "2"]).arg("--ssd").arg(dir.join("ssd")).arg("--hdd").arg(dir.join("hdd"));
+        if let Some(c) = ctl {
+            cmd.arg("--ctl").arg(c);
+        }
+        cmd.args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         for (k, v) in env {
@@ -152,6 +153,7 @@ impl Served {
         }
         let v: serde_json::Value = serde_json::from_str(&line).expect("serve's JSON line");
         let addr = v["listening"].as_str().expect("listening").to_string();
+        let ctl = PathBuf::from(v["ctl"].as_str().expect("ctl"));
         Ok(Served { child, addr, ctl })
     }
 
