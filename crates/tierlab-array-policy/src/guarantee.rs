@@ -36,7 +36,6 @@ pub struct Guarantee<S> {
     desired_level: Vec<usize>,
     desired_timeout: Vec<Option<u64>>,
     scratch: Vec<Command>,
-    restart_at_ns: Option<u64>,
     min_requests: u64,
     last_ns: u64,
 }
@@ -59,7 +58,6 @@ impl<S: Scheme> Guarantee<S> {
             desired_level: Vec::new(),
             desired_timeout: Vec::new(),
             scratch: Vec::new(),
-            restart_at_ns: None,
             min_requests: DEFAULT_MIN_REQUESTS,
             last_ns: 0,
         }
@@ -125,7 +123,6 @@ impl<S: Scheme> Scheme for Guarantee<S> {
     }
     fn start(&mut self, setup: &ArraySetup, out: &mut Vec<Command>) {
         self.top = setup.top_level();
-        self.restart_at_ns = setup.measure_from_ns;
         self.desired_level = vec![self.top; setup.disks];
         self.desired_timeout = vec![None; setup.disks];
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -148,12 +145,6 @@ impl<S: Scheme> Scheme for Guarantee<S> {
         self.scratch = scratch;
         self.filter(out);
         self.last_ns = now_ns;
-        if self.restart_at_ns.is_some_and(|t| now_ns >= t) {
-            self.restart_at_ns = None;
-            self.sum_ns = 0;
-            self.count = 0;
-            self.window.clear();
-        }
         self.sum_ns += u128::from(response_ns);
         self.count += 1;
         if self.window_requests > 0 {
@@ -222,7 +213,6 @@ mod tests {
             standby: None,
             average_seek_s: 3.4e-3,
             r_limit_s: 0.01,
-            measure_from_ns: None,
         }
     }
 

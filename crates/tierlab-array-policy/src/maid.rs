@@ -357,7 +357,7 @@ mod tests {
     fn setup(disks: usize, slots: u64, standby: bool) -> ArraySetup {
         let speeds = vec![SpeedInfo { rpm: 15_000, active_w: 13.5, seek_w: 13.5, idle_w: 10.2, media_bytes_per_s: 80e6 }];
         let standby = standby.then_some(StandbyInfo { power_w: 2.5, enter: Transition { time_s: 1.5, energy_j: 13.0 }, leave: Transition { time_s: 10.9, energy_j: 135.0 } });
-        ArraySetup { disks, disk_capacity_bytes: slots * RB, speeds, speed_change: Transition { time_s: 0.0, energy_j: 0.0 }, standby, average_seek_s: 3.4e-3, r_limit_s: 0.01, measure_from_ns: None }
+        ArraySetup { disks, disk_capacity_bytes: slots * RB, speeds, speed_change: Transition { time_s: 0.0, energy_j: 0.0 }, standby, average_seek_s: 3.4e-3, r_limit_s: 0.01 }
     }
 
     /// 2 data disks of 4 RBs; `cache_disks` cache disks of 4 RBs each.

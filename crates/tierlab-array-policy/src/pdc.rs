@@ -622,7 +622,7 @@ mod tests {
     /// `disks` disks of `slots` RBs, two speeds (Table 2's 3,000 and 15,000 rpm) or one.
     fn setup(disks: usize, slots: u64, two_speeds: bool) -> ArraySetup {
         let speeds = if two_speeds { vec![speed(3_000, 16.0), speed(15_000, 80.0)] } else { vec![speed(15_000, 80.0)] };
-        ArraySetup { disks, disk_capacity_bytes: slots * RB, speeds, speed_change: Transition { time_s: 12.4, energy_j: 152.0 }, standby: None, average_seek_s: 3.4e-3, r_limit_s: 0.01, measure_from_ns: None }
+        ArraySetup { disks, disk_capacity_bytes: slots * RB, speeds, speed_change: Transition { time_s: 12.4, energy_j: 152.0 }, standby: None, average_seek_s: 3.4e-3, r_limit_s: 0.01 }
     }
 
     fn started(p: PdcParams, s: &ArraySetup) -> PdcLd {

@@ -90,8 +90,6 @@ pub struct ArraySetup {
     pub average_seek_s: f64,
     /// The array's mean response-time goal, s.
     pub r_limit_s: f64,
-    /// When the run's measurement starts after a warm-up (virtual ns), if it does.
-    pub measure_from_ns: Option<u64>,
 }
 
 impl ArraySetup {

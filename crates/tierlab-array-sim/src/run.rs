@@ -220,7 +220,6 @@ pub fn run_array(cfg: &ArrayConfig, scheme: &SchemeConfig, workload: &Workload, 
         standby: model.standby,
         average_seek_s: model.average_seek_s,
         r_limit_s: scheme.r_limit_ms / 1e3,
-        measure_from_ns: cfg.warmup_s.map(s_to_ns),
     };
     let nvram = (cfg.nvram_bytes > 0).then(|| Nvram::new(NvramConfig::new(cfg.nvram_bytes, geometry.stripe_data_bytes().min(geometry.stripe_unit_bytes * 16))));
     let mut controller = ArrayController::new(geometry, scheme.build(), nvram, cfg.max_destages, cfg.wrap).with_extra_disks(extra);
@@ -441,6 +440,7 @@ pub fn oltp_workload_with(span_bytes: u64, iops: f64, duration_s: f64, seed: u64
         size: SizeDist::Fixed { bytes: 8 * KIB },
         arrival: Arrival::Poisson { iops },
         volume: 0,
+        hot_region_bytes: 0,
     }
 }
 

@@ -122,3 +122,20 @@ fn bad_arrays_and_schemes_are_named() {
     assert_eq!(r.speed_changes_per_disk_day, 0.0);
 }
 
+
+#[test]
+fn a_warm_up_only_stops_measuring_the_guarantee_sees_the_whole_run() {
+    // A goal the array misses now and then: the guarantee's running mean decides when it
+    // forces full speed. Measuring from half-way must not restart that mean.
+    let cfg = small(4);
+    let tweak = |s: &mut SchemeConfig| {
+        s.drpm.check_period_s = 1.0;
+        s.r_limit_ms = 9.0;
+    };
+    let whole = run(&cfg, "raid-drpm+", 60.0, 240.0, 5, tweak).unwrap();
+    let warmed = run(&ArrayConfig { warmup_s: Some(120.0), ..cfg.clone() }, "raid-drpm+", 60.0, 240.0, 5, tweak).unwrap();
+    assert!(whole.scheme_report.guarantee_activations > 0, "the goal is never at risk: {:?}", whole.scheme_report);
+    assert_eq!(whole.scheme_report.guarantee_activations, warmed.scheme_report.guarantee_activations);
+    assert_eq!(whole.scheme_report.guarantee_s, warmed.scheme_report.guarantee_s);
+    assert!(warmed.requests < whole.requests, "the warm-up is not measured");
+}

@@ -47,6 +47,7 @@ fn main() {
         size: SizeDist::Fixed { bytes: 4096 },
         arrival: Arrival::Poisson { iops },
         volume: 0,
+        hot_region_bytes: 0,
     };
     let trace = || spec.generate().unwrap_or_else(|e| panic!("{e}"));
 

@@ -34,6 +34,12 @@ pub struct WorkloadSpec {
     pub arrival: Arrival,
     #[serde(default)]
     pub volume: u32,
+    /// The parts of a hot/cold or JESD219 address mix are laid out in regions of this many
+    /// bytes, scattered over the span by a fixed permutation, so that the hot part lines up
+    /// with no design's layout (a linear drive's SSD is the start of the space, say). 0
+    /// keeps each part contiguous, the hottest first. Default 16 MiB.
+    #[serde(default = "default_hot_region")]
+    pub hot_region_bytes: u64,
 }
 
 fn default_name() -> String {
@@ -41,6 +47,12 @@ fn default_name() -> String {
 }
 fn default_align() -> u64 {
     4096
+}
+/// The default region of a scattered address mix: 16 MiB, larger than any extent a hybrid
+/// drive uses (at most 1 MiB), so extents are wholly hot or cold as in the contiguous mix.
+pub const DEFAULT_HOT_REGION_BYTES: u64 = 16 << 20;
+fn default_hot_region() -> u64 {
+    DEFAULT_HOT_REGION_BYTES
 }
 
 /// Where requests fall in the address space.
@@ -145,8 +157,9 @@ fn fraction(x: f64) -> bool {
 
 impl WorkloadSpec {
     /// The bundled default workload of `tierlab`'s main job: an OLTP-like mix on 100 GiB —
-    /// 90 % of accesses to 10 % of the space, JESD219 sizes, 60 % reads, Poisson arrivals at
-    /// 80 IOPS (a load a single 7,200 RPM disk serves with queueing but also idle gaps).
+    /// 90 % of accesses to 10 % of the space (in 16 MiB regions scattered over it), JESD219
+    /// sizes, 60 % reads, Poisson arrivals at 80 IOPS (a load a single 7,200 RPM disk
+    /// serves with queueing but also idle gaps).
     pub fn bundled_default() -> Self {
         WorkloadSpec {
             name: "default-oltp".into(),
@@ -159,12 +172,14 @@ impl WorkloadSpec {
             size: SizeDist::Jesd219,
             arrival: Arrival::Poisson { iops: 80.0 },
             volume: 0,
+            hot_region_bytes: DEFAULT_HOT_REGION_BYTES,
         }
     }
 
     pub fn validate(&self) -> Result<(), SpecError> {
         check(self.align_bytes > 0 && self.align_bytes.is_multiple_of(512), "align_bytes", "a positive multiple of 512")?;
         check(self.span_bytes >= self.align_bytes, "span_bytes", "at least align_bytes")?;
+        check(self.hot_region_bytes.is_multiple_of(self.align_bytes), "hot_region_bytes", "0 or a multiple of align_bytes")?;
         check(fraction(self.read_fraction), "read_fraction", "a number from 0 to 1")?;
         match &self.address {
             AddressDist::Zipf { theta, .. } => check(theta.is_finite() && *theta > 0.0, "address.theta", "a positive number")?,
@@ -234,7 +249,8 @@ impl WorkloadSpec {
                 (acc, *b)
             })
             .collect();
-        Ok(Generator { spec: self.clone(), rng, blocks, address, size_cdf, emitted: 0, clock_ns: 0.0 })
+        let region_blocks = self.hot_region_bytes / self.align_bytes;
+        Ok(Generator { spec: self.clone(), rng, blocks, region_blocks, address, size_cdf, emitted: 0, clock_ns: 0.0 })
     }
 }
 
@@ -253,6 +269,8 @@ pub struct Generator {
     rng: ChaCha8Rng,
     blocks: u64,
     address: Addr,
+    /// Blocks per scattered region of a tiered address mix (0: not scattered).
+    region_blocks: u64,
     /// Cumulative probability → size in bytes.
     size_cdf: Vec<(f64, u64)>,
     emitted: u64,
@@ -308,7 +326,15 @@ impl Generator {
                 }
                 let lo = (chosen.1 * blocks as f64) as u64;
                 let hi = ((chosen.2 * blocks as f64) as u64).clamp(lo + 1, blocks);
-                self.rng.gen_range(lo..hi)
+                let block = self.rng.gen_range(lo..hi);
+                // Whole regions move; a partial last region stays where it is.
+                let rb = self.region_blocks;
+                let regions = if rb > 0 { blocks / rb } else { 0 };
+                if regions >= 2 && block < regions * rb {
+                    scatter(block / rb, regions) * rb + block % rb
+                } else {
+                    block
+                }
             }
             Addr::Streams(next) => {
                 let i = self.rng.gen_range(0..next.len());

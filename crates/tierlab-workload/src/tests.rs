@@ -31,7 +31,7 @@ fn read_fraction_and_jesd219_sizes_hold() {
 
 #[test]
 fn hot_cold_sends_the_hot_share_to_the_hot_space() {
-    let s = spec();
+    let s = WorkloadSpec { hot_region_bytes: 0, ..spec() };
     let hot_end = s.span_bytes / 10;
     let reqs = collect(&s);
     let hot = reqs.iter().filter(|r| r.offset_bytes < hot_end).count() as f64 / reqs.len() as f64;
@@ -39,8 +39,30 @@ fn hot_cold_sends_the_hot_share_to_the_hot_space() {
 }
 
 #[test]
+fn a_scattered_hot_set_keeps_its_skew_but_not_its_place() {
+    let s = spec();
+    assert_eq!(s.hot_region_bytes, 16 << 20);
+    let reqs = collect(&s);
+    // The start of the space (a linear drive's SSD share) gets its share of the accesses,
+    // not the whole hot set.
+    let first_quarter = reqs.iter().filter(|r| r.offset_bytes < s.span_bytes / 4).count() as f64 / reqs.len() as f64;
+    assert!((first_quarter - 0.25).abs() < 0.05, "first quarter {first_quarter}");
+    // Whole 16 MiB regions are hot: the busiest tenth of the regions still take 90 %.
+    let mut per_region = std::collections::HashMap::new();
+    for r in &reqs {
+        *per_region.entry(r.offset_bytes / s.hot_region_bytes).or_insert(0u64) += 1;
+    }
+    let regions = (s.span_bytes / s.hot_region_bytes) as usize;
+    let mut counts: Vec<u64> = per_region.into_values().collect();
+    counts.sort_unstable_by(|a, b| b.cmp(a));
+    let top: u64 = counts.iter().take(regions / 10).sum();
+    let share = top as f64 / reqs.len() as f64;
+    assert!((share - 0.9).abs() < 0.02, "busiest tenth of regions {share}");
+}
+
+#[test]
 fn jesd219_address_mix() {
-    let s = WorkloadSpec { address: AddressDist::Jesd219, ..spec() };
+    let s = WorkloadSpec { address: AddressDist::Jesd219, hot_region_bytes: 0, ..spec() };
     let reqs = collect(&s);
     let first5 = reqs.iter().filter(|r| r.offset_bytes < s.span_bytes / 20).count() as f64 / reqs.len() as f64;
     assert!((first5 - 0.5).abs() < 0.01, "{first5}");

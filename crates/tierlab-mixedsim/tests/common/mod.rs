@@ -59,6 +59,7 @@ pub fn workload(
         },
         arrival: Arrival::Poisson { iops },
         volume: 0,
+        hot_region_bytes: 0,
     };
     spec.generate()
         .unwrap_or_else(|e| panic!("{e}"))
