@@ -136,6 +136,15 @@ pub struct ServeArgs {
     /// Worker threads per connection.
     #[arg(long, default_value_t = 8)]
     pub threads: usize,
+    /// NBD connections served at once; a client beyond them is refused with the
+    /// protocol's error (NBD_REP_ERR_POLICY, "too many connections").
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub max_connections: usize,
+    /// Request buffers one connection may hold at once (K/M/G suffixes; at least the
+    /// 32 MiB largest request). Memory for requests is at most this times
+    /// --max-connections.
+    #[arg(long, value_name = "BYTES", default_value = "64M")]
+    pub max_inflight_bytes: String,
     /// Print a JSON line with the address when listening.
     #[arg(long)]
     pub json: bool,
@@ -302,6 +311,14 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         ("lt", settings.lt.map(f64::from)),
         ("ht", settings.ht.map(f64::from)),
     ];
+    let inflight = parse_bytes(&a.max_inflight_bytes, "max-inflight-bytes")?;
+    let defaults = ServerConfig::default();
+    if inflight < u64::from(defaults.max_payload_bytes) {
+        return Err(anyhow!("--max-inflight-bytes: expected at least {} bytes (the largest request), found {inflight}", defaults.max_payload_bytes));
+    }
+    if a.max_connections == 0 {
+        return Err(anyhow!("--max-connections: expected at least 1, found 0"));
+    }
     // The admin socket's place is checked before the drive is opened or created.
     let ctl_path = match &a.ctl {
         Some(p) => p.clone(),
@@ -344,7 +361,15 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         Some(p) => ListenAddr::Unix(p.clone()),
         None => ListenAddr::Tcp(a.listen.parse().map_err(|_| anyhow!("--listen: expected an address such as 127.0.0.1:10809, found `{}`", a.listen))?),
     };
-    let config = ServerConfig { export_name: a.name.clone(), description: None, listen, workers_per_connection: a.threads.max(1), ..ServerConfig::default() };
+    let config = ServerConfig {
+        export_name: a.name.clone(),
+        description: None,
+        listen,
+        workers_per_connection: a.threads.max(1),
+        max_connections: a.max_connections,
+        inflight_bytes_per_connection: inflight,
+        ..defaults
+    };
     let export: Arc<dyn tierlab_nbd::Export> = drive.clone();
     let server = Server::bind(config, export).context("cannot listen")?;
     let stop = Arc::new(AtomicBool::new(false));

@@ -164,3 +164,42 @@ fn each_drive_has_its_own_default_ctl_socket_that_ctl_finds() {
     assert!(a.stop().success());
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// A client beyond --max-connections hears the protocol's error; the ones within are served.
+#[test]
+fn a_connection_beyond_the_limit_is_refused_with_the_protocols_error() {
+    let dir = temp_dir("misuse-conns");
+    let mut args = CREATE.to_vec();
+    args.extend(["--max-connections", "1"]);
+    let s = Served::start(&dir, &args, &[]);
+    let mut first = Client::connect(&s.addr).expect("the first client");
+    let e = Client::connect(&s.addr).err().expect("a second client got in");
+    assert!(e.to_string().contains("0x80000002"), "{e}");
+    assert_eq!(first.write(0, &block(0), true).expect("write"), 0);
+    first.disconnect();
+    assert!(s.stop().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An extent size the drive cannot have is named as such, before any file is created.
+#[test]
+fn serve_with_a_bad_extent_size_says_so_and_leaves_no_files() {
+    let dir = temp_dir("misuse-es");
+    for es in ["0", "1000", "2M"] {
+        let out = Command::new(tierlab())
+            .args(["serve", "--format", "--mode", "tiering", "--ssd-size", "64M", "--hdd-size", "256M", "--es", es, "--listen", "127.0.0.1:0"])
+            .arg("--ssd")
+            .arg(dir.join("ssd"))
+            .arg("--hdd")
+            .arg(dir.join("hdd"))
+            .arg("--ctl")
+            .arg(dir.join("ctl"))
+            .output()
+            .expect("run serve");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains("`es`") && err.contains("from 4 KiB to 1 MiB"), "--es {es}: {err}");
+        assert!(!err.contains("metadata"), "--es {es}: {err}");
+        assert!(!dir.join("ssd").exists() && !dir.join("hdd").exists(), "--es {es} left backing files");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -4,10 +4,10 @@
 use crate::drive::{Drive, DriveStats};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -267,33 +267,61 @@ pub fn render_metrics(s: &DriveStats) -> String {
     out
 }
 
-/// Serve `GET /metrics` on `addr` until `stop` is set.
+/// Scrapes answered at once; a connection beyond them is answered 503 at once.
+const MAX_SCRAPES: usize = 8;
+/// How long a scraper may take to send its request or take the answer.
+const SCRAPE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Serve `GET /metrics` on `addr` until `stop` is set. Each connection is answered on a
+/// thread of its own (up to [`MAX_SCRAPES`] at once), so idle connections never delay a
+/// scrape.
 pub fn serve_metrics(drive: Arc<Drive>, addr: SocketAddr, stop: Arc<AtomicBool>) -> std::io::Result<(SocketAddr, JoinHandle<()>)> {
     let listener = TcpListener::bind(addr)?;
     let local = listener.local_addr()?;
     listener.set_nonblocking(true)?;
+    let busy = Arc::new(AtomicUsize::new(0));
     let h = std::thread::Builder::new().name("tierlab-metrics".into()).spawn(move || {
         while !stop.load(Ordering::Relaxed) {
-            let Ok((mut s, _)) = listener.accept() else {
-                std::thread::sleep(Duration::from_millis(50));
+            let Ok((s, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(20));
                 continue;
             };
             let _ = s.set_nonblocking(false);
-            let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
-            let mut head = [0u8; 2048];
-            let n = s.read(&mut head).unwrap_or(0);
-            let first = String::from_utf8_lossy(&head[..n]);
-            let (status, body) = if first.starts_with("GET /metrics ") || first.starts_with("GET /metrics?") {
-                match drive.stats() {
-                    Ok(st) => ("200 OK", render_metrics(&st)),
-                    Err(e) => ("500 Internal Server Error", format!("{e}\n")),
-                }
-            } else {
-                ("404 Not Found", "only /metrics is served here\n".to_string())
-            };
-            let resp = format!("HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
-            let _ = s.write_all(resp.as_bytes());
+            let _ = s.set_read_timeout(Some(SCRAPE_TIMEOUT));
+            let _ = s.set_write_timeout(Some(SCRAPE_TIMEOUT));
+            if busy.fetch_add(1, Ordering::SeqCst) >= MAX_SCRAPES {
+                busy.fetch_sub(1, Ordering::SeqCst);
+                respond(s, "503 Service Unavailable", "too many scrapes at once\n");
+                continue;
+            }
+            let (d, b) = (Arc::clone(&drive), Arc::clone(&busy));
+            let spawned = std::thread::Builder::new().name("tierlab-metrics-conn".into()).spawn(move || {
+                scrape(&d, s);
+                b.fetch_sub(1, Ordering::SeqCst);
+            });
+            if spawned.is_err() {
+                busy.fetch_sub(1, Ordering::SeqCst);
+            }
         }
     })?;
     Ok((local, h))
+}
+
+fn scrape(drive: &Drive, mut s: TcpStream) {
+    let mut head = [0u8; 2048];
+    let n = s.read(&mut head).unwrap_or(0);
+    let first = String::from_utf8_lossy(&head[..n]);
+    if first.starts_with("GET /metrics ") || first.starts_with("GET /metrics?") {
+        match drive.stats() {
+            Ok(st) => respond(s, "200 OK", &render_metrics(&st)),
+            Err(e) => respond(s, "500 Internal Server Error", &format!("{e}\n")),
+        }
+    } else {
+        respond(s, "404 Not Found", "only /metrics is served here\n")
+    }
+}
+
+fn respond(mut s: TcpStream, status: &str, body: &str) {
+    let resp = format!("HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+    let _ = s.write_all(resp.as_bytes());
 }

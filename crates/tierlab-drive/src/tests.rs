@@ -658,3 +658,27 @@ fn a_checkpoint_slot_damaged_on_both_stores_with_a_newer_generation_is_a_loss() 
     assert!(matches!(e, DriveError::Unrecoverable(_)) && e.to_string().contains(&format!("generation {gen}")), "{e}");
     assert!(!fsck::fsck(&dir.0.join("ssd"), &dir.0.join("hdd"), false).unwrap().clean());
 }
+
+#[test]
+fn idle_connections_do_not_delay_a_metrics_scrape() {
+    use std::io::{Read, Write};
+    let dir = Dir::new("metrics");
+    let d = Drive::open(dir.opts(Some(tiering()))).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (addr, h) = admin::serve_metrics(d.clone(), "127.0.0.1:0".parse().unwrap(), stop.clone()).unwrap();
+    let idle: Vec<_> = (0..6).map(|_| std::net::TcpStream::connect(addr).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(100));
+    let t = Instant::now();
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut body = String::new();
+    s.read_to_string(&mut body).unwrap();
+    let took = t.elapsed();
+    assert!(body.starts_with("HTTP/1.1 200") && body.contains("tierlab_host_requests_total"), "{body}");
+    assert!(took < Duration::from_secs(2), "a scrape behind six idle connections took {took:?}");
+    drop(idle);
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    h.join().unwrap();
+    d.close().unwrap();
+}

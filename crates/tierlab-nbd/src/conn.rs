@@ -22,6 +22,14 @@ impl Conn {
         })
     }
 
+    /// Read and write timeouts (None: wait for ever).
+    pub fn set_timeouts(&self, read: Option<std::time::Duration>, write: Option<std::time::Duration>) -> io::Result<()> {
+        match self {
+            Conn::Tcp(s) => s.set_read_timeout(read).and_then(|()| s.set_write_timeout(write)),
+            Conn::Unix(s) => s.set_read_timeout(read).and_then(|()| s.set_write_timeout(write)),
+        }
+    }
+
     /// Shuts one or both directions; errors (already closed) do not matter here.
     pub fn shutdown(&self, how: Shutdown) {
         let _ = match self {

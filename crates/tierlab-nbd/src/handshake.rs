@@ -87,24 +87,8 @@ pub(crate) fn negotiate<S: Read + Write>(
     stream: &mut S,
     info: &ExportInfo,
 ) -> io::Result<Option<Negotiated>> {
-    let mut greeting = [0u8; 18];
-    greeting[..8].copy_from_slice(&NBDMAGIC.to_be_bytes());
-    greeting[8..16].copy_from_slice(&IHAVEOPT.to_be_bytes());
-    greeting[16..].copy_from_slice(&(FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES).to_be_bytes());
-    stream.write_all(&greeting)?;
-
-    let mut client_flags = [0u8; 4];
-    stream.read_exact(&mut client_flags)?;
-    let client_flags = u32::from_be_bytes(client_flags);
-    if client_flags & !(FLAG_C_FIXED_NEWSTYLE | FLAG_C_NO_ZEROES) != 0 {
-        return Ok(None); // The spec requires dropping a client with unknown flags.
-    }
-    let mut h = Haggle {
-        info,
-        no_zeroes: client_flags & FLAG_C_NO_ZEROES != 0,
-        structured: false,
-        base_allocation: false,
-        out: Vec::with_capacity(256),
+    let Some(mut h) = greet(stream, info)? else {
+        return Ok(None);
     };
     let mut data = Vec::new();
     loop {
@@ -138,6 +122,57 @@ pub(crate) fn negotiate<S: Read + Write>(
             Next::Close => return Ok(None),
         }
     }
+}
+
+/// Sends the greeting and reads the client's flags: the haggle that follows,
+/// or None for flags the spec requires the server to drop the client for.
+fn greet<'a, S: Read + Write>(stream: &mut S, info: &'a ExportInfo) -> io::Result<Option<Haggle<'a>>> {
+    let mut greeting = [0u8; 18];
+    greeting[..8].copy_from_slice(&NBDMAGIC.to_be_bytes());
+    greeting[8..16].copy_from_slice(&IHAVEOPT.to_be_bytes());
+    greeting[16..].copy_from_slice(&(FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES).to_be_bytes());
+    stream.write_all(&greeting)?;
+    let mut client_flags = [0u8; 4];
+    stream.read_exact(&mut client_flags)?;
+    let client_flags = u32::from_be_bytes(client_flags);
+    Ok((client_flags & !(FLAG_C_FIXED_NEWSTYLE | FLAG_C_NO_ZEROES) == 0).then(|| Haggle {
+        info,
+        no_zeroes: client_flags & FLAG_C_NO_ZEROES != 0,
+        structured: false,
+        base_allocation: false,
+        out: Vec::with_capacity(256),
+    }))
+}
+
+/// Options a refused client may send before it is closed.
+const MAX_REFUSED_OPTIONS: usize = 16;
+
+/// A handshake that admits no one: every option is answered
+/// `NBD_REP_ERR_POLICY` with `why` (ABORT is acknowledged, EXPORT_NAME, which
+/// cannot be answered with an error, closes), so the client learns why.
+pub(crate) fn refuse<S: Read + Write>(stream: &mut S, info: &ExportInfo, why: &str) -> io::Result<()> {
+    let Some(mut h) = greet(stream, info)? else {
+        return Ok(());
+    };
+    for _ in 0..MAX_REFUSED_OPTIONS {
+        let mut header = [0u8; OptionHeader::LEN];
+        stream.read_exact(&mut header)?;
+        let Ok(header) = OptionHeader::decode(&header) else {
+            return Ok(());
+        };
+        if header.option == OPT_EXPORT_NAME || header.data_len > MAX_OPTION_DATA {
+            return Ok(());
+        }
+        skip(stream, header.data_len)?;
+        h.out.clear();
+        if header.option == OPT_ABORT {
+            h.reply(header.option, REP_ACK, &[]);
+            return stream.write_all(&h.out);
+        }
+        h.error(header.option, REP_ERR_POLICY, why);
+        stream.write_all(&h.out)?;
+    }
+    Ok(())
 }
 
 /// Reads and drops `len` bytes through a fixed buffer.

@@ -6,14 +6,14 @@ use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::conn::Conn;
 use crate::export::Export;
-use crate::handshake::{negotiate, ExportInfo};
+use crate::handshake::{negotiate, refuse, ExportInfo};
 use crate::proto::MAX_STRING_BYTES;
 use crate::transmission::serve;
 
@@ -45,6 +45,20 @@ pub struct ServerConfig {
     pub max_payload_bytes: u32,
     /// Advertise `NBD_FLAG_READ_ONLY` and refuse writes with `EPERM`.
     pub read_only: bool,
+    /// Connections served at once; a client beyond them is answered
+    /// `NBD_REP_ERR_POLICY` ("too many connections") to every option, then closed.
+    pub max_connections: usize,
+    /// Bytes of request buffers one connection may hold at once (raised to
+    /// `max_payload_bytes` if that is larger, so any legal request can proceed).
+    pub inflight_bytes_per_connection: u64,
+    /// A client that takes no reply bytes for this long is disconnected.
+    pub reply_write_timeout: Duration,
+    /// A client that has not finished the handshake in this long is disconnected.
+    pub handshake_timeout: Duration,
+    /// On shutdown, connections get this long to finish the requests they
+    /// have sent; then their sockets are shut, so a client that reads no
+    /// replies cannot hold the server up.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for ServerConfig {
@@ -56,13 +70,20 @@ impl Default for ServerConfig {
             workers_per_connection: 8,
             max_payload_bytes: 32 << 20,
             read_only: false,
+            max_connections: 32,
+            inflight_bytes_per_connection: 64 << 20,
+            reply_write_timeout: Duration::from_secs(30),
+            handshake_timeout: Duration::from_secs(30),
+            shutdown_grace: Duration::from_secs(5),
         }
     }
 }
 
-/// A client that stops reading its replies for this long is disconnected,
-/// so it cannot pin worker threads (or hold up shutdown) forever.
-const REPLY_WRITE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Connections being refused at once (beyond the limit); more are closed
+/// without a word.
+const MAX_REFUSING: usize = 8;
+/// How long a refused client may take to hear why.
+const REFUSE_TIMEOUT: Duration = Duration::from_secs(5);
 
 enum Listener {
     Tcp(TcpListener),
@@ -76,12 +97,10 @@ impl Listener {
                 let (s, _) = l.accept()?;
                 // Replies are whole messages; do not let Nagle hold them back.
                 s.set_nodelay(true)?;
-                s.set_write_timeout(Some(REPLY_WRITE_TIMEOUT))?;
                 Ok(Conn::Tcp(s))
             }
             Listener::Unix(l) => {
                 let (s, _) = l.accept()?;
-                s.set_write_timeout(Some(REPLY_WRITE_TIMEOUT))?;
                 Ok(Conn::Unix(s))
             }
         }
@@ -117,12 +136,23 @@ impl ShutdownHandle {
     }
 }
 
+/// The limits one connection runs under.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    pub workers: usize,
+    pub inflight_bytes: u64,
+    pub reply_write_timeout: Duration,
+    pub handshake_timeout: Duration,
+}
+
 /// An NBD server for one export.
 pub struct Server {
     listener: Listener,
     local: ListenAddr,
     info: Arc<ExportInfo>,
-    workers: usize,
+    limits: Limits,
+    max_connections: usize,
+    shutdown_grace: Duration,
     export: Arc<dyn Export>,
     stop: Arc<AtomicBool>,
 }
@@ -141,6 +171,13 @@ impl Server {
             return Err(invalid(
                 "max_payload_bytes must be at least the 4096-byte preferred block size",
             ));
+        }
+        if config.max_connections == 0 {
+            return Err(invalid("max_connections must be at least 1"));
+        }
+        let zero = Duration::ZERO;
+        if config.reply_write_timeout == zero || config.handshake_timeout == zero {
+            return Err(invalid("timeouts must be longer than zero"));
         }
         let (listener, local) = match &config.listen {
             ListenAddr::Tcp(a) => {
@@ -165,7 +202,14 @@ impl Server {
             listener,
             local,
             info: Arc::new(info),
-            workers: config.workers_per_connection.max(1),
+            limits: Limits {
+                workers: config.workers_per_connection.max(1),
+                inflight_bytes: config.inflight_bytes_per_connection.max(u64::from(config.max_payload_bytes)),
+                reply_write_timeout: config.reply_write_timeout,
+                handshake_timeout: config.handshake_timeout,
+            },
+            max_connections: config.max_connections,
+            shutdown_grace: config.shutdown_grace,
             export,
             stop: Arc::new(AtomicBool::new(false)),
         })
@@ -189,6 +233,7 @@ impl Server {
     pub fn run(&self) -> io::Result<()> {
         let open: Arc<Mutex<HashMap<u64, Conn>>> = Arc::default();
         let mut threads: Vec<JoinHandle<()>> = Vec::new();
+        let refusing = Arc::new(AtomicUsize::new(0));
         let mut next_id = 0u64;
         let result = loop {
             let conn = match self.listener.accept() {
@@ -204,6 +249,11 @@ impl Server {
             if self.stop.load(Ordering::SeqCst) {
                 break Ok(());
             }
+            threads.retain(|t| !t.is_finished());
+            if open.lock().unwrap_or_else(|e| e.into_inner()).len() >= self.max_connections {
+                self.refuse(conn, &refusing);
+                continue;
+            }
             let id = next_id;
             next_id += 1;
             if let Ok(clone) = conn.try_clone() {
@@ -211,16 +261,16 @@ impl Server {
                     .unwrap_or_else(|e| e.into_inner())
                     .insert(id, clone);
             }
-            let (open2, export, info, workers) = (
+            let (open2, export, info, limits) = (
                 open.clone(),
                 self.export.clone(),
                 self.info.clone(),
-                self.workers,
+                self.limits,
             );
             let spawned = std::thread::Builder::new()
                 .name(format!("nbd-conn-{id}"))
                 .spawn(move || {
-                    handle(&conn, &*export, &info, workers);
+                    handle(&conn, &*export, &info, limits);
                     open2.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
                 });
             match spawned {
@@ -229,16 +279,45 @@ impl Server {
                     open.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
                 }
             }
-            threads.retain(|t| !t.is_finished());
         };
         // Stop reading from every client; each drains what it accepted, then closes.
         for conn in open.lock().unwrap_or_else(|e| e.into_inner()).values() {
             conn.shutdown(Shutdown::Read);
         }
+        // A client that reads no replies would hold its worker in a write: after the
+        // grace period its socket is shut both ways, which ends that write at once.
+        let deadline = std::time::Instant::now() + self.shutdown_grace;
+        while threads.iter().any(|t| !t.is_finished()) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        for conn in open.lock().unwrap_or_else(|e| e.into_inner()).values() {
+            conn.shutdown(Shutdown::Both);
+        }
         for t in threads {
             let _ = t.join();
         }
         result
+    }
+
+    /// A connection beyond the limit hears why (on a thread of its own, a
+    /// few at a time), or is closed at once when too many are being refused.
+    fn refuse(&self, conn: Conn, refusing: &Arc<AtomicUsize>) {
+        if refusing.fetch_add(1, Ordering::SeqCst) >= MAX_REFUSING {
+            refusing.fetch_sub(1, Ordering::SeqCst);
+            conn.shutdown(Shutdown::Both);
+            return;
+        }
+        let (info, refusing2, limit) = (self.info.clone(), refusing.clone(), self.max_connections);
+        let spawned = std::thread::Builder::new().name("nbd-refuse".into()).spawn(move || {
+            let _ = conn.set_timeouts(Some(REFUSE_TIMEOUT), Some(REFUSE_TIMEOUT));
+            let why = format!("too many connections: this server serves {limit} at once");
+            let _ = refuse(&mut &conn, &info, &why);
+            conn.shutdown(Shutdown::Both);
+            refusing2.fetch_sub(1, Ordering::SeqCst);
+        });
+        if spawned.is_err() {
+            refusing.fetch_sub(1, Ordering::SeqCst);
+        }
     }
 
     /// Runs the server on a background thread (handy for tests and embedding).
@@ -270,10 +349,16 @@ fn is_transient(e: &io::Error) -> bool {
 }
 
 /// One connection from greeting to close.
-fn handle(conn: &Conn, export: &dyn Export, info: &ExportInfo, workers: usize) {
+fn handle(conn: &Conn, export: &dyn Export, info: &ExportInfo, limits: Limits) {
     let mut stream = conn;
+    if conn.set_timeouts(Some(limits.handshake_timeout), Some(limits.reply_write_timeout)).is_err() {
+        return conn.shutdown(Shutdown::Both);
+    }
     if let Ok(Some(negotiated)) = negotiate(&mut stream, info) {
-        let _ = serve(conn, export, info, negotiated, workers);
+        // An idle client is fine once it is in; one that takes no replies is not.
+        if conn.set_timeouts(None, Some(limits.reply_write_timeout)).is_ok() {
+            let _ = serve(conn, export, info, negotiated, limits);
+        }
     }
     conn.shutdown(Shutdown::Both);
 }

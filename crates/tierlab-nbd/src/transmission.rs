@@ -8,7 +8,9 @@
 //! Memory is bounded whatever the client claims: write payloads are read only
 //! up to the advertised maximum, and all request buffers (write payloads and
 //! read results) are charged against a per-connection byte budget before
-//! they are allocated. Buffers are recycled through a small pool.
+//! they are allocated. A write payload's buffer grows as its bytes arrive
+//! (at most a megabyte ahead of them), so a header alone pins no memory.
+//! Buffers are recycled through a small pool.
 
 use std::io::{self, BufReader, Read, Write};
 use std::net::Shutdown;
@@ -20,10 +22,10 @@ use crate::export::Export;
 use crate::handshake::{ExportInfo, Negotiated, BASE_ALLOCATION_ID};
 use crate::proto::*;
 use crate::request::{classify, errno_of, Op};
+use crate::server::Limits;
 
-/// Bytes of request buffers one connection may hold at once (raised to the
-/// maximum payload if that is larger, so any legal request can proceed).
-const INFLIGHT_BUDGET_BYTES: u64 = 64 << 20;
+/// How far a write payload's buffer grows ahead of the bytes received.
+const PAYLOAD_CHUNK_BYTES: usize = 1 << 20;
 /// An oversized write payload up to this length is read and dropped so the
 /// stream stays in step; beyond it the connection is closed.
 const MAX_SKIP_BYTES: u32 = 64 << 20;
@@ -135,16 +137,16 @@ pub(crate) fn serve(
     export: &dyn Export,
     info: &ExportInfo,
     negotiated: Negotiated,
-    workers: usize,
+    limits: Limits,
 ) -> io::Result<()> {
-    let workers = workers.max(1);
+    let workers = limits.workers.max(1);
     let shared = Shared {
         conn,
         export,
         info,
         negotiated,
         writer: Mutex::new(()),
-        budget: Budget::new(INFLIGHT_BUDGET_BYTES.max(u64::from(info.max_payload))),
+        budget: Budget::new(limits.inflight_bytes.max(u64::from(info.max_payload))),
         pool: BufferPool {
             free: Mutex::new(Vec::new()),
             keep: workers * 2,
@@ -245,8 +247,9 @@ fn next_request(sh: &Shared, reader: &mut BufReader<&Conn>) -> Next {
             return Next::Answered;
         }
         charge = sh.budget.acquire(u64::from(req.length));
-        payload = sh.pool.get(req.length as usize);
-        if let Err(e) = reader.read_exact(&mut payload) {
+        payload = sh.pool.get(0);
+        if let Err(e) = read_payload(reader, &mut payload, req.length as usize) {
+            sh.pool.put(payload);
             sh.budget.release(charge);
             return Next::End(Err(e));
         }
@@ -270,6 +273,20 @@ fn next_request(sh: &Shared, reader: &mut BufReader<&Conn>) -> Next {
             })
         }
     }
+}
+
+/// Reads a `len`-byte payload into `buf`, growing it as the bytes arrive.
+fn read_payload(reader: &mut BufReader<&Conn>, buf: &mut Vec<u8>, len: usize) -> io::Result<()> {
+    buf.clear();
+    while buf.len() < len {
+        let room = (len - buf.len()).min(PAYLOAD_CHUNK_BYTES);
+        buf.reserve_exact(room);
+        // Into the reserved room, without zeroing it first.
+        if reader.take(room as u64).read_to_end(buf)? == 0 {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+    }
+    Ok(())
 }
 
 /// Runs one job against the export and answers it.
