@@ -123,6 +123,8 @@ pub struct ArrayOptions {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub memory: crate::memory::MemoryArgs,
 }
 
 #[derive(Args)]
@@ -341,6 +343,45 @@ impl ArrayOptions {
         common_span_bytes(array, &s.scheme)
     }
 
+    /// Refuse a run whose memory would exceed `--memory-limit`: each disk's model, the
+    /// per-block tables of the schemes that keep them (Hibernator's temperatures, PDC's
+    /// popularity order), and the requests an OLTP workload at `rates` would queue beyond
+    /// what the disks can serve.
+    fn check_memory(&self, s: &Settings, kinds: &[SchemeKind], rates: &[f64]) -> Result<()> {
+        // Measured on the default array (bytes per stripe unit of a disk; per request queued).
+        const DISK_BYTES: f64 = 256.0 * 1024.0;
+        const QUEUED_REQUEST_BYTES: f64 = 256.0;
+        const BASE_BYTES: f64 = 64.0 * 1024.0 * 1024.0;
+        let per_unit = |k: &SchemeKind| match k {
+            SchemeKind::Hibernator => 12.0,
+            SchemeKind::PdcLd => 2.5,
+            _ => 0.0,
+        };
+        let array = &s.array;
+        let model = DiskModel::from_catalog(&array.disk, array.power_profile.as_deref())?;
+        let units = model.capacity_bytes as f64 / array.stripe_unit_bytes.max(1) as f64;
+        let disks = array.disks as f64;
+        let per_disk = DISK_BYTES + units * kinds.iter().map(per_unit).fold(0.0, f64::max);
+        // What the disks can serve: one request per average seek and half a turn each.
+        let rpm = model.speeds.iter().map(|l| l.rpm).max().unwrap_or(7200).max(1);
+        let disk_iops = 1.0 / (model.average_seek_s + 30.0 / f64::from(rpm)).max(1e-6);
+        let span_s = self.hours * 3600.0;
+        let queued = if self.trace.is_some() || self.workload.is_some() {
+            0.0
+        } else {
+            rates.iter().map(|&r| (r - disks * disk_iops).max(0.0) * span_s).fold(0.0, f64::max)
+        };
+        let need = BASE_BYTES + disks * per_disk + queued * QUEUED_REQUEST_BYTES;
+        let what = format!(
+            "an array of {} × {} ({:.1} MiB a disk){}",
+            array.disks,
+            array.disk,
+            per_disk / (1u64 << 20) as f64,
+            if queued > 0.0 { format!(" with {} requests queued beyond what its disks serve", crate::memory::count(queued)) } else { String::new() }
+        );
+        self.memory.check(need, &what)
+    }
+
     /// Trace-only flags given without a trace are a mistake worth naming.
     fn check_trace_flags(&self) -> Result<()> {
         if self.trace.is_none()
@@ -399,6 +440,7 @@ fn simulate(a: ArraySimulateArgs) -> Result<()> {
     };
     // The array is checked first, so that an impossible one is reported as such.
     a.opts.oltp_span(&s)?;
+    a.opts.check_memory(&s, &[scheme.kind], &[a.iops])?;
     let (workload, _) = a.opts.workload(&s, a.iops)?;
     let bar = requests_bar(&format!("simulating {}", scheme.label()));
     let run = run_array(&s.array, &scheme, &workload, &mut |n| bar.set_position(n));
@@ -625,6 +667,8 @@ fn compare_cmd(a: ArrayCompareArgs) -> Result<()> {
     }
     // The array is checked first, so that an impossible one is reported as such.
     a.opts.oltp_span(&s)?;
+    let kinds: Vec<SchemeKind> = schemes.iter().map(|sc| sc.kind).collect();
+    a.opts.check_memory(&s, &kinds, a.loads.as_deref().unwrap_or(&[]))?;
     let (mut loads, axis) = loads(&a, &s)?;
     let study = match &a.r_limits {
         Some(limits) => {

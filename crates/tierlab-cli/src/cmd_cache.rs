@@ -65,6 +65,8 @@ pub struct CacheArgs {
     /// Also write a self-contained HTML page with the miss-ratio curves to FILE.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    #[command(flatten)]
+    memory: crate::memory::MemoryArgs,
 }
 
 /// The `--json` output.
@@ -111,6 +113,18 @@ pub fn run(a: CacheArgs) -> Result<()> {
         Some(f) => auto_sizes(objects, f)?,
         None => parse_sizes(&a.sizes, objects)?,
     };
+    // A cache holds at most its capacity, and at most every object the trace touches
+    // (counted in a first pass only when the capacities alone would not fit).
+    let caches = |touched: Option<u64>| crate::memory::cache_bytes(algorithms.len(), sizes.iter().map(|&s| objects.capacity_units(s)), touched);
+    let mut touched = footprint.map(|f| f.objects);
+    if touched.is_none() && a.memory.check(caches(None), "").is_err() {
+        let mut first = a.input.open(&a.trace)?;
+        let mut counter = FootprintCounter::new(objects);
+        replay(&mut first, &mut counter, "measuring the footprint")?;
+        touched = Some(counter.footprint().objects);
+    }
+    let what = format!("{} caches ({} algorithms × {} sizes{})", algorithms.len() * sizes.len(), algorithms.len(), sizes.len(), touched.map(|t| format!(", {t} distinct objects")).unwrap_or_default());
+    a.memory.check(caches(touched), &what)?;
     let window_ns = (a.window_s * NS_PER_S as f64).round() as u64;
     let mut curves = MissRatioCurves::new(&algorithms, &sizes, objects, window_ns).map_err(|e| anyhow!("{e}"))?;
     let what = format!("{} caches", algorithms.len() * sizes.len());

@@ -90,6 +90,34 @@ pub struct PlanArgs {
     pub html: Option<PathBuf>,
 }
 
+/// The largest `--scale`: a million times the workload's rate already asks for more
+/// devices than any catalog's prices were quoted for, and far larger factors make the
+/// program's coefficients too far apart for the solver to be trusted.
+const MAX_SCALE: f64 = 1e6;
+/// The longest horizon or required SSD life, in years.
+const MAX_YEARS: f64 = 1000.0;
+
+/// Numbers that would reach the solver out of its range are refused here, each with its
+/// flag and the range expected.
+fn check_inputs(a: &PlanArgs) -> Result<()> {
+    let within = |flag: &str, v: f64, lo: f64, lo_open: bool, hi: f64, what: &str| -> Result<()> {
+        let ok = v.is_finite() && (if lo_open { v > lo } else { v >= lo }) && v <= hi;
+        if !ok {
+            let found = if v.is_finite() && v.abs() >= 1e9 { format!("{v:e}") } else { v.to_string() };
+            anyhow::bail!("{flag}: expected {what}, found {found}");
+        }
+        Ok(())
+    };
+    within("--scale", a.scale, 0.0, true, MAX_SCALE, &format!("a factor above 0 and at most {MAX_SCALE:e}"))?;
+    within("--horizon-years", a.horizon_years, 0.0, true, MAX_YEARS, &format!("a number of years above 0 and at most {MAX_YEARS}"))?;
+    if let Some(y) = a.lifetime_years {
+        within("--lifetime-years", y, 0.0, true, MAX_YEARS, &format!("a number of years above 0 and at most {MAX_YEARS}"))?;
+    }
+    within("--usd-per-kwh", a.usd_per_kwh, 0.0, false, 1000.0, "a price from 0 to 1000 $/kWh")?;
+    within("--cooling-factor", a.cooling_factor, 0.0, false, 100.0, "a factor from 0 to 100")?;
+    Ok(())
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum FormArg {
     Literal,
@@ -103,6 +131,7 @@ pub enum WearArg {
 }
 
 pub fn run(a: PlanArgs) -> Result<()> {
+    check_inputs(&a)?;
     let intensity_bins = match a.classes {
         17 => 1,
         33 => 2,
@@ -119,7 +148,7 @@ pub fn run(a: PlanArgs) -> Result<()> {
     }
     for p in &a.price {
         let (id, usd) = p.split_once('=').ok_or_else(|| anyhow!("--price {p}: expected ID=USD_PER_GB"))?;
-        let usd: f64 = usd.parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0).ok_or_else(|| anyhow!("--price {p}: expected a price >= 0 after `=`"))?;
+        let usd: f64 = usd.parse().ok().filter(|v: &f64| v.is_finite() && (0.0..=1e6).contains(v)).ok_or_else(|| anyhow!("--price {p}: expected a price from 0 to 1e6 $/GB after `=`"))?;
         let names = ids(&catalog);
         let d = catalog.devices.iter_mut().find(|d| d.id == id).ok_or_else(|| anyhow!("--price {p}: no device type `{id}` in the catalog (it has {names})"))?;
         d.price_usd_per_gb = Some(usd);
@@ -141,9 +170,6 @@ pub fn run(a: PlanArgs) -> Result<()> {
         runner_ups: a.runner_ups,
         probe: tierlab_plan::Probe { requests: a.probe_requests.max(1), queue_depth: a.probe_depth.max(1), ..Default::default() },
     };
-    if !(options.rate_scale.is_finite() && options.rate_scale > 0.0) {
-        anyhow::bail!("--scale: expected a positive factor, found {}", options.rate_scale);
-    }
     let cache = if a.no_cache { None } else { tierlab_plan::default_cache_dir() };
     let report = match (&a.trace, &a.stats) {
         (Some(file), _) => {

@@ -26,6 +26,7 @@ mod html;
 mod html_array;
 mod html_replicate;
 mod hybrid;
+mod memory;
 mod progress;
 mod session;
 pub mod api;

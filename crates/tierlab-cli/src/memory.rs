@@ -1,0 +1,92 @@
+//! Memory a run will need, estimated before it starts, against a limit the user can raise
+//! (`--memory-limit`): a run that would not fit is refused with the figure, instead of
+//! growing until the machine runs out.
+
+use anyhow::{anyhow, bail, Result};
+use clap::Args;
+
+/// The default limit.
+pub const DEFAULT_LIMIT: &str = "8G";
+
+#[derive(Args, Clone, Debug)]
+pub struct MemoryArgs {
+    /// Refuse a run whose estimated memory exceeds this (bytes; K/M/G/T suffixes).
+    #[arg(long, value_name = "BYTES", default_value = DEFAULT_LIMIT)]
+    pub memory_limit: String,
+}
+
+impl MemoryArgs {
+    pub fn limit_bytes(&self) -> Result<u64> {
+        crate::args::parse_bytes(&self.memory_limit).map_err(|e| anyhow!("--memory-limit: {e}"))
+    }
+
+    /// Refuse when `need_bytes` (of what `what` describes) is over the limit.
+    pub fn check(&self, need_bytes: f64, what: &str) -> Result<()> {
+        let limit = self.limit_bytes()?;
+        if !(need_bytes <= limit as f64) {
+            let need = human(need_bytes);
+            let about = if need.starts_with("more") { "" } else { "about " };
+            bail!("{what} needs {about}{need} of memory, more than the limit of {} (--memory-limit raises it)", human(limit as f64));
+        }
+        Ok(())
+    }
+}
+
+/// Bytes per object a cache holds, measured on the bundled CloudPhysics trace (64 bytes
+/// over seven algorithms; ARC and 2Q also keep ghost entries), with a margin.
+const CACHE_ENTRY_BYTES: f64 = 96.0;
+/// A cache with nothing in it.
+const CACHE_BYTES: f64 = 4096.0;
+
+/// Memory of `algorithms` caches at each capacity of `capacities` (objects), each
+/// holding at most `touched` objects when that is known.
+pub fn cache_bytes(algorithms: usize, capacities: impl Iterator<Item = u64>, touched: Option<u64>) -> f64 {
+    let per_algorithm: f64 = capacities.map(|c| CACHE_BYTES + c.min(touched.unwrap_or(u64::MAX)) as f64 * CACHE_ENTRY_BYTES).sum();
+    per_algorithm * algorithms as f64
+}
+
+/// A large count, readably: 3.6e13.
+pub fn count(n: f64) -> String {
+    if !n.is_finite() {
+        "unboundedly many".into()
+    } else if n < 1e9 {
+        format!("{n:.0}")
+    } else {
+        format!("{n:.1e}")
+    }
+}
+
+/// `bytes` as MiB, GiB, TiB… (or "more than 16 EiB").
+pub fn human(bytes: f64) -> String {
+    if !bytes.is_finite() || bytes >= 16.0 * (1u64 << 60) as f64 {
+        return "more than 16 EiB".into();
+    }
+    let units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut v = bytes;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < units.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{v:.0} bytes")
+    } else {
+        format!("{v:.1} {}", units[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_limit_refuses_with_both_figures() {
+        let m = MemoryArgs { memory_limit: "1G".into() };
+        assert!(m.check(1e9, "x").is_ok());
+        let e = m.check(3.0 * (1u64 << 30) as f64, "the run").unwrap_err().to_string();
+        assert!(e.contains("about 3.0 GiB") && e.contains("1.0 GiB") && e.contains("--memory-limit"), "{e}");
+        assert!(m.check(f64::INFINITY, "x").unwrap_err().to_string().contains("more than 16 EiB"));
+        assert!(m.check(f64::NAN, "x").is_err());
+        assert!(MemoryArgs { memory_limit: "lots".into() }.limit_bytes().is_err());
+    }
+}
