@@ -61,18 +61,7 @@ pub fn human(bytes: f64) -> String {
     if !bytes.is_finite() || bytes >= 16.0 * (1u64 << 60) as f64 {
         return "more than 16 EiB".into();
     }
-    let units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    let mut v = bytes;
-    let mut i = 0;
-    while v >= 1024.0 && i + 1 < units.len() {
-        v /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{v:.0} bytes")
-    } else {
-        format!("{v:.1} {}", units[i])
-    }
+    tierlab_report::fmt_bytes(bytes as u64)
 }
 
 #[cfg(test)]
@@ -84,7 +73,7 @@ mod tests {
         let m = MemoryArgs { memory_limit: "1G".into() };
         assert!(m.check(1e9, "x").is_ok());
         let e = m.check(3.0 * (1u64 << 30) as f64, "the run").unwrap_err().to_string();
-        assert!(e.contains("about 3.0 GiB") && e.contains("1.0 GiB") && e.contains("--memory-limit"), "{e}");
+        assert!(e.contains("about 3.00 GiB") && e.contains("1.00 GiB") && e.contains("--memory-limit"), "{e}");
         assert!(m.check(f64::INFINITY, "x").unwrap_err().to_string().contains("more than 16 EiB"));
         assert!(m.check(f64::NAN, "x").is_err());
         assert!(MemoryArgs { memory_limit: "lots".into() }.limit_bytes().is_err());

@@ -31,7 +31,7 @@ fn array_runs_that_would_not_fit_in_memory_are_refused_with_the_figure() {
         &["array", "compare", "--loads", "7,1e308"],
     ] {
         let err = fails(args);
-        assert!(err.contains("of memory, more than the limit of 8.0 GiB (--memory-limit raises it)"), "{args:?}: {err}");
+        assert!(err.contains("of memory, more than the limit of 8.00 GiB (--memory-limit raises it)"), "{args:?}: {err}");
     }
     let err = fails(&["array", "simulate", "--disks", "100000", "--hours", "0.01"]);
     assert!(err.contains("an array of 100000 ×") && err.contains("needs about"), "{err}");
