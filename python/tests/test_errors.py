@@ -65,3 +65,13 @@ def test_a_sweep_file_with_an_unknown_key(tmp_path):
     with pytest.raises(tierlab.Error) as e:
         load(f)
     assert e.value.field == "designs[0].mode"
+
+
+def test_a_panic_is_an_error_and_the_interpreter_lives_on():
+    from tierlab import _native
+
+    for on_thread in (False, True):
+        with pytest.raises(tierlab.Error) as e:
+            _native._panic("boom", on_thread)
+        assert "internal error" in e.value.message and "boom" in e.value.message
+    assert _native.json_to_toml('{"a": 1}').strip() == "a = 1"

@@ -60,16 +60,24 @@ pub struct Job {
 impl Job {
     /// Start `tierlab ARGS…` (`args` without the program name; none runs `overview`).
     pub fn start(args: Vec<String>) -> std::io::Result<Job> {
+        Self::spawn(move || run_here(args))
+    }
+
+    /// A job that panics with `message`: for the Python package's tests, which check that
+    /// a panic becomes an error and the interpreter lives on.
+    #[doc(hidden)]
+    pub fn spawn_panic(message: String) -> std::io::Result<Job> {
+        Self::spawn(move || panic!("{message}"))
+    }
+
+    fn spawn(work: impl FnOnce() -> Result<(), Failure> + Send + 'static) -> std::io::Result<Job> {
         let shared = Arc::new(Shared::default());
         let done = Arc::new((Mutex::new(false), Condvar::new()));
         let (s, d) = (shared.clone(), done.clone());
         let handle = std::thread::Builder::new().name("tierlab-job".into()).stack_size(64 << 20).spawn(move || {
-            let (outcome, out) = session::run(s, || run_here(args));
-            let (lock, cvar) = &*d;
-            if let Ok(mut finished) = lock.lock() {
-                *finished = true;
-            }
-            cvar.notify_all();
+            // Marks the job done however it ends, a panic included.
+            let _done = Done(d);
+            let (outcome, out) = session::run(s, work);
             outcome.map(|()| out)
         })?;
         Ok(Job { shared, done, handle })
@@ -104,9 +112,24 @@ impl Job {
 
     /// Wait for the command to end and give its outcome.
     pub fn finish(self) -> Outcome {
-        self.handle.join().unwrap_or_else(|_| {
-            Err(Failure { kind: FailureKind::Other, message: "the command stopped on an internal error".into(), location: None })
+        self.handle.join().unwrap_or_else(|p| {
+            let what = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
+            Err(Failure { kind: FailureKind::Other, message: format!("the command stopped on an internal error (a bug in tierlab, please report it): {what}"), location: None })
         })
+    }
+}
+
+/// Sets a job's done flag when dropped.
+struct Done(Arc<(Mutex<bool>, Condvar)>);
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        let (lock, cvar) = &*self.0;
+        match lock.lock() {
+            Ok(mut finished) => *finished = true,
+            Err(poisoned) => *poisoned.into_inner() = true,
+        }
+        cvar.notify_all();
     }
 }
 

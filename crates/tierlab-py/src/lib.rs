@@ -36,6 +36,20 @@ fn raise(py: Python<'_>, failure: Failure) -> PyErr {
     }
 }
 
+/// A panic's message.
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "a panic".into())
+}
+
+/// Run `f`, turning a panic into `tierlab.errors.Error`, so that the interpreter (a
+/// Jupyter kernel, a Ray worker) lives on. The extension is built to unwind for this
+/// (`[profile.python]` in the workspace's Cargo.toml).
+fn guarded<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        Err(raise(py, Failure { kind: FailureKind::Other, message: format!("internal error (a bug in tierlab, please report it): {}", panic_message(&*p)), location: None }))
+    })
+}
+
 /// A `tierlab` command line running on a thread of its own.
 #[pyclass(module = "tierlab._native")]
 struct Job {
@@ -94,19 +108,28 @@ impl Job {
 /// Run `tierlab ARGS…` (with the program name) as the command line does, printing to
 /// stdout and stderr; returns the exit status.
 #[pyfunction]
-fn main(py: Python<'_>, args: Vec<String>) -> i32 {
-    let code = py.detach(|| tierlab_cli::main(args.into_iter().map(Into::into)));
-    if code == std::process::ExitCode::SUCCESS {
-        0
-    } else {
-        1
-    }
+fn main(py: Python<'_>, args: Vec<String>) -> PyResult<i32> {
+    guarded(py, || {
+        let code = py.detach(|| tierlab_cli::main(args.into_iter().map(Into::into)));
+        Ok(if code == std::process::ExitCode::SUCCESS { 0 } else { 1 })
+    })
 }
 
 /// A configuration given as JSON text, as a TOML document.
 #[pyfunction]
 fn json_to_toml(py: Python<'_>, json: &str) -> PyResult<String> {
-    api::json_to_toml(json).map_err(|f| raise(py, f))
+    guarded(py, || api::json_to_toml(json).map_err(|f| raise(py, f)))
+}
+
+/// Panic with `message`, inside and outside a command's thread: the package's tests check
+/// that each becomes `tierlab.errors.Error` and the interpreter lives on.
+#[pyfunction]
+fn _panic(py: Python<'_>, message: String, on_thread: bool) -> PyResult<()> {
+    if on_thread {
+        let job = api::Job::spawn_panic(message).map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))?;
+        return py.detach(|| job.finish()).map(|_| ()).map_err(|f| raise(py, f));
+    }
+    guarded(py, || panic!("{message}"))
 }
 
 /// A trace read in batches of columns: each batch is a tuple of `bytes` holding
@@ -125,8 +148,10 @@ impl TraceBatches {
     /// Open `path` with `tierlab`'s trace flags `args` (e.g. `["--format", "msr"]`).
     #[new]
     fn new(py: Python<'_>, path: PathBuf, args: Vec<String>, batch_rows: usize) -> PyResult<Self> {
-        let reader = py.detach(|| api::open_trace(&path, args)).map_err(|f| raise(py, f))?;
-        Ok(TraceBatches { reader: Mutex::new(reader), batch_rows: batch_rows.max(1) })
+        guarded(py, || {
+            let reader = py.detach(|| api::open_trace(&path, args)).map_err(|f| raise(py, f))?;
+            Ok(TraceBatches { reader: Mutex::new(reader), batch_rows: batch_rows.max(1) })
+        })
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -134,6 +159,12 @@ impl TraceBatches {
     }
 
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Columns<'py>>> {
+        guarded(py, || self.next_batch(py))
+    }
+}
+
+impl TraceBatches {
+    fn next_batch<'py>(&self, py: Python<'py>) -> PyResult<Option<Columns<'py>>> {
         let n = self.batch_rows;
         let read = py.detach(|| {
             let mut reader = match self.reader.lock() {
@@ -166,6 +197,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TraceBatches>()?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(json_to_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
