@@ -87,9 +87,15 @@ impl SimulateArgs {
 }
 
 pub fn run(a: SimulateArgs) -> Result<()> {
-    let workload = a.workload()?;
+    let config = a.config(ReplayMode::Open);
+    let mut workload = a.workload()?;
+    if a.trace.is_none() && a.workload.is_none() {
+        let (spec, note) = crate::cmd_workload::default_for(&config)?;
+        note.iter().for_each(|n| eprintln!("note: {n}"));
+        workload = Workload::Synthetic(spec);
+    }
     let bar = requests_bar("simulating");
-    let Run { report, .. } = tierlab_hybrid::simulate(&workload, &a.config(ReplayMode::Open), &mut |n| bar.set_position(n))?;
+    let Run { report, .. } = tierlab_hybrid::simulate(&workload, &config, &mut |n| bar.set_position(n))?;
     bar.finish_and_clear();
     let mut out = crate::session::stdout();
     if a.json {
@@ -120,7 +126,14 @@ pub fn render_text(r: &SimReport) -> String {
     ));
     s.push_str(&format!("span        {:.3} s\n", r.span_s));
     s.push_str(&format!("throughput  {:.1} IOPS, {:.3} MiB/s\n", r.throughput_iops, r.throughput_mib_s));
-    s.push_str(&format!("energy      {:.1} J, average {:.2} W\n\n", r.energy_j, r.average_power_w));
+    let unpowered: Vec<&str> = r.devices.iter().filter(|d| d.device.states.is_empty()).map(|d| d.device.name.as_str()).collect();
+    if !unpowered.is_empty() && unpowered.len() == r.devices.len() {
+        s.push_str(&format!("energy      not modelled: {} has no power model\n\n", unpowered.join(", ")));
+    } else if !unpowered.is_empty() {
+        s.push_str(&format!("energy      {:.1} J, average {:.2} W (without {}: no power model)\n\n", r.energy_j, r.average_power_w, unpowered.join(", ")));
+    } else {
+        s.push_str(&format!("energy      {:.1} J, average {:.2} W\n\n", r.energy_j, r.average_power_w));
+    }
 
     let mut t = Table::new(["response time (ms)", "count", "mean", "p50", "p90", "p99", "p99.9", "max"]);
     latency_row(&mut t, "all", &r.response_time);

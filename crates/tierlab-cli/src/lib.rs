@@ -141,8 +141,14 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("error: {e}");
-            for cause in e.chain().skip(1) {
-                eprintln!("  caused by: {cause}");
+            // A cause a message already quotes (an I/O error its reader's message names) is
+            // not said again.
+            let mut said = e.to_string();
+            for cause in e.chain().skip(1).map(|c| c.to_string()) {
+                if !said.contains(&cause) {
+                    eprintln!("  caused by: {cause}");
+                    said = cause;
+                }
             }
             ExitCode::FAILURE
         }

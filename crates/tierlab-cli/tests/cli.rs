@@ -109,7 +109,13 @@ fn generated_workload_reads_back_as_a_trace() {
     ok(&["workload", "generate", "-o", path.to_str().unwrap()]);
     let v = json(&ok(&["trace", "stats", path.to_str().unwrap(), "--json"]));
     assert_eq!(v["requests"], 20000);
-    assert_eq!(v["format"], "disksim");
+    // DiskSim reads arrival times in milliseconds: the file says 80 requests a second in them.
+    assert_eq!(v["format"], "disksim-ms");
+    let iops = v["mean_iops"].as_f64().unwrap();
+    assert!((75.0..85.0).contains(&iops), "{iops}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let second: f64 = text.lines().nth(1).and_then(|l| l.split(' ').next()).and_then(|t| t.parse().ok()).unwrap();
+    assert!(second > 0.0 && second < 1000.0, "a millisecond arrival time: {second}");
 }
 
 #[test]
@@ -403,4 +409,51 @@ fn bench_measures_a_hybrid_drive() {
     assert_eq!((v["drive"].as_str(), v["requests"].as_u64()), (Some("tiering"), Some(2000)));
     assert!(v["requests_per_cpu_s"].as_f64().unwrap() > 0.0);
     assert_eq!(json(&ok(&args))["drive"], "hdd");
+}
+
+#[test]
+fn an_error_says_each_cause_once_and_in_the_command_line_s_terms() {
+    let err = fails(&["trace", "stats", "no-such-trace.csv"]);
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+    let dir = tempdir();
+    let junk = dir.join("junk.txt");
+    std::fs::write(&junk, "this is not a trace\nnor is this\n").unwrap();
+    let err = fails(&["trace", "stats", junk.to_str().unwrap()]);
+    assert!(err.contains("--format"), "{err}");
+    assert!(!err.contains("ReadOptions"), "a library name in a command-line message: {err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_default_workload_fits_a_small_drive_and_says_so() {
+    let out = support::cli::tierlab(&["simulate", "--device", "ibm-ultrastar-36z15", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("span is 16.00 GiB instead of 100.00 GiB") && err.contains("ibm-ultrastar-36z15"), "{err}");
+    assert_eq!(json(&String::from_utf8_lossy(&out.stdout))["requests"], 20000);
+    // A hybrid drive: the SSD's share of the span must fit the SSD too.
+    let out = support::cli::tierlab(&["simulate", "--hybrid", "mixdyn", "--device", "ibm-ultrastar-36z15", "--ssd", "study-slc", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("SSD `study-slc`"), "{err}");
+    // The default drive holds it as it is: no note.
+    let out = support::cli::tierlab(&["simulate", "--json"]);
+    assert!(out.status.success() && !String::from_utf8_lossy(&out.stderr).contains("note:"));
+}
+
+#[test]
+fn a_sparse_workload_spins_the_disk_down() {
+    let idle = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/idle-oltp.toml");
+    let v = json(&ok(&["simulate", "--workload", idle, "--device", "ibm-ultrastar-36z15", "--power-profile", "hibernator", "--spin-down-s", "5", "--json"]));
+    let cycles = v["devices"][0]["counters"]["start_stop_cycles"].as_f64().unwrap();
+    assert!(cycles > 100.0, "{cycles} spin-downs");
+}
+
+#[test]
+fn a_drive_without_power_figures_says_so_instead_of_zero_joules() {
+    let Some(shared) = shared() else { return };
+    let drive = shared.join("validation/disksim/cheetah9LP");
+    let text = ok(&["simulate", "--disksim", drive.to_str().unwrap(), "--scheduler", "clook"]);
+    assert!(text.contains("energy      not modelled: cheetah9LP has no power model"), "{text}");
+    assert!(!text.contains("0.0 J"), "{text}");
 }

@@ -448,7 +448,7 @@ pub(crate) fn detect(
             file: name.to_string(),
             message: format!(
                 "not in any trace format this reader knows; tried:{}\nforce a format with \
-                 `--format <name>` (ReadOptions::format) to see the first error in full",
+                 `--format <name>` to see the first error in full",
                 reasons.concat()
             ),
         }),
@@ -504,7 +504,7 @@ fn choose_reading(
         }
     }
     message.push_str(
-        "\nsay which with `--format <name>` (ReadOptions::format)",
+        "\nsay which with `--format <name>`",
     );
     Err(TraceError::Input {
         file: name.to_string(),
