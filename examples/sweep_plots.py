@@ -5,12 +5,15 @@
     python examples/sweep_plots.py --address ray://head:10001   # on a cluster
 
 Writes cost-vs-alpha.png and throughput-vs-energy.png (1200 × 800 pixels) and the sweep's
-Parquet dataset into --out. A sweep interrupted with Ctrl-C resumes when run again.
+Parquet dataset into --out (default: tierlab-sweep-plots in the system's temporary
+directory, never the current one). A sweep interrupted with Ctrl-C resumes when run again
+with the same --out.
 """
 
 from __future__ import annotations
 
 import argparse
+import tempfile
 from pathlib import Path
 
 import matplotlib
@@ -79,7 +82,11 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sweep", default=str(HERE / "trends.toml"), help="the sweep file (default: the trend matrix)")
     p.add_argument("--small", action="store_true", help="one trace and six designs, for a quick look")
-    p.add_argument("--out", default=".", help="directory for the PNGs and the dataset")
+    p.add_argument(
+        "--out",
+        default=str(Path(tempfile.gettempdir()) / "tierlab-sweep-plots"),
+        help="directory for the PNGs and the dataset (default: %(default)s)",
+    )
     p.add_argument("--address", help="a Ray cluster (default $RAY_ADDRESS, else local)")
     p.add_argument("--workers", type=int, help="CPUs of the local Ray")
     a = p.parse_args()

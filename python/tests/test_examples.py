@@ -6,6 +6,8 @@ import os
 import struct
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -33,3 +35,15 @@ def test_the_example_sweep_plots_cost_and_throughput(tmp_path):
         assert png_size(path) == (1200, 800)
         assert path.stat().st_size > 20_000, "a plot with axes, lines and labels, not a blank image"
     assert "6 runs" in out.stdout
+
+
+def test_the_example_writes_outside_the_current_directory_by_default(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "sweep_plots.py"), "--help"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    default = str(Path(tempfile.gettempdir()) / "tierlab-sweep-plots")
+    assert default in "".join(out.stdout.split()), out.stdout  # help text may wrap it at a hyphen
+    assert list(tmp_path.iterdir()) == []

@@ -169,7 +169,11 @@ pub struct ArrayRun {
     pub scheme: String,
     pub workload: String,
     pub disks: usize,
+    /// Host requests completed in the measured span (after the warm-up), and of them reads
+    /// and writes. (`executor`'s host counts are over the whole run.)
     pub requests: u64,
+    pub reads: u64,
+    pub writes: u64,
     pub span_s: f64,
     pub throughput_iops: f64,
     /// Host-level response time (NVRAM hits included).
@@ -368,6 +372,8 @@ fn summarise(c: &ArrayController, report: SimReport, workload: String, scheme: &
         workload,
         disks,
         requests: report.requests,
+        reads: report.read_response_time.count,
+        writes: report.write_response_time.count,
         span_s: report.span_s,
         throughput_iops: report.throughput_iops,
         goal_met: report.response_time.mean_ms <= r_limit_ms,

@@ -490,7 +490,7 @@ pub fn render_run(c: &ArrayConfig, r: &ArrayRun) -> String {
     s.push_str(&format!("workload    {}\n", r.workload));
     s.push_str(&format!("array       {}\n", describe_array(c, &disks)));
     let ex = &r.executor;
-    s.push_str(&format!("requests    {} ({} reads, {} writes)\n", r.requests, ex.host_reads, ex.host_writes));
+    s.push_str(&format!("requests    {} ({} reads, {} writes)\n", r.requests, r.reads, r.writes));
     let warm = c.warmup_s.map(|w| format!(", measured after a {w} s warm-up")).unwrap_or_default();
     s.push_str(&format!("span        {:.3} s ({:.3} h{warm})\n", r.span_s, r.span_s / 3600.0));
     s.push_str(&format!("throughput  {:.1} IOPS\n", r.throughput_iops));

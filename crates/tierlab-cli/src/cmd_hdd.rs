@@ -295,9 +295,20 @@ fn layout(a: LayoutArgs) -> Result<()> {
         t.row([first.first_lbn.to_string(), (j - i).to_string(), format!("{}–{}", first.cylinder, last.cylinder), first.surface.to_string(), first.sectors.to_string()]);
         i = j;
     }
-    writeln!(out, "{} ({:?}), {} surfaces", spec.name, spec.mapping, spec.surfaces)?;
+    writeln!(out, "{}: {}, {} surfaces", spec.name, numbering(&spec.mapping), spec.surfaces)?;
     write!(out, "{}", t.render())?;
     Ok(())
+}
+
+/// How a drive numbers its blocks, in words.
+fn numbering(m: &tierlab_hdd::LbnMapping) -> String {
+    use tierlab_hdd::LbnMapping::*;
+    match m {
+        Conventional => "conventional numbering (every surface of a cylinder, then the next cylinder)".into(),
+        SerpentinePerZone => "serpentine numbering (odd cylinders of each zone from the last surface down)".into(),
+        SerpentineGlobal => "serpentine numbering (odd cylinders from the last surface down)".into(),
+        SurfaceSerpentine { band_cylinders } => format!("surface serpentine numbering (one surface at a time in bands of {band_cylinders} cylinders)"),
+    }
 }
 
 /// What a catalog entry's `[layout]` would say, read off the tracks found: surface

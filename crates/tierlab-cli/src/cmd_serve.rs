@@ -467,7 +467,7 @@ pub fn ctl(a: CtlArgs) -> Result<()> {
         (CtlCommand::Table, serde_json::Value::Array(rows)) => {
             writeln!(out, "{:>10} {:>10} {:>5}", "extent", "location", "dirty")?;
             for r in rows {
-                writeln!(out, "{:>10} {:>10} {:>5}", r[0], r[1], if r[2] == true { "yes" } else { "" })?;
+                writeln!(out, "{:>10} {:>10} {:>5}", r["extent"], r["location"], if r["dirty"] == true { "yes" } else { "" })?;
             }
         }
         (_, serde_json::Value::Object(m)) => {

@@ -145,3 +145,18 @@ fn a_workload_larger_than_the_array_says_so() {
     let err = fails(&["array", "simulate", "--scheme", "raid5", "--disks", "4", "--workload", path.to_str().unwrap()]);
     assert!(err.contains("spans 1000000000000 bytes, more than the array's"), "{err}");
 }
+
+#[test]
+fn the_requests_of_a_run_measured_after_a_warm_up_add_up() {
+    let args = ["array", "simulate", "--scheme", "raid5", "--disks", "4", "--iops", "20", "--hours", "0.1", "--warmup-s", "120"];
+    let text = ok(&args);
+    let line = text.lines().find(|l| l.starts_with("requests")).unwrap_or_default();
+    let n: Vec<u64> = line.split(|c: char| !c.is_ascii_digit()).filter_map(|w| w.parse().ok()).collect();
+    assert_eq!(n.len(), 3, "{line}");
+    assert_eq!(n[0], n[1] + n[2], "requests = reads + writes: {line}");
+    assert!(n[0] < 20 * 360 * 9 / 10, "only the measured span's requests: {line}");
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let v = json(&ok(&json_args));
+    assert_eq!(v["requests"].as_u64(), Some(v["reads"].as_u64().unwrap() + v["writes"].as_u64().unwrap()), "{v}");
+}

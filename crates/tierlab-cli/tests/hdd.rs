@@ -31,6 +31,9 @@ fn the_maxtor_is_numbered_in_surface_serpentine_bands() {
     assert_eq!((t[64]["cylinder"].as_u64(), t[64]["surface"].as_u64()), (Some(63), Some(1)), "the next band starts on the same surface, outward");
     let v = json(&ok(&["hdd", "layout", "--device", MAXTOR, "--hdd-variant", "J20 TK 7GK", "--tracks", "40", "--json"]));
     assert_eq!((v[0]["sectors"].as_u64(), v[32]["sectors"].as_u64()), (Some(1025), Some(1196)));
+    let text = ok(&["hdd", "layout", "--device", MAXTOR, "--tracks", "70"]);
+    let first = text.lines().next().unwrap_or_default();
+    assert_eq!(first, format!("{MAXTOR}: surface serpentine numbering (one surface at a time in bands of 32 cylinders), 2 surfaces"), "in words, not Rust's debug text");
     let e = fails(&["hdd", "layout", "--device", MAXTOR, "--hdd-variant", "J99"]);
     assert!(e.contains("no layout variant `J99`") && e.contains("J20 TK 7GK"), "{e}");
 }

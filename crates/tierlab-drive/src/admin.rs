@@ -38,9 +38,7 @@ pub fn handle(drive: &Drive, req: &Request) -> Response {
         Request::Get => drive.params().map(|p| serde_json::Value::Object(p.into_iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect())),
         Request::Set { name, value } => drive.set_param(name, *value).map(|_| serde_json::json!({ "set": name, "value": value })),
         Request::Stats => drive.stats().map(|s| serde_json::to_value(s).unwrap_or_default()),
-        Request::Table => drive.table().map(|t| {
-            serde_json::Value::Array(t.into_iter().map(|r| serde_json::json!([r.extent, r.location, r.dirty])).collect())
-        }),
+        Request::Table => drive.table().map(|t| serde_json::to_value(t).unwrap_or_default()),
     };
     match result {
         Ok(v) => Response { ok: true, result: Some(v), error: None },

@@ -682,3 +682,16 @@ fn idle_connections_do_not_delay_a_metrics_scrape() {
     h.join().unwrap();
     d.close().unwrap();
 }
+
+#[test]
+fn the_mapping_table_is_served_as_labelled_rows() {
+    let dir = Dir::new("ctl-table");
+    let d = Drive::open(dir.opts(Some(tiering()))).unwrap();
+    d.write(0, &pattern(0, 1), true).unwrap();
+    let r = admin::handle(&d, &admin::Request::Table);
+    let rows = r.result.expect("a table");
+    let first = &rows.as_array().expect("rows")[0];
+    assert_eq!((first["extent"].as_u64(), first["dirty"].as_bool()), (Some(0), Some(false)), "{rows}");
+    assert!(first["location"].is_u64(), "{rows}");
+    d.close().unwrap();
+}
