@@ -18,6 +18,7 @@
 //! is the same whatever the calls in between. Time is u64 ns.
 
 use crate::error::OutOfSpace;
+use crate::host::Link;
 use crate::flash::NONE;
 use crate::mem::NoneTable;
 use crate::report::WriteBufferReport;
@@ -77,8 +78,6 @@ pub(crate) struct WriteBuffer {
     admit_floor_ns: u64,
     /// When the last program issued from the buffer ends.
     last_done_ns: u64,
-    /// When the host link is free.
-    link_free_ns: u64,
     pub(crate) report: WriteBufferReport,
 }
 
@@ -99,7 +98,6 @@ impl WriteBuffer {
             last_start_ns: 0,
             admit_floor_ns: 0,
             last_done_ns: 0,
-            link_free_ns: 0,
             report: WriteBufferReport { capacity_bytes: pages as u64 * page_bytes, ..WriteBufferReport::default() },
         }
     }
@@ -236,14 +234,6 @@ impl WriteBuffer {
         Ok(Some(t))
     }
 
-    /// `bytes` over the host link from `now_ns` on (after what is booked on it); returns
-    /// when they have crossed.
-    fn link(&mut self, now_ns: u64, bytes: u64) -> u64 {
-        let start = now_ns.max(self.link_free_ns);
-        self.link_free_ns = start.saturating_add(self.spec.transfer_ns(bytes));
-        self.link_free_ns
-    }
-
     /// Take the pages `lpns` of a host write of `len_bytes` (host write number
     /// `version`) issued at `now_ns`; returns when it is acknowledged: its data over the
     /// link, every page in the buffer, plus the controller time. The background must have
@@ -254,9 +244,10 @@ impl WriteBuffer {
         lpns: Range<u32>,
         len_bytes: u64,
         version: u64,
+        link: &mut Link,
         to: &mut impl Destage,
     ) -> Result<u64, OutOfSpace> {
-        let linked = self.link(now_ns, len_bytes);
+        let linked = link.send(now_ns, len_bytes);
         let mut ready = now_ns;
         for lpn in lpns {
             if let Some(e) = self.lookup(lpn) {
@@ -299,9 +290,15 @@ impl WriteBuffer {
 
     /// A read of `pages` buffered pages (`bytes` in all) issued at `now_ns`: when they
     /// are out over the link, plus the controller time.
-    pub(crate) fn read_hit(&mut self, now_ns: u64, pages: u64, bytes: u64) -> u64 {
+    pub(crate) fn read_hit(&mut self, now_ns: u64, pages: u64, bytes: u64, link: &mut Link) -> u64 {
+        self.count_read_hits(pages);
+        link.send(now_ns, bytes).saturating_add(self.spec.ack_ns)
+    }
+
+    /// `pages` of a read answered from the buffer, whose data go out with the rest of
+    /// the request's.
+    pub(crate) fn count_read_hits(&mut self, pages: u64) {
         self.report.read_hit_pages += pages;
-        self.link(now_ns, bytes).saturating_add(self.spec.ack_ns)
     }
 
     /// A FUA write of `lpns` is about to be programmed directly: buffered copies of
@@ -335,7 +332,6 @@ impl WriteBuffer {
         self.last_start_ns = 0;
         self.admit_floor_ns = 0;
         self.last_done_ns = 0;
-        self.link_free_ns = 0;
         self.report = WriteBufferReport { capacity_bytes: self.report.capacity_bytes, ..WriteBufferReport::default() };
     }
 }

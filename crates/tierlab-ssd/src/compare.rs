@@ -2,7 +2,9 @@
 //! table (text and JSON). SRAM is sized as in the DFTL study: what FAST needs, given to
 //! every FTL; an FTL that needs more (the ideal page FTL keeps its whole map) gets its
 //! own minimum. The drive runs without its write buffer unless asked (FlashSim had none,
-//! and a buffer hides the FTL's write costs from the response times compared).
+//! and a buffer hides the FTL's write costs from the response times compared), and
+//! without its host interface (FlashSim had no link or controller limit: the FTLs are
+//! compared on the NAND alone).
 
 use crate::error::SsdError;
 use crate::replay::{replay, ResponseStats};
@@ -84,6 +86,7 @@ where
             SramPolicy::FastNeed => fast_need,
         };
         spec.sram_bytes = given.max(spec.sram_needed_bytes(kind));
+        spec.host = None;
         if !opts.write_buffer {
             spec.write_buffer = None;
         }

@@ -7,7 +7,9 @@
 //!   per-channel and per-plane busy timelines, so operations on different planes overlap,
 //!   and garbage collection and merges delay the requests that trigger them. A drive with
 //!   a write buffer ([`WriteBufferSpec`]) acknowledges writes from it and programs them in
-//!   the background; FUA writes and FLUSH CACHE wait for the NAND.
+//!   the background; FUA writes and FLUSH CACHE wait for the NAND. A drive with a host
+//!   interface ([`HostSpec`]) moves every command's data over one link of its rate and
+//!   starts no more commands a second than its controller's rated IOPS.
 //! - FTLs (one file each under `ftl/`): ideal page mapping, block mapping with
 //!   replacement blocks, BAST, FAST and DFTL.
 //! - [`compare_ftl`]: all FTLs on one trace, one table ([`FtlComparison::to_text`] or JSON).
@@ -23,6 +25,7 @@ mod divide;
 mod error;
 mod flash;
 mod ftl;
+mod host;
 mod layout;
 mod mem;
 mod replay;
@@ -38,7 +41,7 @@ pub use ftl::MergeCounts;
 pub use replay::{replay, ResponseStats};
 pub use report::{BlockErases, EnergySplit, PageOps, Spread, SsdReport, WriteBufferReport};
 pub use spec::{
-    Energy, FtlKind, FtlSpec, GcSpec, Geometry, SsdSpec, Timing, VictimPolicy, WearLeveling,
+    Energy, FtlKind, FtlSpec, GcSpec, Geometry, HostSpec, SsdSpec, Timing, VictimPolicy, WearLeveling,
     WearSpec, WriteBufferSpec, CMT_ENTRY_BYTES, MAP_ENTRY_BYTES,
 };
 pub use ssd::{Precondition, Ssd};

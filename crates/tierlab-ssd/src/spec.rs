@@ -204,9 +204,43 @@ impl WriteBufferSpec {
 
     /// Time `bytes` take on the host link.
     pub fn transfer_ns(&self, bytes: u64) -> u64 {
-        ((bytes as u128 * NS_PER_S as u128).div_ceil(self.host_bytes_per_s.max(1) as u128)).min(u64::MAX as u128 / 4)
-            as u64
+        link_transfer_ns(bytes, self.host_bytes_per_s)
     }
+}
+
+/// The host interface and the controller's command rate: what lies between the host
+/// and the NAND. Every command crosses one serial link (SATA is half duplex: reads and
+/// writes share it) as `command_ns` of protocol exchange plus its data at
+/// `link_bytes_per_s`; the controller starts at most `read_iops` reads and `write_iops`
+/// writes a second (its rated random 4 KiB IOPS, where the data sheet gives them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSpec {
+    /// Data bytes a second the link carries, after its line coding (SATA 3 Gb/s with
+    /// 8b/10b: 300 MB/s).
+    pub link_bytes_per_s: u64,
+    /// Link time of one command's protocol exchange beyond its data (command, status and
+    /// data-frame headers, handshakes).
+    pub command_ns: u64,
+    /// Commands a second the controller can start: reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_iops: Option<u64>,
+    /// Commands a second the controller can start: writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_iops: Option<u64>,
+}
+
+impl HostSpec {
+    /// Time `bytes` of data take on the link.
+    pub fn transfer_ns(&self, bytes: u64) -> u64 {
+        link_transfer_ns(bytes, self.link_bytes_per_s)
+    }
+}
+
+/// Time `bytes` take on a link of `bytes_per_s` (rounded up; bounded so that sums of
+/// such times cannot overflow).
+pub(crate) fn link_transfer_ns(bytes: u64, bytes_per_s: u64) -> u64 {
+    ((bytes as u128 * NS_PER_S as u128).div_ceil(bytes_per_s.max(1) as u128)).min(u64::MAX as u128 / 4) as u64
 }
 
 /// One simulated SSD.
@@ -234,6 +268,10 @@ pub struct SsdSpec {
     /// FlashSim (the study drive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_buffer: Option<WriteBufferSpec>,
+    /// The host link and the controller's command rate. `None`: neither limits the drive,
+    /// as in FlashSim (the study drive; FTL comparisons drop it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostSpec>,
 }
 
 fn positive(param: &str, v: u64) -> Result<(), SsdError> {
@@ -322,6 +360,7 @@ impl SsdSpec {
                 check_interval_erases: 64,
             },
             write_buffer: None,
+            host: None,
         }
     }
 
@@ -553,6 +592,34 @@ impl SsdSpec {
                 return Err(SsdError::spec(
                     "write_buffer.host_bytes_per_s",
                     format!("expected 1 kB/s to 1 TB/s, got {}", w.host_bytes_per_s),
+                ));
+            }
+        }
+        if let Some(h) = &self.host {
+            if !(1_000..=1_000_000_000_000).contains(&h.link_bytes_per_s) {
+                return Err(SsdError::spec(
+                    "host.link_bytes_per_s",
+                    format!("expected 1 kB/s to 1 TB/s, got {}", h.link_bytes_per_s),
+                ));
+            }
+            if h.command_ns > NS_PER_S / 10 {
+                return Err(SsdError::spec("host.command_ns", "must be at most 100 ms"));
+            }
+            for (param, iops) in [("host.read_iops", h.read_iops), ("host.write_iops", h.write_iops)] {
+                if iops.is_some_and(|n| !(1..=1_000_000_000).contains(&n)) {
+                    return Err(SsdError::spec(
+                        param,
+                        format!("expected 1 to 10^9 commands a second (or no value: no limit), got {}", iops.unwrap_or(0)),
+                    ));
+                }
+            }
+            if let Some(w) = self.write_buffer.as_ref().filter(|w| w.host_bytes_per_s != h.link_bytes_per_s) {
+                return Err(SsdError::spec(
+                    "write_buffer.host_bytes_per_s",
+                    format!(
+                        "the buffer's data crosses the host link, so expected host.link_bytes_per_s ({}), got {}",
+                        h.link_bytes_per_s, w.host_bytes_per_s
+                    ),
                 ));
             }
         }

@@ -8,6 +8,7 @@ use crate::buffer::{Destage, WriteBuffer};
 use crate::error::{OutOfSpace, SsdError};
 use crate::flash::{Flash, MAP_TAG};
 use crate::ftl::{self, Ftl, MergeCounts};
+use crate::host::{Commands, Link};
 use crate::report::{BlockErases, EnergySplit, PageOps, Spread, SsdReport};
 use crate::rng::SplitMix64;
 use crate::spec::{FtlKind, SsdSpec, WearLeveling};
@@ -62,6 +63,13 @@ pub struct Ssd {
     ftl: Box<dyn Ftl>,
     /// The write buffer, where the spec gives one.
     buffer: Option<WriteBuffer>,
+    /// The host link: the spec's `host`, or for a buffered drive without one the
+    /// buffer's (then only buffered data cross it, as FlashSim-style drives time it).
+    link: Option<Link>,
+    /// Whether the spec has a host interface: every command crosses the link.
+    host: bool,
+    /// The controller's command rate (no limit without a host interface).
+    commands: Commands,
     /// Host writes so far (never reset): each write's number, its data's version.
     write_seq: u64,
     /// Verification aid (`enable_data_versions`): per logical page, the host write whose
@@ -97,8 +105,16 @@ impl Ssd {
             .write_buffer
             .as_ref()
             .map(|w| WriteBuffer::new(w, spec.geometry.page_bytes as u64, spec.planes() as usize, spec.logical_pages() as usize));
+        let link = match (&spec.host, &spec.write_buffer) {
+            (Some(h), _) => Some(Link::of(h)),
+            (None, Some(w)) => Some(Link::new(w.host_bytes_per_s, 0)),
+            (None, None) => None,
+        };
         Ok(Ssd {
             buffer,
+            link,
+            host: spec.host.is_some(),
+            commands: spec.host.as_ref().map(Commands::of).unwrap_or_default(),
             write_seq: 0,
             durable: Vec::new(),
             wear: spec.wear_leveling.mode,
@@ -176,6 +192,7 @@ impl Ssd {
         if op.op == Op::Write {
             self.write_seq += 1;
         }
+        let start = self.commands.start(now, op.op);
         let mut done = match self.buffer {
             None => {
                 if op.op == Op::Write && !self.durable.is_empty() {
@@ -185,9 +202,9 @@ impl Ssd {
                         }
                     }
                 }
-                self.ftl.serve(&mut self.flash, op.op, lpns, now)?
+                self.serve_direct(start, op, lpns)?
             }
-            Some(_) => self.serve_buffered(now, op, lpns)?,
+            Some(_) => self.serve_buffered(start, op, lpns)?,
         };
         match op.op {
             Op::Read => self.host_reads += 1,
@@ -204,11 +221,30 @@ impl Ssd {
         Ok(done)
     }
 
+    /// A request straight to the FTL: over the host link, where the drive has one, before
+    /// a write's programs and after a read's page reads (streamed out as they come).
+    fn serve_direct(&mut self, now: u64, op: &DeviceOp, lpns: std::ops::Range<u32>) -> Result<u64, SsdError> {
+        let link = self.link.as_mut().filter(|_| self.host);
+        let Some(link) = link else {
+            return Ok(self.ftl.serve(&mut self.flash, op.op, lpns, now)?);
+        };
+        Ok(match op.op {
+            Op::Read => {
+                let read = self.ftl.serve(&mut self.flash, Op::Read, lpns, now)?;
+                link.stream(now, read, op.len_bytes, op.len_bytes.min(self.page_bytes))
+            }
+            Op::Write => {
+                let arrived = link.send(now, op.len_bytes);
+                self.ftl.serve(&mut self.flash, Op::Write, lpns, arrived)?
+            }
+        })
+    }
+
     /// A request through the write buffer (the background played up to `now` first):
     /// writes go into it (FUA ones past it, straight to the FTL), reads are answered from
     /// it for the pages it holds and from flash for the rest.
     fn serve_buffered(&mut self, now: u64, op: &DeviceOp, lpns: std::ops::Range<u32>) -> Result<u64, SsdError> {
-        let Some(buffer) = self.buffer.as_mut() else {
+        let (Some(buffer), Some(link)) = (self.buffer.as_mut(), self.link.as_mut()) else {
             return Ok(self.ftl.serve(&mut self.flash, op.op, lpns, now)?);
         };
         let mut to = ToFtl { ftl: &mut *self.ftl, flash: &mut self.flash, durable: &mut self.durable };
@@ -221,9 +257,10 @@ impl Ssd {
                         *v = self.write_seq;
                     }
                 }
-                Ok(self.ftl.serve(&mut self.flash, Op::Write, lpns, now)?)
+                let arrived = if self.host { link.send(now, op.len_bytes) } else { now };
+                Ok(self.ftl.serve(&mut self.flash, Op::Write, lpns, arrived)?)
             }
-            Op::Write => Ok(buffer.write(now, lpns, op.len_bytes, self.write_seq, &mut to)?),
+            Op::Write => Ok(buffer.write(now, lpns, op.len_bytes, self.write_seq, link, &mut to)?),
             Op::Read => {
                 let (mut done, mut hits, mut miss_from) = (now, 0u64, None);
                 for lpn in lpns.clone() {
@@ -239,9 +276,15 @@ impl Ssd {
                 if let Some(from) = miss_from {
                     done = done.max(self.ftl.serve(&mut self.flash, Op::Read, from..lpns.end, now)?);
                 }
+                let from_flash = hits < lpns.len() as u64;
+                if self.host && from_flash {
+                    // All the request's data go out over the link, as the flash delivers them.
+                    buffer.count_read_hits(hits);
+                    return Ok(link.stream(now, done, op.len_bytes, op.len_bytes.min(self.page_bytes)));
+                }
                 if hits > 0 {
                     let bytes = if hits == lpns.len() as u64 { op.len_bytes } else { hits * self.page_bytes };
-                    done = done.max(buffer.read_hit(now, hits, bytes));
+                    done = done.max(buffer.read_hit(now, hits, bytes, link));
                 }
                 Ok(done)
             }
@@ -373,6 +416,10 @@ impl Ssd {
         if let Some(b) = &mut self.buffer {
             b.restart();
         }
+        if let Some(l) = &mut self.link {
+            l.restart();
+        }
+        self.commands.restart();
         self.flash.reset_stats();
         self.start_ns = None;
         self.last_now_ns = 0;
