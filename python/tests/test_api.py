@@ -16,6 +16,10 @@ import pytest
 import tierlab
 from conftest import trace
 
+# Measured runs short enough for a test (the defaults run to 400,000 requests a run).
+QUICK = {"run_requests": 20000, "batch_requests": 500}
+QUICK_FLAGS = ["--run-requests", "20000", "--batch-requests", "500"]
+
 WEB = "umass-websearch-small.disksim"
 
 
@@ -33,9 +37,9 @@ def test_a_hybrid_run_on_a_real_trace_equals_the_command_line(cli):
 
 def test_compare_rows_equal_the_command_line_and_become_one_row_per_run(cli):
     path = trace(WEB)
-    opts = dict(compact=True, fractions=[0.25], pts=[2], extents=[1048576], mcmls=[4])
+    opts = dict(compact=True, fractions=[0.25], pts=[2], extents=[1048576], mcmls=[4], **QUICK)
     rows = tierlab.compare(path, progress=False, **opts)
-    assert rows == cli("compare", "--trace", path, "--compact", "--fractions", "0.25", "--pts", "2", "--extents", "1048576", "--mcmls", "4")
+    assert rows == cli("compare", "--trace", path, "--compact", "--fractions", "0.25", "--pts", "2", "--extents", "1048576", "--mcmls", "4", *QUICK_FLAGS)
     df = tierlab.to_pandas(rows)
     assert list(df["config"]) == [r["config"] for r in rows] and len(df) == 5
     for col in ("throughput_iops", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "energy_j", "ssd_eu_read_tenth", "hdd_eu", "cost_usd_alpha_1", "cost_usd_alpha_100000", "horizon_cost_usd"):
@@ -49,9 +53,9 @@ def test_compare_rows_equal_the_command_line_and_become_one_row_per_run(cli):
 
 def test_one_run_is_the_compare_row_of_its_design():
     path = trace(WEB)
-    rows = tierlab.compare(path, compact=True, fractions=[0.125], pts=[8], extents=[262144], mcmls=[1], progress=False)
+    rows = tierlab.compare(path, compact=True, fractions=[0.125], pts=[8], extents=[262144], mcmls=[1], progress=False, **QUICK)
     want = next(r for r in rows if r["mode"] == "caching")
-    got = tierlab.run({"trace": path, "compact": True}, {"mode": "caching", "ssd_fraction": 0.125, "pt": 8, "es": 262144, "mcml": 1}, progress=False)
+    got = tierlab.run({"trace": path, "compact": True}, {"mode": "caching", "ssd_fraction": 0.125, "pt": 8, "es": 262144, "mcml": 1}, progress=False, **QUICK)
     assert got == want
 
 

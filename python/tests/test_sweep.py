@@ -18,7 +18,8 @@ DESIGNS = [
     {"mode": ["hdd-only", "ssd-only"]},
     {"mode": "tiering", "ssd_fraction": 0.25, "pt": [2, 8], "es": 1048576, "mcml": 4},
 ]
-OPTIONS = {"prices": "greendm-2012", "tariff": "lipa-285-recent"}
+# Measured runs short enough for a test (the defaults run to 400,000 requests a run).
+OPTIONS = {"prices": "greendm-2012", "tariff": "lipa-285-recent", "run_requests": 20000, "batch_requests": 500}
 
 
 def test_designs_expand_to_every_combination_in_order():
@@ -61,7 +62,7 @@ def test_the_command_line_front_end_runs_a_sweep_file(cli_path, tmp_path):
     path = trace(WEB)
     f = tmp_path / "s.toml"
     f.write_text(
-        f'out = "result"\n[options]\nprices = "greendm-2012"\n'
+        f'out = "result"\n[options]\nprices = "greendm-2012"\nrun_requests = 20000\nbatch_requests = 500\n'
         f'[[workloads]]\ntrace = "{path}"\ncompact = true\nmax_requests = 2000\n'
         f'[[designs]]\nmode = ["hdd-only", "linear"]\nssd_fraction = 0.25\n'
     )
@@ -71,7 +72,7 @@ def test_the_command_line_front_end_runs_a_sweep_file(cli_path, tmp_path):
     rows = json.loads(out.stdout)
     assert [r["mode"] for r in rows] == ["hddonly", "linear"]
     assert (tmp_path / "result").is_dir()
-    one = tierlab.run({"trace": str(path), "compact": True, "max_requests": 2000}, {"mode": "linear", "ssd_fraction": 0.25}, prices="greendm-2012", progress=False)
+    one = tierlab.run({"trace": str(path), "compact": True, "max_requests": 2000}, {"mode": "linear", "ssd_fraction": 0.25}, prices="greendm-2012", run_requests=20000, batch_requests=500, progress=False)
     assert rows[1]["energy_j"] == one["energy_j"] and rows[1]["cost_usd_alpha_1000"] == tierlab.flatten(one)["cost_usd_alpha_1000"]
 
 

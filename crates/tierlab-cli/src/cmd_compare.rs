@@ -3,12 +3,12 @@
 //! `tierlab_hybrid`'s; this module parses arguments and renders the rows.
 
 use crate::cmd_simulate::{ReplayMode, SimulateArgs};
+use crate::measure_args::{MeasureArgs, PriceArgs};
 use crate::progress::{csv_field, requests_bar};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
-use tierlab_cost::DemandBilling;
 use tierlab_hybrid::{CostModel, FailedRow, Matrix, RunRow};
 use tierlab_report::Table;
 use tierlab_types::MIB;
@@ -36,19 +36,13 @@ pub struct CompareArgs {
     /// caching. `--modes tiering --fractions 0.25 --pts 2 --extents 1M --mcmls 4` is one run.
     #[arg(long, value_delimiter = ',', value_enum, default_values_t = Matrix::DESIGNS)]
     pub modes: Vec<tierlab_hybrid::Mode>,
-    /// Device prices and rated limits (catalog/cost).
-    #[arg(long, default_value = "greendm-2012")]
-    pub prices: String,
-    /// Electricity tariff (catalog/cost).
-    #[arg(long, default_value = "lipa-285-recent")]
-    pub tariff: String,
-    /// SSD wear counts reads times this ratio as well as writes (the research reports 1/10 and 1/100).
-    #[arg(long, default_value_t = 0.1)]
-    pub read_effect: f64,
-    /// How often the tariff's demand charge is paid: `per-run` (the research's model) or
-    /// `monthly` (per month of the service time the α runs stand for).
-    #[arg(long, default_value = "per-run", value_name = "per-run|monthly")]
-    pub demand_billing: DemandBilling,
+    #[command(flatten)]
+    pub prices: PriceArgs,
+    /// Each row is also priced over this many years (the workload at its own rate).
+    #[arg(long, default_value_t = 5.0)]
+    pub years: f64,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
     /// Also write the table as CSV here.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
@@ -71,13 +65,7 @@ impl CompareArgs {
     }
 
     pub fn cost_model(&self) -> CostModel {
-        CostModel {
-            prices: self.prices.clone(),
-            tariff: self.tariff.clone(),
-            read_effect: self.read_effect,
-            demand_billing: self.demand_billing,
-            ..CostModel::default()
-        }
+        self.prices.cost_model(self.years)
     }
 }
 
@@ -86,19 +74,38 @@ pub fn render_failed(failed: &[FailedRow]) -> String {
     failed.iter().map(|f| format!("not run: {}: {}\n", f.config, f.error)).collect()
 }
 
+/// What each column of the table measures, for the lines above it.
+pub fn render_legend(rows: &[RunRow]) -> String {
+    let Some(r) = rows.first() else { return String::new() };
+    let closed = r.runs.iter().find(|n| n.replay.starts_with("closed"));
+    let iops = match closed {
+        Some(c) => format!("IOPS: as fast as the design goes ({}); every other column: the workload\nat its own arrival times ({:.1} IOPS offered), measured at steady state;", c.replay, r.offered_iops),
+        None => format!("IOPS and every other column: the workload at its own arrival times ({:.1} IOPS\noffered), measured at steady state;", r.offered_iops),
+    };
+    format!(
+        "{iops} energy, moves, eu and $ per pass\nof the workload ({:.1} s); $ at α passes; ! cannot sustain the load, ~ never\nsettled; 95 % intervals in --json and --csv\n\n",
+        r.pass_s
+    )
+}
+
 pub fn render_text(rows: &[RunRow]) -> String {
     let mut t = Table::new([
         "config", "IOPS", "mean ms", "p99 ms", "energy J", "avg W", "spun down %", "SSD hit %", "moves", "SSD eu", "HDD eu",
         "$ α=1", "$ α=1e3", "$ α=1e5",
     ]);
     for r in rows {
+        let mark = match (r.sustainable, r.settled()) {
+            (false, _) => "!",
+            (true, false) => "~",
+            (true, true) => "",
+        };
         let moves = if r.prefetches + r.evictions + r.write_backs > 0 {
             format!("{}p/{}e/{}w", r.prefetches, r.evictions, r.write_backs)
         } else {
             format!("{}↑/{}↓", r.promotions, r.demotions)
         };
         t.row([
-            r.config.clone(),
+            format!("{}{mark}", r.config),
             format!("{:.1}", r.throughput_iops),
             format!("{:.3}", r.mean_ms),
             format!("{:.3}", r.p99_ms),
@@ -119,7 +126,7 @@ pub fn render_text(rows: &[RunRow]) -> String {
 
 pub fn render_csv(rows: &[RunRow], failed: &[FailedRow]) -> String {
     let mut s = String::from(
-        "config,mode,ssd_fraction,extent_bytes,pt,mcml,lt,ht,throughput_iops,mean_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,energy_j,average_power_w,hdd_spun_down_fraction,ssd_hit_ratio,promotions,demotions,prefetches,evictions,write_backs,ssd_write_bytes,ssd_read_bytes,hdd_start_stop_cycles,ssd_eu_read_tenth,ssd_eu_read_hundredth,hdd_eu",
+        "config,mode,ssd_fraction,extent_bytes,pt,mcml,lt,ht,throughput_iops,mean_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,energy_j,average_power_w,hdd_spun_down_fraction,ssd_hit_ratio,promotions,demotions,prefetches,evictions,write_backs,ssd_write_bytes,ssd_read_bytes,hdd_start_stop_cycles,ssd_eu_read_tenth,ssd_eu_read_hundredth,hdd_eu,offered_iops,sustainable,settled,pass_s,throughput_iops_hw,mean_ms_hw,energy_j_hw,ssd_hit_ratio_hw,ssd_eu_read_tenth_hw,horizon_years,horizon_usd,horizon_usd_hw",
     );
     for a in tierlab_cost::ALPHAS {
         s.push_str(&format!(",cost_usd_alpha_{a}"));
@@ -162,6 +169,22 @@ pub fn render_csv(rows: &[RunRow], failed: &[FailedRow]) -> String {
             r.ssd_eu_read_hundredth,
             r.hdd_eu
         ));
+        let hw = &r.half_width;
+        s.push_str(&format!(
+            ",{},{},{},{},{},{},{},{},{},{},{},{}",
+            r.offered_iops,
+            r.sustainable,
+            r.settled(),
+            r.pass_s,
+            hw.throughput_iops,
+            hw.mean_ms,
+            hw.energy_j,
+            hw.ssd_hit_ratio,
+            hw.ssd_eu_read_tenth,
+            r.horizon.years,
+            r.horizon.total_usd,
+            hw.horizon_usd
+        ));
         for c in &r.cost {
             s.push_str(&format!(",{}", c.total_usd));
         }
@@ -178,7 +201,8 @@ pub fn run(a: CompareArgs) -> Result<()> {
     let workload = a.base.workload()?;
     let bar = requests_bar("simulating");
     let mut current = String::new();
-    let report = tierlab_hybrid::compare(&a.matrix(), &workload, &a.cost_model(), &mut |label, n| {
+    let protocol = a.measure.protocol()?;
+    let report = tierlab_hybrid::compare(&a.matrix(), &workload, &a.cost_model(), &protocol, &mut |label, n| {
         if label != current {
             current = label.to_string();
             bar.set_message(current.clone());
@@ -198,7 +222,7 @@ pub fn run(a: CompareArgs) -> Result<()> {
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
     } else {
-        write!(out, "{}{}", render_text(rows), render_failed(&report.failed))?;
+        write!(out, "{}{}{}", render_legend(rows), render_text(rows), render_failed(&report.failed))?;
     }
     Ok(())
 }

@@ -1,17 +1,19 @@
 //! `tierlab overview` (and `tierlab` with no command): the question tierlab exists to
 //! answer, on one workload. Five drive designs — SSD-only, HDD-only, linear, GreenDM
 //! tiering and caching — each with its throughput, mean latency, energy, wear and cost
-//! over the drive's life, and a verdict: the fastest, the cheapest over the horizon, the
-//! best per dollar. The runs, prices and verdict are `tierlab_hybrid::overview`'s; this
-//! module turns flags into its inputs and renders the result to fit 80 columns.
+//! over the drive's life, measured at steady state with 95 % intervals, and a verdict
+//! among the designs that carry the load: the fastest, the cheapest over the horizon, the
+//! best per dollar, with ties called. The runs, prices and verdict are
+//! `tierlab_hybrid::overview`'s; this module turns flags into its inputs and renders the
+//! result to fit 80 columns.
 
 use crate::cmd_simulate::{ReplayMode, SimulateArgs};
+use crate::measure_args::{with_interval, MeasureArgs, PriceArgs};
 use crate::progress::{requests_bar, write_json};
 use anyhow::Result;
 use clap::Args;
 use serde::Serialize;
 use std::io::Write;
-use tierlab_cost::DemandBilling;
 use tierlab_hybrid::{CostModel, Overview, Workload};
 use tierlab_report::{fmt_bytes, Table};
 
@@ -24,30 +26,23 @@ pub struct OverviewArgs {
     /// The drive's life: each design is priced over this many years.
     #[arg(long, default_value_t = 5.0)]
     pub years: f64,
-    /// Device prices and rated limits (catalog/cost).
-    #[arg(long, default_value = "greendm-2012")]
-    pub prices: String,
-    /// Electricity tariff (catalog/cost).
-    #[arg(long, default_value = "lipa-285-recent")]
-    pub tariff: String,
+    #[command(flatten)]
+    pub prices: PriceArgs,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
 }
 
 pub fn run(a: OverviewArgs) -> Result<()> {
     let workload = a.base.workload()?;
     let describe = match &workload {
         Workload::Trace { path, .. } => format!("trace {}", path.display()),
-        Workload::Synthetic(spec) => format!(
-            "{} ({} requests over {}, {:.0} % reads)",
-            spec.name,
-            spec.requests,
-            fmt_bytes(spec.span_bytes),
-            spec.read_fraction * 100.0
-        ),
+        Workload::Synthetic(spec) => format!("{} ({}, {}, {:.0} % reads)", spec.name, rate(spec), fmt_bytes(spec.span_bytes), spec.read_fraction * 100.0),
     };
     let config = a.base.config(ReplayMode::Closed);
-    let cost = CostModel { prices: a.prices.clone(), tariff: a.tariff.clone(), demand_billing: DemandBilling::Monthly, horizon_years: a.years, ..CostModel::default() };
+    let cost = a.prices.cost_model(a.years);
+    let protocol = a.measure.protocol()?;
     let bar = requests_bar("simulating");
-    let result = tierlab_hybrid::overview(&config, &workload, &cost, &mut |label, n| {
+    let result = tierlab_hybrid::overview(&config, &workload, &cost, &protocol, &mut |label, n| {
         bar.set_message(label.split_whitespace().next().unwrap_or(label).to_string());
         bar.set_position(n);
     });
@@ -61,6 +56,15 @@ pub fn run(a: OverviewArgs) -> Result<()> {
     Ok(())
 }
 
+/// A synthetic workload's arrivals, as the overview's header states them.
+fn rate(spec: &tierlab_workload::WorkloadSpec) -> String {
+    match spec.arrival {
+        tierlab_workload::Arrival::Poisson { iops } => format!("Poisson, {iops} IOPS"),
+        tierlab_workload::Arrival::Fixed { iops } => format!("fixed rate, {iops} IOPS"),
+        tierlab_workload::Arrival::Back2back => "back to back".into(),
+    }
+}
+
 /// The JSON: the workload described, then the overview's fields.
 #[derive(Serialize)]
 struct Report<'a> {
@@ -69,34 +73,70 @@ struct Report<'a> {
     overview: &'a Overview,
 }
 
+/// Names joined for a sentence: `a`, `a and b`, `a, b and c`.
+fn joined(names: &[String]) -> String {
+    match names {
+        [] => "-".into(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// The overview as people read it, within 80 columns. Byte-stable (golden-file tested).
 pub fn render(workload: &str, o: &Overview, config: &tierlab_hybrid::Config, cost: &CostModel) -> String {
     let h = &config.hybrid;
     let mut s = String::new();
     s.push_str(&format!("workload   {workload}\n"));
     s.push_str(&format!("devices    SSD {}, HDD {}\n", h.ssd, config.hdd.device));
-    s.push_str(&format!("hybrids    SSD share {}, extents {}, PT {}, MCML {}\n", h.ssd_fraction, fmt_bytes(h.es), h.pt, h.mcml));
+    let start = if h.populated { "holding their data" } else { "new and empty" };
+    s.push_str(&format!("hybrids    SSD share {}, extents {}, PT {}, MCML {}, {start}\n", h.ssd_fraction, fmt_bytes(h.es), h.pt, h.mcml));
     s.push_str(&format!("spin-down  {}\n", o.spin_down));
-    s.push_str(&format!("prices     {}, tariff {} (demand billed monthly)\n", cost.prices, cost.tariff));
+    s.push_str(&format!("prices     {}, tariff {} (demand billed {})\n", cost.prices, cost.tariff, cost.demand_billing));
+    s.push_str(&format!("wear       SSD reads count {} of a write\n", cost.read_effect));
     let years = o.years;
-    s.push_str(&format!("replay     max IOPS: closed loop, one request outstanding; the others: the\n           workload at its own arrival times, for {years} years\n\n"));
+    let target = o.measurement.target_relative_half_width * 100.0;
+    s.push_str(&format!("measured   each run warmed up until steady, then run until its 95 % interval\n           (±) is within {target} %; max IOPS: closed loop, one request outstanding;\n           the rest: the workload at its own arrival times, for {years} years\n\n"));
     let mut t = Table::new(["design", "max IOPS", "mean ms", &format!("kWh/{years}y"), "SSD life %", "HDD life %", &format!("$/{years}y")]);
-    let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.2}"));
     for d in &o.designs {
-        t.row([d.design.clone(), format!("{:.1}", d.max_iops), format!("{:.3}", d.mean_ms), format!("{:.1}", d.energy_kwh), pct(d.ssd_life_pct), pct(d.hdd_life_pct), format!("{:.2}", d.cost_usd)]);
+        let mark = match (d.sustainable, d.settled) {
+            (false, _) => "!",
+            (true, false) => "~",
+            (true, true) => "",
+        };
+        let life = |v: Option<f64>, hw: f64| v.map_or("-".into(), |v| with_interval(v, hw, 1));
+        t.row([
+            format!("{}{mark}", d.design),
+            with_interval(d.max_iops, d.max_iops_hw, 0),
+            with_interval(d.mean_ms, d.mean_ms_hw, 3),
+            with_interval(d.energy_kwh, d.energy_kwh_hw, 1),
+            life(d.ssd_life_pct, d.ssd_life_pct_hw),
+            life(d.hdd_life_pct, 0.0),
+            with_interval(d.cost_usd, d.cost_usd_hw, 0),
+        ]);
     }
     s.push_str(&t.render());
+    for d in o.designs.iter().filter(|d| !d.sustainable) {
+        s.push_str(&format!("! {}: cannot sustain {:.1} IOPS (max {:.1}); its figures are a saturated run's\n", d.design, d.offered_iops, d.max_iops));
+    }
+    if o.designs.iter().any(|d| d.sustainable && !d.settled) {
+        s.push_str("~ never settled: the warm-up was cut at the run's cap (--run-requests)\n");
+    }
     for f in &o.failed {
         s.push_str(&format!("not run: {}: {}\n", f.config, f.error));
     }
     s.push('\n');
-    let name = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
-    s.push_str(&format!(
-        "verdict    fastest {}, cheapest over {years} years {}, best IOPS/$ {}\n",
-        name(&o.fastest),
-        name(&o.cheapest),
-        name(&o.best_per_dollar)
-    ));
+    let verdict = |names: &[String]| match names.len() {
+        0 => "-".to_string(),
+        1 => names[0].clone(),
+        _ => format!("{} (a tie: within each other's 95 % interval)", joined(names)),
+    };
+    s.push_str(&format!("verdict    among {}\n", joined(&o.judged)));
+    s.push_str(&format!("           fastest {}\n", verdict(&o.fastest)));
+    s.push_str(&format!("           cheapest over {years} years {}\n", verdict(&o.cheapest)));
+    s.push_str(&format!("           best IOPS/$ {}\n", verdict(&o.best_per_dollar)));
+    for n in &o.not_judged {
+        s.push_str(&format!("not judged {}: {}\n", n.design, n.reason));
+    }
     s.push_str("more       tierlab compare (sweeps), tierlab simulate (one design), --help\n");
     s
 }

@@ -63,10 +63,15 @@ pub struct HybridArgs {
     /// Caching: fifo, lru, arc, 2q or wsclock.
     #[arg(long, default_value = "lru")]
     pub replacement: Algorithm,
-    /// Tiering: start with the drive full, its data laid in address order (SSD first) as
-    /// if copied on before the run, instead of new and empty (extents mapped on first touch).
-    #[arg(long)]
+    /// Tiering: start with the drive full, its data laid in address order (SSD first), as
+    /// a drive in service holds its data. The default; see --empty.
+    #[arg(long, conflicts_with = "empty")]
     pub populated: bool,
+    /// Tiering: start new and empty instead (extents mapped on first touch, SSD first):
+    /// reads of never-written extents then cost no device I/O, so this measures a drive
+    /// before its data arrives, not one in service.
+    #[arg(long)]
+    pub empty: bool,
     /// Set a policy tunable by name once the drive is built, e.g. `redirect_p=0.5`,
     /// `hdd_predictor=1` or `idle_s=0.5` for mixdyn (repeatable; the names are the
     /// policy's `params`).
@@ -101,7 +106,7 @@ impl HybridArgs {
             ht: self.ht,
             write_policy: self.write_policy,
             replacement: self.replacement,
-            populated: self.populated,
+            populated: !self.empty,
             policy_params: self.policy_param.clone(),
         }
     }

@@ -27,6 +27,7 @@ mod html_array;
 mod html_replicate;
 mod hybrid;
 mod memory;
+mod measure_args;
 mod progress;
 mod session;
 pub mod api;

@@ -140,8 +140,10 @@ pub struct HybridParams {
     /// Caching: the replacement algorithm.
     pub replacement: Algorithm,
     /// Tiering: start with the drive's whole capacity placed in address order (SSD first),
-    /// as if a data set had been copied on, instead of new and empty (extents mapped on
-    /// first touch). Caching starts cold and linear is static either way.
+    /// as a drive in service holds its data (the default); off, the drive is new and empty
+    /// and GreenDM maps extents on first touch — reads of never-written extents then cost
+    /// no device I/O, which measures a drive before its data arrives. Caching starts cold
+    /// (the measurement layer warms it) and linear is static either way.
     pub populated: bool,
     /// Tunables set on the policy once it is built, in order (`Policy::set_param` names:
     /// `pt`, `lt`, … for tiering; `redirect_p`, `hdd_predictor`, … for MixDyn).
@@ -166,7 +168,7 @@ impl Default for HybridParams {
             ht: None,
             write_policy: WritePolicy::WriteBack,
             replacement: Algorithm::Lru,
-            populated: false,
+            populated: true,
             policy_params: Vec::new(),
         }
     }

@@ -9,8 +9,11 @@
 //!
 //! - [`simulate`]: one [`Config`] on one [`Workload`] → a [`Run`] (the engine's report and
 //!   the bytes of each device the drive uses).
-//! - [`run_config`]: the same, priced by a [`CostModel`] → one [`RunRow`].
+//! - [`simulate_measured`]: the same, measured at steady state as a [`Protocol`] says.
+//! - [`run_config`]: one configuration measured and priced by a [`CostModel`] → one
+//!   [`RunRow`], every figure with its 95 % interval.
 //! - [`compare`]: every configuration of a [`Matrix`] → a [`CompareReport`].
+//! - [`overview`]: the five designs and a verdict among those that carry the load.
 //!
 //! Errors are `anyhow` errors whose messages say which input was wrong and what was
 //! expected; nothing here panics on bad input.
@@ -24,12 +27,13 @@ mod overview;
 mod run;
 
 pub use address::AddressMap;
-pub use compare::{compare, run_config, CompareReport, CostModel, FailedRow, RunRow};
+pub use compare::{compare, run_config, CompareReport, CostModel, FailedRow, HalfWidths, RunNote, RunRow, READ_EFFECT};
 pub use drive::{build, datasheet_ssd, Built, HybridParams, Mode, SsdTiming, SsdWriteBuffer};
 pub use hdd::{build_hdd, catalog, catalog_hdd, datasheet, hdd_spec, hdd_variants, power_profile, HddChoice, DEFAULT_HDD};
 pub use matrix::{Matrix, MatrixEntry};
-pub use overview::{overview, spin_down_at_break_even, Design, Overview};
-pub use run::{simulate, Config, Run, Usage, Workload};
+pub use overview::{overview, spin_down_at_break_even, Design, NotJudged, Overview};
+pub use run::{pass_of, pass_seconds, simulate, simulate_measured, Config, Measured, Run, Usage, Workload};
+pub use tierlab_measure::Protocol;
 
 #[cfg(test)]
 mod tests;

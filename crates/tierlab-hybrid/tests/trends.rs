@@ -1,10 +1,11 @@
 //! The GreenDM research's trends that hold in tierlab (docs/trends.md), checked on the
-//! first 20,000 requests of the read-heavy and the write-heavy trace so that a change in
-//! a policy, a device model or the cost model that breaks one shows here.
+//! first 20,000 requests of the read-heavy and the write-heavy trace, measured at steady
+//! state by the measurement layer, so that a change in a policy, a device model, the cost
+//! model or the measurement that breaks one shows here.
 //! Skips with a note when ../shared is absent.
 
 use std::path::PathBuf;
-use tierlab_hybrid::{compare, CompareReport, Config, CostModel, HybridParams, Matrix, Mode, RunRow, Workload};
+use tierlab_hybrid::{compare, CompareReport, Config, CostModel, HybridParams, Matrix, Mode, Protocol, RunRow, Workload};
 use tierlab_sim::Replay;
 use tierlab_trace::ReadOptions;
 
@@ -32,7 +33,10 @@ fn study(name: &str) -> Option<CompareReport> {
     let matrix = Matrix { fractions: vec![0.25], pts: vec![2, 8], extents: vec![K64, M1], mcmls: vec![1], ..Matrix::new(base) };
     let workload = Workload::Trace { path, options: ReadOptions { max_requests: Some(20_000), ..ReadOptions::default() } };
     let cost = CostModel { prices: "greendm-2012".into(), ..CostModel::default() };
-    Some(compare(&matrix, &workload, &cost, &mut |_, _| {}).expect("the study runs"))
+    // Measured as the study is, in runs of at most 40,000 requests (the first 20,000 of
+    // the trace, played twice where a run needs it).
+    let protocol = Protocol { batch_requests: 500, max_requests: 40_000, ..Protocol::default() };
+    Some(compare(&matrix, &workload, &cost, &protocol, &mut |_, _| {}).expect("the study runs"))
 }
 
 fn row<'a>(r: &'a CompareReport, label: &str) -> &'a RunRow {
@@ -76,19 +80,16 @@ fn common_trends(r: &CompareReport, name: &str) {
 fn read_heavy_trends_hold() {
     let Some(r) = study(READ_HEAVY) else { return };
     common_trends(&r, READ_HEAVY);
-    // Trend 1: a larger PT lowers the long-run cost (on average over ES).
-    for mode in [Mode::Tiering, Mode::Caching] {
-        let (pt2, pt8) = (mean_long_run(&r, mode, |x| x.pt == Some(2)), mean_long_run(&r, mode, |x| x.pt == Some(8)));
-        assert!(pt8 < pt2, "trend 1, {mode:?}: PT 8 ${pt8} vs PT 2 ${pt2}");
+    // At its own rate (about 430 IOPS) the trace outruns a single disk: every design that
+    // sends most requests to the HDD cannot sustain it, and only SSD-only can. The
+    // research's long-run cost trends on this trace (PT, Mylinear, SSD-only cheapest) were
+    // drawn from closed-loop runs priced as if repeated; at the trace's own rate they
+    // compare saturated runs, which docs/trends.md no longer ranks.
+    assert!(row(&r, "ssd-only").sustainable);
+    for x in r.rows.iter().filter(|x| x.config != "ssd-only") {
+        assert!(!x.sustainable, "`{}` carries {:.0} IOPS at {:.0} closed-loop", x.config, x.offered_iops, x.throughput_iops);
+        assert!(x.offered_iops > 400.0 && x.throughput_iops < x.offered_iops, "`{}`: {} offered, {} max", x.config, x.offered_iops, x.throughput_iops);
     }
-    // Trend 5: tiering and caching cost more than Mylinear in the long run.
-    let linear = row(&r, "linear ssd=1/4").cost_at(LONG_RUN);
-    for x in moving(&r, Mode::Tiering).chain(moving(&r, Mode::Caching)) {
-        assert!(x.cost_at(LONG_RUN) > linear, "trend 5: `{}` ${} vs Mylinear ${linear}", x.config, x.cost_at(LONG_RUN));
-    }
-    // Trend 3: SSD-only is the cheapest in the long run on a read-heavy load.
-    let ssd = row(&r, "ssd-only").cost_at(LONG_RUN);
-    assert!(r.rows.iter().all(|x| x.config == "ssd-only" || x.cost_at(LONG_RUN) > ssd), "trend 3");
 }
 
 #[test]

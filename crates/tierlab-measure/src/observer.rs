@@ -29,6 +29,11 @@ pub struct Protocol {
     pub max_requests: u64,
     /// The run takes at least this many requests (a workload's own length).
     pub min_requests: u64,
+    /// Stop an open-loop run whose backlog grows with its arrivals, as one that cannot
+    /// carry its load. A study that knows the design's capacity exceeds the load (from a
+    /// closed-loop run) turns this off, so that a transient overload during the warm-up
+    /// (a cache still filling) is not mistaken for one.
+    pub detect_overload: bool,
 }
 
 impl Default for Protocol {
@@ -39,8 +44,9 @@ impl Default for Protocol {
             min_warmup_batches: 20,
             target_relative_half_width: 0.05,
             min_batches: 20,
-            max_requests: 1_000_000,
+            max_requests: 400_000,
             min_requests: 0,
+            detect_overload: true,
         }
     }
 }
@@ -175,7 +181,7 @@ impl<'a> Measurement<'a> {
     /// by more than 5 % of what arrived, and holds more than a batch.
     fn outrun(&self) -> bool {
         let n = self.batches.len();
-        if self.closed_loop || n < self.protocol.min_warmup_batches {
+        if self.closed_loop || !self.protocol.detect_overload || n < self.protocol.min_warmup_batches {
             return false;
         }
         let half = n / 2;

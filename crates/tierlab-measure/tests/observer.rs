@@ -120,3 +120,32 @@ fn a_short_source_that_never_settles_says_so() {
     assert!(!o.settled);
     assert_eq!(o.stop, Stop::SourceEnd);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 24, ..Default::default() })]
+    /// Batches tile the observed part of a run: no gap, no overlap, time never runs
+    /// backwards, and every completion before the stop is in exactly one batch.
+    #[test]
+    fn batches_tile_the_run_and_lose_no_request(gap_ns in 50_000u64..2_000_000, service_ns in 100_000u64..1_500_000, n in 500u64..6_000, closed in proptest::bool::ANY) {
+        let mut dev = Warming { slow_ops: 0, slow_ns: service_ns, fast_ns: service_ns, ops: 0, busy_ns: 0 };
+        let mut sim = Simulation::new(SchedulerKind::Fcfs);
+        sim.add_device(Box::new(&mut dev));
+        let p = Protocol { batch_requests: 50, max_requests: 100_000, min_warmup_batches: 20, ..Protocol::default() };
+        let mut m = Measurement::new(&p, closed, None);
+        let replay = if closed { Replay::Closed { depth: 2 } } else { Replay::Open };
+        let r = sim.run_observed(requests(n, gap_ns), replay, &mut Direct::default(), Some(&mut m), &mut |_| {}).unwrap();
+        let outcome = m.finish();
+        let b = &r.batches;
+        proptest::prop_assert!(b.windows(2).all(|w| w[0].end_ns == w[1].start_ns && w[0].start_ns <= w[0].end_ns));
+        proptest::prop_assert!(b.iter().all(|x| x.completed >= 50));
+        let observed: u64 = b.iter().map(|x| x.completed).sum();
+        let arrived: u64 = b.iter().map(|x| x.arrived).sum();
+        proptest::prop_assert!(observed <= dev.ops && arrived >= observed);
+        if outcome.stop == Stop::SourceEnd {
+            // Every request completed; the batches hold all but the last partial batch.
+            proptest::prop_assert_eq!(dev.ops, n);
+            proptest::prop_assert!(n - observed < 50 + 2);
+        }
+        proptest::prop_assert!(outcome.warmup_batches <= b.len());
+    }
+}
