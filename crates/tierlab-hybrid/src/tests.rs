@@ -173,3 +173,30 @@ fn the_ssd_timed_from_its_data_sheet_runs_the_same_policy_and_is_priced_the_same
     let e = simulate(&small(10), &Config { hybrid: HybridParams { ssd: "study-slc".into(), ..datasheet.hybrid.clone() }, ..datasheet }, &mut |_| {}).unwrap_err();
     assert!(format!("{e:#}").contains("no [datasheet] section"), "{e:#}");
 }
+
+#[test]
+fn a_short_trace_is_played_again_until_it_settles_or_is_marked_never_settled() {
+    // 999 random 4 KiB reads and writes over 2 GiB, 20 ms apart (MSR Cambridge CSV).
+    let dir = std::env::temp_dir().join(format!("tierlab-hybrid-short-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("short.csv");
+    let lines: String = (0..999u64)
+        .map(|i| {
+            let op = if i % 3 == 0 { "Write" } else { "Read" };
+            format!("{},hm,0,{op},{},4096,100\n", 128166385295514663 + i * 200_000, (i * 7919 % 524_288) * 4096)
+        })
+        .collect();
+    std::fs::write(&path, lines).unwrap();
+    let trace = Workload::Trace { path: path.clone(), options: Default::default() };
+    let config = Config { mode: Some(Mode::Tiering), ..closed() };
+    let row = run_config("t", &config, &trace, &CostModel::default(), &quick(8_000), &mut |_| {}).unwrap();
+    // Not one pass extrapolated to five years: the runs went on past the trace's end, or
+    // say that they never settled.
+    for run in &row.runs {
+        assert!(run.warmup_requests + run.measured_requests > 999 || !run.settled, "{run:?}");
+    }
+    assert!(row.runs[0].warmup_requests + row.runs[0].measured_requests > 2_000, "{:?}", row.runs[0]);
+    // One pass is the trace's span plus one gap: 999 × 20 ms.
+    assert!((row.pass_s - 19.98).abs() < 1e-6, "{}", row.pass_s);
+    std::fs::remove_dir_all(&dir).ok();
+}
