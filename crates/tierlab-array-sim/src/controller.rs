@@ -319,10 +319,13 @@ impl ArrayController {
                 match op {
                     Op::Read => reads.push(at(data, Op::Read)),
                     Op::Write => {
+                        // A piece of one relocation block never fills its stripe: with
+                        // parity it is a read-modify-write of the data and parity units.
                         if let Some(par) = parity {
                             reads.push(at(data, Op::Read));
                             reads.push(at(par, Op::Read));
                             writes.push(at(par, Op::Write));
+                            self.stats.read_modify_writes += 1;
                         }
                         writes.push(at(data, Op::Write));
                     }

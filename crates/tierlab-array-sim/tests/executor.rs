@@ -103,6 +103,20 @@ fn nvram_absorbs_writes_and_destages_them() {
     assert!(no.response_time.mean_ms > r.response_time.mean_ms);
 }
 
+/// Hibernator places data itself, with parity per tier, and writes that parity by
+/// read-modify-write: it counts those beside its destages as RAID-5 does.
+#[test]
+fn placed_writes_count_their_read_modify_writes() {
+    let cfg = ArrayConfig { nvram_bytes: 1 << 30, ..small(6) };
+    for scheme in ["hibernator+", "hibernator"] {
+        let r = run(&cfg, scheme, 50.0, 120.0, 6, |_| {}).unwrap();
+        let n = r.executor.nvram.clone().unwrap();
+        assert!(n.destages > 0, "{scheme}: {n:?}");
+        let e = &r.executor;
+        assert!(e.read_modify_writes >= n.destages, "{scheme}: {} read-modify-writes for {} destages", e.read_modify_writes, n.destages);
+    }
+}
+
 #[test]
 fn bad_arrays_and_schemes_are_named() {
     let e = run(&ArrayConfig { level: RaidLevel::Raid5, disks: 2, ..small(4) }, "raid5", 10.0, 10.0, 1, |_| {}).unwrap_err().to_string();
