@@ -26,7 +26,7 @@ def _binary() -> Path | None:
     if os.environ.get("TIERLAB_BIN"):
         return Path(os.environ["TIERLAB_BIN"])
     target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
-    for profile in ("debug", "release"):
+    for profile in ("debug", "python", "release"):
         if (target / profile / "tierlab").exists():
             return target / profile / "tierlab"
     return None
