@@ -762,7 +762,7 @@ impl Run<'_, '_> {
             st.note_queue_change(now);
             // A queue that orders by the device's own estimate asks it for each candidate.
             let (queue, dev, ops) = (&mut st.queue, &st.device, &st.ops);
-            let Some(w) = queue.pop_by_cost(head, &mut |w| ops.get(w.slot).and_then(|p| dev.positioning_ns(now, &p.op))) else { return };
+            let Some(w) = queue.pop_by_cost(head, now, &mut |w| ops.get(w.slot).and_then(|p| dev.positioning_ns(now, &p.op))) else { return };
             let Some(pending) = st.ops.get_mut(w.slot) else { return };
             pending.started_ns = now;
             let op = pending.op;

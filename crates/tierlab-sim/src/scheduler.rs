@@ -19,9 +19,10 @@ pub trait Scheduler {
     /// The next op to serve given where the device is now (`head_key`).
     fn pop(&mut self, head_key: u64) -> Option<Waiting>;
     /// The same, for a queue that orders by what serving each op would cost now (`cost`:
-    /// the device's estimate, `None` where it has none). Most queues ignore `cost`.
-    fn pop_by_cost(&mut self, head_key: u64, cost: &mut dyn FnMut(&Waiting) -> Option<u64>) -> Option<Waiting> {
-        let _ = cost;
+    /// the device's estimate, `None` where it has none) and by how long ops have waited
+    /// (`now_ns`). Most queues ignore both.
+    fn pop_by_cost(&mut self, head_key: u64, now_ns: u64, cost: &mut dyn FnMut(&Waiting) -> Option<u64>) -> Option<Waiting> {
+        let _ = (now_ns, cost);
         self.pop(head_key)
     }
     fn len(&self) -> usize;
@@ -57,6 +58,15 @@ pub enum SchedulerKind {
 
 /// Commands a drive's queue holds: NCQ's 32.
 pub const COMMAND_QUEUE_DEPTH: usize = 32;
+
+/// A drive's command-aging limit: a command that has been in the drive's queue longer than
+/// this is served next, the oldest first, whatever positioning would prefer. HGST's
+/// Ultrastar C15K600 specification, mode page 00h: with CAEN set (its default), "when
+/// commands have been in the queue for a period of time greater than the timer limit they
+/// will be reordered to be executed on a first come first served basis"; the Command
+/// Aging Limit defaults to 30h units of 50 ms, 2.4 s. No drive of the catalog publishes
+/// its own, so every drive's queue ages at this one.
+pub const COMMAND_AGE_LIMIT_NS: u64 = 2_400_000_000;
 
 impl SchedulerKind {
     pub const ALL: [SchedulerKind; 6] =
@@ -190,13 +200,17 @@ fn cheapest<'a>(ops: impl Iterator<Item = &'a Waiting>, cost: &mut dyn FnMut(&Wa
 
 /// A drive's command queue behind a host queue `H`: the host's order moves waiting ops
 /// into the drive as it has room ([`COMMAND_QUEUE_DEPTH`]), and the drive takes the
-/// cheapest it holds, the oldest among equals.
+/// cheapest it holds, the oldest among equals, unless one has been held longer than
+/// [`COMMAND_AGE_LIMIT_NS`]: then the one held longest.
 #[derive(Default)]
 pub struct CommandQueue<H> {
     host: H,
     /// The host's dispatch position: the key after the last op it sent.
     dispatched_to: u64,
-    drive: Vec<Waiting>,
+    /// The ops the drive holds, in the order it received them, each with the time it did.
+    drive: Vec<(Waiting, u64)>,
+    /// The latest time a dispatch was asked for.
+    now_ns: u64,
 }
 
 /// SPTF: the host sends in arrival order, so the drive chooses among the oldest 32.
@@ -210,7 +224,7 @@ impl<H: Scheduler> CommandQueue<H> {
         while self.drive.len() < COMMAND_QUEUE_DEPTH {
             let Some(next) = self.host.pop(self.dispatched_to) else { break };
             self.dispatched_to = next.key.saturating_add(1);
-            self.drive.push(next);
+            self.drive.push((next, self.now_ns));
         }
     }
 }
@@ -222,12 +236,18 @@ impl<H: Scheduler> Scheduler for CommandQueue<H> {
     /// Without estimates the drive serves in the order the host sent.
     fn pop(&mut self, _head_key: u64) -> Option<Waiting> {
         self.refill();
-        (!self.drive.is_empty()).then(|| self.drive.remove(0))
+        (!self.drive.is_empty()).then(|| self.drive.remove(0).0)
     }
-    fn pop_by_cost(&mut self, _head_key: u64, cost: &mut dyn FnMut(&Waiting) -> Option<u64>) -> Option<Waiting> {
+    fn pop_by_cost(&mut self, _head_key: u64, now_ns: u64, cost: &mut dyn FnMut(&Waiting) -> Option<u64>) -> Option<Waiting> {
+        self.now_ns = self.now_ns.max(now_ns);
         self.refill();
-        let i = cheapest(self.drive.iter(), cost)?;
-        Some(self.drive.remove(i))
+        // Held in the order received, so the first past the limit is the one held longest.
+        let aged = self.drive.iter().position(|(_, at)| self.now_ns.saturating_sub(*at) > COMMAND_AGE_LIMIT_NS);
+        let i = match aged {
+            Some(i) => i,
+            None => cheapest(self.drive.iter().map(|(w, _)| w), cost)?,
+        };
+        Some(self.drive.remove(i).0)
     }
     fn len(&self) -> usize {
         self.host.len() + self.drive.len()
@@ -280,6 +300,25 @@ mod tests {
     }
 
     #[test]
+    fn a_command_held_past_the_aging_limit_is_served_next_the_oldest_first() {
+        let mut s = Sptf::default();
+        for i in 0..3u64 {
+            s.push(w(i, i));
+        }
+        // Key 0 is always the dearest: SPTF alone would leave it for last.
+        let mut dear_low = |x: &Waiting| Some(100 - x.key.min(99) + if x.key == 0 { 1000 } else { 0 });
+        assert_eq!(s.pop_by_cost(0, 0, &mut dear_low).map(|x| x.key), Some(2));
+        s.push(w(7, 3));
+        assert_eq!(s.pop_by_cost(0, COMMAND_AGE_LIMIT_NS, &mut dear_low).map(|x| x.key), Some(7), "at the limit, not past it");
+        s.push(w(8, 4));
+        // Past the limit, the ones received at 0 go first, oldest first; 8 (received just now) waits.
+        assert_eq!(s.pop_by_cost(0, COMMAND_AGE_LIMIT_NS + 1, &mut dear_low).map(|x| x.key), Some(0));
+        assert_eq!(s.pop_by_cost(0, COMMAND_AGE_LIMIT_NS + 1, &mut dear_low).map(|x| x.key), Some(1));
+        assert_eq!(s.pop_by_cost(0, COMMAND_AGE_LIMIT_NS + 1, &mut dear_low).map(|x| x.key), Some(8));
+        assert!(s.is_empty());
+    }
+
+    #[test]
     fn sptf_takes_the_cheapest_of_the_oldest_thirty_two() {
         let mut s = Sptf::default();
         for i in 0..40u64 {
@@ -288,12 +327,12 @@ mod tests {
         // Cost falls with the key, so the cheapest of the first 32 is key 31 (keys 32..40
         // are cheaper but not yet in the drive's queue); equal costs go to the oldest.
         let mut by_key = |x: &Waiting| Some(100 - x.key);
-        assert_eq!(s.pop_by_cost(0, &mut by_key).map(|x| x.key), Some(31));
+        assert_eq!(s.pop_by_cost(0, 0, &mut by_key).map(|x| x.key), Some(31));
         let mut flat = |_: &Waiting| Some(5);
-        assert_eq!(s.pop_by_cost(0, &mut flat).map(|x| x.key), Some(0));
+        assert_eq!(s.pop_by_cost(0, 0, &mut flat).map(|x| x.key), Some(0));
         // Without estimates it is FCFS.
         let mut none = |_: &Waiting| None;
-        assert_eq!(s.pop_by_cost(0, &mut none).map(|x| x.key), Some(1));
+        assert_eq!(s.pop_by_cost(0, 0, &mut none).map(|x| x.key), Some(1));
         assert_eq!(s.pop(0).map(|x| x.key), Some(2));
         assert_eq!(s.len(), 36);
     }
@@ -306,9 +345,9 @@ mod tests {
             s.push(w((i * 7) % 40, i));
         }
         let mut cheap_high = |x: &Waiting| Some(100 - x.key);
-        assert_eq!(s.pop_by_cost(0, &mut cheap_high).map(|x| x.key), Some(31), "key 31 is the cheapest the drive holds");
+        assert_eq!(s.pop_by_cost(0, 0, &mut cheap_high).map(|x| x.key), Some(31), "key 31 is the cheapest the drive holds");
         // Room for one more: the host sends key 32 next, which is now the cheapest held.
-        assert_eq!(s.pop_by_cost(0, &mut cheap_high).map(|x| x.key), Some(32));
+        assert_eq!(s.pop_by_cost(0, 0, &mut cheap_high).map(|x| x.key), Some(32));
         // Without estimates: the oldest the drive holds, in the order the host sent.
         assert_eq!(s.pop(0).map(|x| x.key), Some(0));
         assert_eq!(s.len(), 37);
@@ -356,7 +395,7 @@ mod tests {
                 let mut h = head;
                 // Alternate plain pops with pops by an arbitrary cost (some ops without one).
                 let mut cost = |w: &Waiting| (w.key % 7 != 3).then_some(w.key.wrapping_mul(2_654_435_761) % 1000);
-                while let Some(x) = if seen.len().is_multiple_of(2) { s.pop(h) } else { s.pop_by_cost(h, &mut cost) } {
+                while let Some(x) = if seen.len().is_multiple_of(2) { s.pop(h) } else { s.pop_by_cost(h, 0, &mut cost) } {
                     h = x.key;
                     seen.push(x.slot);
                 }
