@@ -1,23 +1,32 @@
 //! Crash safety of `tierlab serve`: the server is killed (SIGKILL, with a power cut's loss
 //! of every unsynced write emulated) at random moments — during promotions, demotions,
 //! pre-fetches and write-backs, between a copy and its metadata update, in the middle of
-//! a journal or checkpoint write — then restarted. Every block acknowledged as flushed must
-//! read back as written (or as a later write), never-written blocks as zero, and `fsck`
-//! must find nothing.
+//! a journal or checkpoint write — while three clients write, read and flush their own
+//! blocks at once and the tunables are changed through the ctl socket; then restarted.
+//! Every block acknowledged as flushed must read back as written (or as a later write),
+//! never-written blocks as zero, and `fsck` must find nothing.
 //!
-//! Rounds: 200 by default, half in tiering and half in caching mode;
+//! Every tenth round also damages the newest checkpoint on both stores before the restart:
+//! the server must refuse to serve, `fsck` must not call the drive clean, and after
+//! `fsck --repair --discard-unrecoverable` no block may hold another block's data.
+//!
+//! Rounds: 200 by default, half in tiering mode and half in caching mode, the caching rounds
+//! spread over every write policy and replacement (a drive each);
 //! `TIERLAB_CRASH_ROUNDS=1000` for the long run, `TIERLAB_CRASH_MODE=caching` for one mode.
 
 mod support;
 
 use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
 use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
 use support::nbd::{temp_dir, tierlab, Client, Served};
 
 const POINTS: &[&str] = &["after-data-write", "mid-copy", "after-copy", "before-commit", "torn-journal", "after-journal-ssd", "torn-checkpoint", "after-commit"];
 const BLOCKS: u64 = 1536;
 const BLOCK: usize = 4096;
-
+/// Clients at once; client k owns the blocks b with b % CLIENTS == k.
+const CLIENTS: u64 = 3;
 struct Rng(u64);
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -73,77 +82,167 @@ impl Model {
     }
 }
 
-fn create_args(mode: &str) -> Vec<&'static str> {
-    let common = ["--format", "--ssd-size", "3M", "--hdd-size", "9M", "--es", "64K", "--pt", "1", "--mcml", "2", "--journal-size", "16K"];
-    let mut v: Vec<&'static str> = common.to_vec();
-    v.extend(if mode == "tiering" { ["--mode", "tiering", "--lt", "4", "--ht", "8"].as_slice() } else { ["--mode", "caching", "--write-policy", "write-back"].as_slice() });
+/// One drive under test: its mode and the creation flags that pick its policies.
+struct Variant {
+    mode: &'static str,
+    flags: Vec<&'static str>,
+}
+
+fn variants(mode: &'static str) -> Vec<Variant> {
+    if mode == "tiering" {
+        return vec![Variant { mode, flags: vec!["--mode", "tiering", "--lt", "4", "--ht", "8"] }];
+    }
+    let mut v = Vec::new();
+    for write in ["write-back", "write-through", "write-around"] {
+        for replacement in ["lru", "arc", "2q", "wsclock", "fifo"] {
+            v.push(Variant { mode, flags: vec!["--mode", "caching", "--write-policy", write, "--replacement", replacement] });
+        }
+    }
     v
 }
 
-fn round(dir: &std::path::Path, mode: &str, model: &mut Model, rng: &mut Rng, r: u64, version: &mut u64) -> bool {
+fn create_args(v: &Variant) -> Vec<&'static str> {
+    let mut a = vec!["--format", "--ssd-size", "3M", "--hdd-size", "9M", "--es", "64K", "--pt", "1", "--mcml", "2", "--journal-size", "16K"];
+    a.extend(v.flags.iter().copied());
+    a
+}
+
+/// A tunable changed through the ctl socket while the drive runs (errors ignored: the
+/// server may be dying).
+fn ctl_set(ctl: &std::path::Path, name: &str, value: u64) {
+    if let Ok(mut s) = std::os::unix::net::UnixStream::connect(ctl) {
+        let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+        let _ = writeln!(s, "{{\"cmd\":\"set\",\"name\":\"{name}\",\"value\":{value}}}");
+        let _ = BufReader::new(s).read_line(&mut String::new());
+    }
+}
+
+/// One client's share of a round: its own blocks, writes, reads and flushes until
+/// `ops` are done or the server dies (true).
+fn client_ops(addr: &str, ctl: &std::path::Path, k: u64, model: &mut Model, seed: u64, ops: u64, version: &AtomicU64, r: u64) -> bool {
+    let Ok(mut c) = Client::connect(addr) else { return true };
+    let mut rng = Rng(seed | 1);
+    for op in 0..ops {
+        // Hot blocks (a tenth of the range) get most of the traffic, so extents move.
+        let pick = if rng.below(10) < 7 { rng.below(BLOCKS / 10) * 10 % BLOCKS } else { rng.below(BLOCKS) };
+        let block = pick - pick % CLIENTS + k;
+        if block >= BLOCKS {
+            continue;
+        }
+        if k == 0 && op % 40 == 39 {
+            ctl_set(ctl, if rng.below(2) == 0 { "pt" } else { "mcml" }, 1 + rng.below(2));
+        }
+        let res = match rng.below(10) {
+            0..=5 => {
+                let v = version.fetch_add(1, Ordering::Relaxed) + 1;
+                model.wrote(block, v);
+                c.write(block * BLOCK as u64, &content(block, v), rng.below(20) == 0)
+            }
+            6..=8 => c.read(block * BLOCK as u64, BLOCK as u32).map(|b| {
+                let v = version_of(block, &b);
+                assert!(v.is_some_and(|v| model.allowed(block, v)), "round {r}: live read of block {block} gave version {v:?}");
+                0
+            }),
+            _ => c.flush(),
+        };
+        match res {
+            Ok(0) if op % 10 == 9 => match c.flush() {
+                // A flush whose ack makes everything this client wrote before it durable.
+                Ok(0) => model.flushed(),
+                Ok(e) => panic!("round {r}: flush failed with errno {e}"),
+                Err(_) => return true,
+            },
+            Ok(0) => {}
+            Ok(e) => panic!("round {r}: request failed with errno {e}"),
+            Err(_) => return true,
+        }
+    }
+    false
+}
+
+/// Damage the checkpoint with the highest generation on each store (a byte of its
+/// header that its checksum covers).
+fn damage_newest_checkpoints(dir: &std::path::Path) {
+    for name in ["ssd", "hdd"] {
+        let path = dir.join(name);
+        let mut b = std::fs::read(&path).expect("read store");
+        let slot_bytes = u64::from_le_bytes(b[56..64].try_into().expect("8 bytes")) as usize;
+        let newest = [4096, 4096 + slot_bytes]
+            .into_iter()
+            .filter(|&at| b.get(at..at + 8) == Some(b"TLCKPT01"))
+            .max_by_key(|&at| u64::from_le_bytes(b[at + 8..at + 16].try_into().expect("8 bytes")));
+        if let Some(at) = newest {
+            b[at + 17] ^= 0x5a;
+            std::fs::write(&path, &b).expect("write store");
+        }
+    }
+}
+
+fn fsck(dir: &std::path::Path, extra: &[&str]) -> (bool, String) {
+    let out = Command::new(tierlab()).arg("fsck").arg("--ssd").arg(dir.join("ssd")).arg("--hdd").arg(dir.join("hdd")).args(extra).output().expect("fsck");
+    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+/// One round; returns (the server died at an injected point, committed metadata was lost).
+fn round(dir: &std::path::Path, v: &Variant, models: &mut [Model], rng: &mut Rng, r: u64, version: &AtomicU64) -> (bool, bool) {
     let point = POINTS[(r as usize / 2) % POINTS.len()];
     let nth = 1 + rng.below(6);
     let env = [("TIERLAB_POWER_CUT", (r + 1).to_string()), ("TIERLAB_CRASH_AT", format!("{point}:{nth}"))];
-    let kill_after = 50 + rng.below(400);
-    let mut crashed = false;
+    let ops = 20 + rng.below(150);
+    let seeds: Vec<u64> = (0..CLIENTS).map(|_| rng.next()).collect();
     // A crash point may be reached while the drive opens (its recovery checkpoint).
-    let served = Served::try_start(dir, &create_args(mode), &env);
-    if let Ok(mut c) = served.as_ref().map_err(|_| ()).and_then(|s| Client::connect(&s.addr).map_err(|_| ())) {
-        for op in 0..kill_after {
-            // Hot blocks (a tenth of the range) get most of the traffic, so extents move.
-            let block = if rng.below(10) < 7 { rng.below(BLOCKS / 10) * 10 % BLOCKS } else { rng.below(BLOCKS) };
-            let res = match rng.below(10) {
-                0..=5 => {
-                    *version += 1;
-                    model.wrote(block, *version);
-                    c.write(block * BLOCK as u64, &content(block, *version), rng.below(20) == 0)
-                }
-                6..=8 => c.read(block * BLOCK as u64, BLOCK as u32).map(|b| {
-                    let v = version_of(block, &b);
-                    assert!(v.is_some_and(|v| model.allowed(block, v)), "round {r}: live read of block {block} gave version {v:?}");
-                    0
-                }),
-                _ => c.flush(),
-            };
-            match res {
-                Ok(0) => {
-                    if op % 10 == 9 {
-                        // Every tenth op a flush whose ack makes everything before it durable.
-                        match c.flush() {
-                            Ok(0) => model.flushed(),
-                            Ok(e) => panic!("flush failed with errno {e}"),
-                            Err(_) => {
-                                crashed = true;
-                                break;
-                            }
-                        }
-                    }
-                }
-                Ok(e) => panic!("round {r}: request failed with errno {e}"),
-                Err(_) => {
-                    crashed = true;
-                    break;
-                }
-            }
-        }
-    } else {
-        crashed = true;
-    }
+    let served = Served::try_start(dir, &create_args(v), &env);
+    let crashed = match &served {
+        Ok(s) => std::thread::scope(|scope| {
+            let handles: Vec<_> = models
+                .iter_mut()
+                .enumerate()
+                .map(|(k, model)| {
+                    let (addr, ctl, seed) = (s.addr.as_str(), s.ctl.as_path(), seeds[k]);
+                    scope.spawn(move || client_ops(addr, ctl, k as u64, model, seed, ops, version, r))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("a client thread panicked")).fold(false, |a, b| a | b)
+        }),
+        Err(_) => true,
+    };
     if let Ok(s) = served {
         s.kill();
+    }
+    let damaged = r % 10 == 9;
+    let mut lost = false;
+    if damaged {
+        damage_newest_checkpoints(dir);
+        if let Err(e) = Served::try_start(dir, &[], &[]) {
+            assert!(e.contains("committed metadata is lost") && e.contains("--discard-unrecoverable"), "round {r}: {e}");
+            let (ok, out) = fsck(dir, &[]);
+            assert!(!ok && !out.ends_with("clean\n"), "round {r}: fsck of a drive that lost metadata: {out}");
+            let (ok, out) = fsck(dir, &["--repair", "--discard-unrecoverable"]);
+            assert!(ok, "round {r}: fsck --repair --discard-unrecoverable: {out}");
+            lost = true;
+        }
     }
     // Restart cleanly and check every block.
     let served = Served::start(dir, &[], &[]);
     let mut c = Client::connect(&served.addr).expect("connect after restart");
     for block in 0..BLOCKS {
+        let model = &mut models[(block % CLIENTS) as usize];
         let b = c.read(block * BLOCK as u64, BLOCK as u32).expect("read after restart");
         let v = version_of(block, &b);
-        assert!(
-            v.is_some_and(|v| model.allowed(block, v)),
-            "round {r} ({mode}, crash at {point}:{nth}): block {block} holds {v:?}; durable {:?}, written since {:?}",
-            model.durable.get(&block),
-            model.since.get(&block)
-        );
+        if lost {
+            // What could not be recovered reads as zeros or an older version of the block
+            // itself, never as another block's data.
+            assert!(v.is_some(), "round {r} ({} {:?}): after a loss block {block} holds another block's data", v.is_some(), v);
+        } else {
+            assert!(
+                v.is_some_and(|v| model.allowed(block, v)),
+                "round {r} ({} {:?}, crash at {point}:{nth}): block {block} holds {v:?}; durable {:?}, written since {:?}",
+                v.is_some(),
+                v,
+                model.durable.get(&block),
+                model.since.get(&block)
+            );
+        }
         // What the restarted drive holds is now the durable state.
         model.since.remove(&block);
         match v {
@@ -153,30 +252,35 @@ fn round(dir: &std::path::Path, mode: &str, model: &mut Model, rng: &mut Rng, r:
     }
     c.disconnect();
     assert!(served.stop().success(), "round {r}: serve did not stop cleanly");
-    let out = Command::new(tierlab()).arg("fsck").arg("--ssd").arg(dir.join("ssd")).arg("--hdd").arg(dir.join("hdd")).output().expect("fsck");
-    assert!(out.status.success(), "round {r}: fsck: {}", String::from_utf8_lossy(&out.stdout));
-    crashed
+    let (ok, out) = fsck(dir, &[]);
+    assert!(ok, "round {r}: fsck: {out}");
+    (crashed, lost)
 }
 
 #[test]
 fn every_flushed_block_survives_crashes_at_any_point() {
     let rounds: u64 = std::env::var("TIERLAB_CRASH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(200);
-    let mut injected = 0;
+    let (mut injected, mut losses) = (0, 0);
     let only = std::env::var("TIERLAB_CRASH_MODE").ok();
     for mode in ["tiering", "caching"].into_iter().filter(|m| only.as_deref().is_none_or(|o| o == *m)) {
-        let dir = temp_dir(&format!("crash-{mode}"));
-        let mut model = Model::default();
+        let variants = variants(mode);
+        let dirs: Vec<_> = (0..variants.len()).map(|i| temp_dir(&format!("crash-{mode}-{i}"))).collect();
+        let mut models: Vec<Vec<Model>> = variants.iter().map(|_| (0..CLIENTS).map(|_| Model::default()).collect()).collect();
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ mode.len() as u64);
-        let mut version = 0;
+        let version = AtomicU64::new(0);
         for r in 0..rounds / 2 {
-            if round(&dir, mode, &mut model, &mut rng, r, &mut version) {
-                injected += 1;
-            }
+            let i = r as usize % variants.len();
+            let (crashed, lost) = round(&dirs[i], &variants[i], &mut models[i], &mut rng, r, &version);
+            injected += u64::from(crashed);
+            losses += u64::from(lost);
         }
-        let _ = std::fs::remove_dir_all(&dir);
+        for d in dirs {
+            let _ = std::fs::remove_dir_all(&d);
+        }
     }
     let ran = if only.is_some() { rounds / 2 } else { rounds };
-    eprintln!("crash rounds: {ran}, of which the server died at an injected point in {injected}");
+    eprintln!("crash rounds: {ran}, of which the server died at an injected point in {injected}, and {losses} lost metadata on both stores");
     // Most rounds must really crash mid-work, or the test proves little.
     assert!(injected * 2 > ran, "only {injected} of {ran} rounds crashed at an injected point");
+    assert!(losses * 40 >= ran, "only {losses} of {ran} rounds lost metadata on both stores");
 }

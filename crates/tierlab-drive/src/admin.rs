@@ -46,7 +46,8 @@ pub fn handle(drive: &Drive, req: &Request) -> Response {
     }
 }
 
-fn answer(drive: &Drive, line: &str) -> Response {
+/// Answer one request line.
+pub fn answer(drive: &Drive, line: &str) -> Response {
     match serde_json::from_str::<Request>(line) {
         Ok(req) => handle(drive, &req),
         Err(e) => Response { ok: false, result: None, error: Some(format!("bad request: {e}; expected e.g. {{\"cmd\":\"set\",\"name\":\"pt\",\"value\":4}}")) },

@@ -874,7 +874,6 @@ impl Drive {
     }
 
     /// Stop as a crash would, but with the threads joined: no final checkpoint.
-    #[cfg(test)]
     pub(crate) fn halt(&self) {
         let _ = self.stop_threads();
     }

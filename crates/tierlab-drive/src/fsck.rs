@@ -158,7 +158,7 @@ pub fn fsck_with(ssd: &Path, hdd: &Path, repair: bool, discard_unrecoverable: bo
     }
     let ck = Checkpoint {
         // Above every generation seen, so that no record left in the journal follows it.
-        generation: r.max_generation.max(r.checkpoint.generation) + 1,
+        generation: r.max_generation.max(r.checkpoint.generation).saturating_add(1),
         next_seq: r.checkpoint.next_seq + r.changes.len() as u64,
         high_water,
         params: settings.encode(),

@@ -18,6 +18,8 @@ pub mod admin;
 pub mod drive;
 pub mod faults;
 pub mod fsck;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod journal;
 pub mod layout;
 pub mod meta;

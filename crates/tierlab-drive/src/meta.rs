@@ -50,6 +50,8 @@ pub struct Loss {
     /// `changes[trusted_from..]` were written after what is gone, so they hold; the
     /// checkpoint and the changes before may have been superseded by what is gone.
     pub trusted_from: usize,
+    /// No checkpoint survives: which extents the lost ones mapped is not known.
+    pub mapping_unknown: bool,
 }
 
 impl Recovered {
@@ -93,13 +95,20 @@ impl Recovered {
             list.push(format!("… ({} more)", lost.len() - 16));
         }
         let (ssd, hdd) = (stores[0].path.display(), stores[1].path.display());
+        let which = if loss.mapping_unknown {
+            "The extents the lost checkpoints mapped are not known; every one the surviving journal records do not map again is lost".to_string()
+        } else {
+            format!(
+                "{} extent(s) cannot be recovered, as their mapping may now point at another extent's data: {}",
+                lost.len(),
+                if list.is_empty() { "none mapped".to_string() } else { list.join(", ") }
+            )
+        };
         Some(DriveError::Unrecoverable(format!(
-            "committed metadata is lost: {}. {} extent(s) cannot be recovered, as their mapping may now point at another extent's data: {}. \
+            "committed metadata is lost: {}. {which}. \
              Nothing was served or written. `tierlab fsck --ssd {ssd} --hdd {hdd}` lists them; `tierlab fsck --ssd {ssd} --hdd {hdd} --repair --discard-unrecoverable` \
              drops their mappings (they then read as zeros, or in caching mode as the HDD holds them) so that the drive can be served",
-            loss.why,
-            lost.len(),
-            if list.is_empty() { "none mapped".to_string() } else { list.join(", ") }
+            loss.why
         )))
     }
 }
@@ -212,7 +221,7 @@ impl Meta {
             s.sync()?;
         }
         let ck = Checkpoint {
-            generation: self.generation + 1,
+            generation: self.generation.saturating_add(1),
             next_seq: self.base_seq + self.written + self.pending.len() as u64,
             high_water: self.high_water,
             params: self.params.clone(),
@@ -351,6 +360,8 @@ pub fn recover(stores: &Stores, sb: &Superblock) -> Result<Recovered, DriveError
     let mut notes = Vec::new();
     // Per slot, per store: the header's generation of a checkpoint that fails its checks.
     let mut damaged: [[Option<u64>; 2]; 2] = [[None; 2]; 2];
+    // The settings a damaged checkpoint still carries, if they read as the drive's.
+    let mut salvaged: Option<String> = None;
     for (i, s) in stores.iter().enumerate() {
         for slot in 0..2 {
             let at = layout.checkpoint_offset(slot);
@@ -358,6 +369,7 @@ pub fn recover(stores: &Stores, sb: &Superblock) -> Result<Recovered, DriveError
             s.read_at(at, &mut header)?;
             let Some(total) = Checkpoint::total_bytes(&header, layout.checkpoint_slot_bytes) else {
                 if header[..8] == *b"TLCKPT01" {
+                    salvaged = salvaged.or_else(|| salvage_params(&header, sb));
                     damaged[slot as usize][i] = Some(crate::layout::u64_at(&header, 8));
                     notes.push(format!("{}: checkpoint slot {slot} is damaged (its length is out of range)", s.path.display()));
                 }
@@ -368,19 +380,35 @@ pub fn recover(stores: &Stores, sb: &Superblock) -> Result<Recovered, DriveError
             match Checkpoint::decode(&b) {
                 Some(ck) => found.push((ck, i)),
                 None => {
+                    salvaged = salvaged.or_else(|| salvage_params(&header, sb));
                     damaged[slot as usize][i] = Some(crate::layout::u64_at(&header, 8));
                     notes.push(format!("{}: checkpoint slot {slot} is damaged (torn write?)", s.path.display()))
                 }
             }
         }
     }
-    let newest = found.iter().map(|(c, _)| c.generation).max().ok_or_else(|| DriveError::Corrupt("no valid checkpoint on either store".into()))?;
-    for (i, s) in stores.iter().enumerate() {
-        if !found.iter().any(|(c, j)| c.generation == newest && *j == i) {
-            notes.push(format!("{}: lacks checkpoint generation {newest} (taken from the other store)", s.path.display()));
+    // A damaged header's generation may itself be damaged: one beyond any a drive reaches
+    // (2^48 checkpoints) is not believed.
+    let damaged_max = damaged.iter().flatten().flatten().copied().filter(|&g| g < 1 << 48).max();
+    let (newest, checkpoint) = match found.iter().map(|(c, _)| c.generation).max() {
+        Some(newest) => {
+            for (i, s) in stores.iter().enumerate() {
+                if !found.iter().any(|(c, j)| c.generation == newest && *j == i) {
+                    notes.push(format!("{}: lacks checkpoint generation {newest} (taken from the other store)", s.path.display()));
+                }
+            }
+            (newest, found.into_iter().find(|(c, _)| c.generation == newest).map(|(c, _)| c).ok_or_else(|| DriveError::Corrupt("checkpoint vanished".into()))?)
         }
-    }
-    let checkpoint = found.into_iter().find(|(c, _)| c.generation == newest).map(|(c, _)| c).ok_or_else(|| DriveError::Corrupt("checkpoint vanished".into()))?;
+        // Every checkpoint is damaged: the drive's mapping as of them is gone. What the
+        // journal holds after the newest still holds, on an empty mapping, with the
+        // settings a damaged checkpoint still carries.
+        None => {
+            let (Some(_), Some(params)) = (damaged_max, salvaged) else {
+                return Err(DriveError::Corrupt("no valid checkpoint on either store".into()));
+            };
+            (0, Checkpoint { generation: 0, next_seq: 0, high_water: [0, 0], params, clean: false, entries: Vec::new() })
+        }
+    };
     let mut areas = Vec::new();
     for s in stores {
         let mut area = vec![0u8; layout.journal_bytes as usize];
@@ -394,7 +422,8 @@ pub fn recover(stores: &Stores, sb: &Superblock) -> Result<Recovered, DriveError
         u32::try_from(sb.ssd_data_bytes / sb.extent_bytes.max(1)).unwrap_or(u32::MAX),
         u32::try_from(sb.hdd_data_bytes / sb.extent_bytes.max(1)).unwrap_or(u32::MAX),
     ];
-    let mut r = Recovered { checkpoint, changes: Vec::new(), notes, loss: None, max_generation: newest.max(journal_max), extents };
+    let max_generation = newest.max(journal_max).max(damaged_max.unwrap_or(0));
+    let mut r = Recovered { checkpoint, changes: Vec::new(), notes, loss: None, max_generation, extents };
     let (before, gap) = chain(&copies, r.checkpoint.next_seq, newest, &mut r.notes)?;
     r.changes = before;
     if journal_max > newest {
@@ -403,12 +432,12 @@ pub fn recover(stores: &Stores, sb: &Superblock) -> Result<Recovered, DriveError
         let base = copies.iter().flat_map(|c| c.iter().enumerate()).find_map(|(i, rec)| rec.as_ref().filter(|(_, g, _)| *g == journal_max).map(|(seq, _, _)| seq.wrapping_sub(i as u64)));
         let (after, _) = chain(&copies, base.unwrap_or(0), journal_max, &mut r.notes)?;
         let n = after.len();
-        r.loss = Some(Loss {
-            why: format!(
-                "checkpoint generation {journal_max}, newer than the newest valid one ({newest}), is damaged on both stores; {n} journal record(s) written after it survive"
-            ),
-            trusted_from: r.changes.len(),
-        });
+        let why = if newest == 0 {
+            format!("no checkpoint survives on either store (the newest, generation {journal_max}, is damaged on both); {n} journal record(s) written after it survive")
+        } else {
+            format!("checkpoint generation {journal_max}, newer than the newest valid one ({newest}), is damaged on both stores; {n} journal record(s) written after it survive")
+        };
+        r.loss = Some(Loss { why, trusted_from: r.changes.len(), mapping_unknown: newest == 0 });
         r.changes.extend(after);
         return Ok(r);
     }
@@ -417,22 +446,35 @@ pub fn recover(stores: &Stores, sb: &Superblock) -> Result<Recovered, DriveError
         r.loss = Some(Loss {
             why: format!("journal record {seq} is damaged on both stores, and {n} committed record(s) follow it"),
             trusted_from: r.changes.len(),
+            mapping_unknown: newest == 0,
         });
         r.changes.extend(after);
         return Ok(r);
     }
+    if newest == 0 {
+        r.loss = Some(Loss { why: "no checkpoint survives on either store: every one is damaged on both".into(), trusted_from: 0, mapping_unknown: true });
+        return Ok(r);
+    }
     for (slot, gens) in damaged.iter().enumerate() {
         if let [Some(a), Some(b)] = gens {
-            let g = (*a).max(*b);
+            let g = (*a).max(*b).min(damaged_max.unwrap_or(0));
             if g > newest {
                 r.loss = Some(Loss {
                     why: format!("checkpoint slot {slot} is damaged on both stores, and its header gives generation {g}, newer than the newest valid one ({newest})"),
                     trusted_from: r.changes.len(),
+                    mapping_unknown: false,
                 });
             }
         }
     }
     Ok(r)
+}
+
+/// The settings in a damaged checkpoint's header, if they still read as the drive's.
+fn salvage_params(header: &[u8], sb: &Superblock) -> Option<String> {
+    let len = crate::layout::u32_at(header, 40) as usize;
+    let text = std::str::from_utf8(header.get(48..48usize.checked_add(len)?)?).ok()?;
+    crate::params::PolicySettings::decode(text).ok().filter(|p| p.mode() == sb.mode).map(|_| text.to_string())
 }
 
 type Records = Vec<Option<(u64, u64, Change)>>;

@@ -626,7 +626,8 @@ fn newest_checkpoint_damaged(dir: &Dir, ranges: &[(u64, u64)], checkpoints: usiz
     let ssd = dir.0.join("ssd");
     let sb = Superblock::decode(&std::fs::read(&ssd).unwrap()[..4096], "ssd").unwrap();
     for p in [ssd, dir.0.join("hdd")] {
-        patch(&p, sb.layout.checkpoint_offset(gen) + 4096 + 3, &[0xee]);
+        // Its next sequence number, which the checksum covers.
+        patch(&p, sb.layout.checkpoint_offset(gen) + 17, &[0xee]);
     }
     gen
 }
@@ -681,6 +682,25 @@ fn idle_connections_do_not_delay_a_metrics_scrape() {
     stop.store(true, std::sync::atomic::Ordering::SeqCst);
     h.join().unwrap();
     d.close().unwrap();
+}
+
+#[test]
+fn a_drive_whose_only_checkpoint_is_damaged_on_both_stores_can_be_repaired_to_serve_no_foreign_data() {
+    let dir = Dir::new("ckpt-only");
+    newest_checkpoint_damaged(&dir, &[(0, 20)], 0);
+    let (ssd, hdd) = (dir.0.join("ssd"), dir.0.join("hdd"));
+    let e = Drive::open(dir.opts(None)).err().expect("served a drive with no valid checkpoint");
+    assert!(matches!(e, DriveError::Unrecoverable(_)), "{e}");
+    assert!(!fsck::fsck(&ssd, &hdd, false).unwrap().clean());
+    assert!(fsck::fsck_with(&ssd, &hdd, true, true).unwrap().repaired);
+    assert!(fsck::fsck(&ssd, &hdd, false).unwrap().clean());
+    let d = Drive::open(dir.opts(None)).unwrap();
+    // The journal's records, written after the lost checkpoint, still find their extents.
+    let (own, _) = no_foreign_data(&d, 20);
+    assert!(own > 0, "{own}");
+    d.close().unwrap();
+    drop(d);
+    assert!(fsck::fsck(&ssd, &hdd, false).unwrap().clean());
 }
 
 #[test]

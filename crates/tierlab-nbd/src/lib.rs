@@ -23,6 +23,8 @@
 pub mod codec;
 mod conn;
 mod export;
+#[doc(hidden)]
+pub mod fuzzing;
 mod handshake;
 pub mod proto;
 mod request;

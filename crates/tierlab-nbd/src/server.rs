@@ -349,7 +349,7 @@ fn is_transient(e: &io::Error) -> bool {
 }
 
 /// One connection from greeting to close.
-fn handle(conn: &Conn, export: &dyn Export, info: &ExportInfo, limits: Limits) {
+pub(crate) fn handle(conn: &Conn, export: &dyn Export, info: &ExportInfo, limits: Limits) {
     let mut stream = conn;
     if conn.set_timeouts(Some(limits.handshake_timeout), Some(limits.reply_write_timeout)).is_err() {
         return conn.shutdown(Shutdown::Both);
