@@ -35,15 +35,21 @@ const MAX_POOLED_CAPACITY: usize = 4 << 20;
 /// A counting semaphore over bytes.
 struct Budget {
     capacity: u64,
-    available: Mutex<u64>,
+    state: Mutex<BudgetState>,
     freed: Condvar,
+}
+
+struct BudgetState {
+    available: u64,
+    /// Threads waiting for bytes (waking nobody would still cost a system call).
+    waiting: u32,
 }
 
 impl Budget {
     fn new(capacity: u64) -> Self {
         Budget {
             capacity,
-            available: Mutex::new(capacity),
+            state: Mutex::new(BudgetState { available: capacity, waiting: 0 }),
             freed: Condvar::new(),
         }
     }
@@ -52,20 +58,24 @@ impl Budget {
     /// returns the amount to give back.
     fn acquire(&self, bytes: u64) -> u64 {
         let bytes = bytes.min(self.capacity);
-        let mut available = self.available.lock().unwrap_or_else(|e| e.into_inner());
-        while *available < bytes {
-            available = self
-                .freed
-                .wait(available)
-                .unwrap_or_else(|e| e.into_inner());
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while st.available < bytes {
+            st.waiting += 1;
+            st = self.freed.wait(st).unwrap_or_else(|e| e.into_inner());
+            st.waiting -= 1;
         }
-        *available -= bytes;
+        st.available -= bytes;
         bytes
     }
 
     fn release(&self, bytes: u64) {
-        *self.available.lock().unwrap_or_else(|e| e.into_inner()) += bytes;
-        self.freed.notify_all();
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.available += bytes;
+        let wake = st.waiting > 0;
+        drop(st);
+        if wake {
+            self.freed.notify_all();
+        }
     }
 }
 
