@@ -3,7 +3,7 @@
 //! `tierlab_hybrid`'s; this module parses arguments and renders the rows.
 
 use crate::cmd_simulate::{ReplayMode, SimulateArgs};
-use crate::measure_args::{MeasureArgs, PriceArgs};
+use crate::measure_args::PriceArgs;
 use crate::progress::{csv_field, requests_bar};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -41,8 +41,6 @@ pub struct CompareArgs {
     /// Each row is also priced over this many years (the workload at its own rate).
     #[arg(long, default_value_t = 5.0)]
     pub years: f64,
-    #[command(flatten)]
-    pub measure: MeasureArgs,
     /// Also write the table as CSV here.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
@@ -201,7 +199,7 @@ pub fn run(a: CompareArgs) -> Result<()> {
     let workload = a.base.workload()?;
     let bar = requests_bar("simulating");
     let mut current = String::new();
-    let protocol = a.measure.protocol()?;
+    let protocol = a.base.measurement.protocol()?;
     let report = tierlab_hybrid::compare(&a.matrix(), &workload, &a.cost_model(), &protocol, &mut |label, n| {
         if label != current {
             current = label.to_string();

@@ -8,7 +8,7 @@
 //! result to fit 80 columns.
 
 use crate::cmd_simulate::{ReplayMode, SimulateArgs};
-use crate::measure_args::{with_interval, MeasureArgs, PriceArgs};
+use crate::measure_args::{with_interval, PriceArgs};
 use crate::progress::{requests_bar, write_json};
 use anyhow::Result;
 use clap::Args;
@@ -28,8 +28,6 @@ pub struct OverviewArgs {
     pub years: f64,
     #[command(flatten)]
     pub prices: PriceArgs,
-    #[command(flatten)]
-    pub measure: MeasureArgs,
 }
 
 pub fn run(a: OverviewArgs) -> Result<()> {
@@ -40,7 +38,7 @@ pub fn run(a: OverviewArgs) -> Result<()> {
     };
     let config = a.base.config(ReplayMode::Closed);
     let cost = a.prices.cost_model(a.years);
-    let protocol = a.measure.protocol()?;
+    let protocol = a.base.measurement.protocol()?;
     let bar = requests_bar("simulating");
     let result = tierlab_hybrid::overview(&config, &workload, &cost, &protocol, &mut |label, n| {
         bar.set_message(label.split_whitespace().next().unwrap_or(label).to_string());

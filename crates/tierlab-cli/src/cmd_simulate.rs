@@ -4,6 +4,7 @@ use crate::args::TraceInput;
 use crate::cmd_workload::load_spec;
 use crate::devices::DeviceChoice;
 use crate::hybrid::HybridArgs;
+use crate::measure_args::MeasureArgs;
 use crate::progress::requests_bar;
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
@@ -53,6 +54,14 @@ pub struct SimulateArgs {
     /// Print the report as one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Measure at steady state, as `overview` and `compare` always do
+    /// (docs/measurement.md): warm up until the figures settle, go on until their 95 %
+    /// intervals are narrow (a trace played again, a workload generated on), stop when the
+    /// load cannot be sustained; the report covers the measured part and says how.
+    #[arg(long)]
+    pub measure: bool,
+    #[command(flatten)]
+    pub measurement: MeasureArgs,
 }
 
 impl SimulateArgs {
@@ -95,6 +104,27 @@ pub fn run(a: SimulateArgs) -> Result<()> {
         workload = Workload::Synthetic(spec);
     }
     let bar = requests_bar("simulating");
+    if a.measure {
+        let protocol = a.measurement.protocol()?;
+        let measured = tierlab_hybrid::simulate_measured(&workload, &config, &protocol, &mut |n| bar.set_position(n));
+        bar.finish_and_clear();
+        let m = measured?;
+        let summary = MeasuredSummary::of(&m, matches!(config.replay, tierlab_sim::Replay::Closed { .. }));
+        let mut out = crate::session::stdout();
+        if a.json {
+            #[derive(serde::Serialize)]
+            struct Report<'a> {
+                #[serde(flatten)]
+                report: &'a SimReport,
+                measurement: &'a MeasuredSummary,
+            }
+            serde_json::to_writer_pretty(&mut out, &Report { report: &m.run.report, measurement: &summary })?;
+            writeln!(out)?;
+        } else {
+            write!(out, "{}{}", summary.render(), render_text(&m.run.report))?;
+        }
+        return Ok(());
+    }
     let Run { report, .. } = tierlab_hybrid::simulate(&workload, &config, &mut |n| bar.set_position(n))?;
     bar.finish_and_clear();
     let mut out = crate::session::stdout();
@@ -105,6 +135,60 @@ pub fn run(a: SimulateArgs) -> Result<()> {
         write!(out, "{}", render_text(&report))?;
     }
     Ok(())
+}
+
+/// How a measured run went, and its key figures with their 95 % intervals.
+#[derive(serde::Serialize)]
+struct MeasuredSummary {
+    outcome: tierlab_measure::Outcome,
+    warmup_requests: u64,
+    warmup_s: f64,
+    measured_requests: u64,
+    measured_s: f64,
+    throughput_iops: tierlab_measure::Interval,
+    offered_iops: f64,
+    mean_ms: tierlab_measure::Interval,
+    average_power_w: tierlab_measure::Interval,
+}
+
+impl MeasuredSummary {
+    fn of(m: &tierlab_hybrid::Measured, closed: bool) -> Self {
+        let w = &m.window;
+        let warm = &m.run.report.batches[..m.outcome.warmup_batches.min(m.run.report.batches.len())];
+        MeasuredSummary {
+            outcome: tierlab_measure::Outcome { counters: Vec::new(), ..m.outcome.clone() },
+            warmup_requests: warm.iter().map(|b| b.completed).sum(),
+            warmup_s: warm.iter().map(|b| b.duration_ns()).sum::<u64>() as f64 / 1e9,
+            measured_requests: w.total.completed as u64,
+            measured_s: w.seconds(),
+            throughput_iops: w.figure(|s| s.iops()),
+            offered_iops: if closed { f64::NAN } else { w.total.offered_iops() },
+            mean_ms: w.figure(|s| s.mean_ms()),
+            average_power_w: w.figure(|s| s.power_w()),
+        }
+    }
+
+    fn render(&self) -> String {
+        let o = &self.outcome;
+        let settled = if o.settled { "settled" } else { "never settled: cut at the cap" };
+        let stop = match o.stop {
+            tierlab_measure::Stop::Precise => "intervals within target".to_string(),
+            tierlab_measure::Stop::Limit => "the request cap (--run-requests)".to_string(),
+            tierlab_measure::Stop::SourceEnd => "the trace ended".to_string(),
+            tierlab_measure::Stop::Unsustainable => format!("cannot sustain {:.1} IOPS (served {:.1})", self.offered_iops, self.throughput_iops.mean),
+        };
+        let f = |i: &tierlab_measure::Interval, d: usize| crate::measure_args::with_interval(i.mean, i.half_width, d);
+        format!(
+            "measured    warm-up {} requests ({:.1} s), {settled}\n            then {} requests ({:.1} s), stopped by {stop}\n            IOPS {}, mean ms {}, power W {} (95 % intervals)\n\n",
+            self.warmup_requests,
+            self.warmup_s,
+            self.measured_requests,
+            self.measured_s,
+            f(&self.throughput_iops, 1),
+            f(&self.mean_ms, 3),
+            f(&self.average_power_w, 2)
+        )
+    }
 }
 
 fn latency_row(t: &mut Table, name: &str, s: &LatencySummary) {

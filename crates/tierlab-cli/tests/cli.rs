@@ -491,3 +491,23 @@ fn a_drive_without_power_figures_says_so_instead_of_zero_joules() {
     assert!(text.contains("energy      not modelled: cheetah9LP has no power model"), "{text}");
     assert!(!text.contains("0.0 J"), "{text}");
 }
+
+#[test]
+fn simulate_measures_at_steady_state_when_asked() {
+    let mut args = vec!["simulate", "--measure", "--json"];
+    args.extend(QUICK);
+    let v = json(&ok(&args));
+    let m = &v["measurement"];
+    assert!(m["warmup_requests"].as_u64().unwrap() > 0 && m["measured_requests"].as_u64().unwrap() > 0, "{m}");
+    let iops = &m["throughput_iops"];
+    assert!((iops["mean"].as_f64().unwrap() - 80.0).abs() < 8.0 && iops["half_width"].as_f64().unwrap() > 0.0, "{iops}");
+    // The report itself covers the measured part only.
+    assert_eq!(v["requests"].as_u64().unwrap() >= m["measured_requests"].as_u64().unwrap(), true);
+    let Some(shared) = shared() else { return };
+    // A trace at about 413 IOPS on the disk alone: stopped as unsustainable, early.
+    let trace = shared.join("traces/umass-websearch-small.disksim");
+    let mut args = vec!["simulate", "--measure", "--trace", trace.to_str().unwrap(), "--wrap"];
+    args.extend(QUICK);
+    let text = ok(&args);
+    assert!(text.contains("stopped by cannot sustain"), "{text}");
+}
