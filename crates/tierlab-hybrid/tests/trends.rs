@@ -53,12 +53,6 @@ fn spread(r: &CompareReport, alpha: f64) -> f64 {
     costs.iter().cloned().fold(f64::MIN, f64::max) / costs.iter().cloned().fold(f64::MAX, f64::min)
 }
 
-/// Mean long-run cost of `mode`'s rows that satisfy `pick`.
-fn mean_long_run(r: &CompareReport, mode: Mode, pick: impl Fn(&RunRow) -> bool) -> f64 {
-    let costs: Vec<f64> = moving(r, mode).filter(|x| pick(x)).map(|x| x.cost_at(LONG_RUN)).collect();
-    costs.iter().sum::<f64>() / costs.len() as f64
-}
-
 /// What holds on both workloads: trends 2 (HDD-only cheapest up front, among drives of
 /// the same capacity — compaction at 1 MiB, the baselines' ES), 3 (SSD-only dearest up
 /// front, fastest) and 6 (configuration choices spread cost more as α grows).
