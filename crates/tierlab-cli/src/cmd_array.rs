@@ -444,7 +444,7 @@ fn simulate(a: ArraySimulateArgs) -> Result<()> {
     let (workload, _) = a.opts.workload(&s, a.iops)?;
     let bar = requests_bar(&format!("simulating {}", scheme.label()));
     let run = run_array(&s.array, &scheme, &workload, &mut |n| bar.set_position(n));
-    bar.finish_and_clear();
+    crate::progress::finish(&bar, "array simulate");
     let run = run?;
     let mut out = crate::session::stdout();
     if a.opts.json {
@@ -691,7 +691,7 @@ fn compare_cmd(a: ArrayCompareArgs) -> Result<()> {
         bar.set_position(done as u64);
         bar.set_message(format!("done: {label}"));
     });
-    bar.finish_and_clear();
+    crate::progress::finish(&bar, "array compare");
     let rows = rows?;
     let ctx = CompareContext {
         study,
