@@ -356,7 +356,15 @@ fn row(label: &str, config: &Config, open: &Measured, closed: Option<&Measured>,
             devices.push(d);
         }
         let inputs = CostInputs { devices, energy_j: rates.power_w * seconds, peak_power_w: None, duration_s: seconds, service_usd: p.prices.service_usd()?, demand_billing: p.demand_billing };
-        Ok(tierlab_cost::cost(&inputs, &p.tariff, 1.0)?)
+        let mut c = tierlab_cost::cost(&inputs, &p.tariff, 1.0)?;
+        if p.demand_billing == DemandBilling::PerRun {
+            // The research pays the demand charge once per pass of the workload.
+            let extra = c.power_usd * (seconds / pass_s - 1.0).max(0.0);
+            c.power_usd += extra;
+            c.tco_usd += extra;
+            c.total_usd += extra;
+        }
+        Ok(c)
     };
     let point = rates(&w.total);
     let horizon_s = p.horizon_years * SECONDS_PER_YEAR;

@@ -85,7 +85,10 @@ fn the_horizon_is_the_workload_at_its_own_rate_for_that_long() {
     assert!((monthly.horizon.energy_kwh - monthly.average_power_w * years / 3.6e6).abs() < 1e-6 * monthly.horizon.energy_kwh);
     assert!((monthly.horizon.years - 5.0).abs() < 1e-9, "{}", monthly.horizon.years);
     assert!((monthly.horizon.alpha - years / monthly.pass_s).abs() < 1e-6 * monthly.horizon.alpha);
-    assert!(a.horizon.power_usd < monthly.horizon.power_usd, "billed once per run, demand costs less than 60 monthly bills");
+    // Billed once per pass of the workload (6.25 s), demand costs far more than 60 monthly
+    // bills, and grows with α.
+    assert!(a.horizon.power_usd > 1e3 * monthly.horizon.power_usd, "{} vs {}", a.horizon.power_usd, monthly.horizon.power_usd);
+    assert!((a.cost[5].power_usd - 1e4 * a.cost[1].power_usd).abs() < 1e-6 * a.cost[5].power_usd, "{} vs {}", a.cost[5].power_usd, a.cost[1].power_usd);
     // The α curve counts passes of the workload (500 requests at 80 IOPS each): α = 1e5
     // is 6.25 × 1e5 s of service whatever the design's speed.
     assert!((monthly.pass_s - 6.25).abs() < 1e-9, "{}", monthly.pass_s);
