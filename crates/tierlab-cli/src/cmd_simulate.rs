@@ -140,11 +140,9 @@ pub fn run(a: SimulateArgs) -> Result<()> {
 /// How a measured run went, and its key figures with their 95 % intervals.
 #[derive(serde::Serialize)]
 struct MeasuredSummary {
-    outcome: tierlab_measure::Outcome,
-    warmup_requests: u64,
-    warmup_s: f64,
-    measured_requests: u64,
-    measured_s: f64,
+    #[serde(flatten)]
+    run: tierlab_hybrid::RunNote,
+    warmup_batches: usize,
     throughput_iops: tierlab_measure::Interval,
     offered_iops: f64,
     mean_ms: tierlab_measure::Interval,
@@ -154,13 +152,9 @@ struct MeasuredSummary {
 impl MeasuredSummary {
     fn of(m: &tierlab_hybrid::Measured, closed: bool) -> Self {
         let w = &m.window;
-        let warm = &m.run.report.batches[..m.outcome.warmup_batches.min(m.run.report.batches.len())];
         MeasuredSummary {
-            outcome: tierlab_measure::Outcome { counters: Vec::new(), ..m.outcome.clone() },
-            warmup_requests: warm.iter().map(|b| b.completed).sum(),
-            warmup_s: warm.iter().map(|b| b.duration_ns()).sum::<u64>() as f64 / 1e9,
-            measured_requests: w.total.completed as u64,
-            measured_s: w.seconds(),
+            run: m.note(),
+            warmup_batches: m.outcome.warmup_batches,
             throughput_iops: w.figure(|s| s.iops()),
             offered_iops: if closed { f64::NAN } else { w.total.offered_iops() },
             mean_ms: w.figure(|s| s.mean_ms()),
@@ -169,7 +163,7 @@ impl MeasuredSummary {
     }
 
     fn render(&self) -> String {
-        let o = &self.outcome;
+        let o = &self.run;
         let settled = if o.settled { "settled" } else { "never settled: cut at the cap" };
         let stop = match o.stop {
             tierlab_measure::Stop::Precise => "intervals within target".to_string(),
@@ -180,10 +174,10 @@ impl MeasuredSummary {
         let f = |i: &tierlab_measure::Interval, d: usize| crate::measure_args::with_interval(i.mean, i.half_width, d);
         format!(
             "measured    warm-up {} requests ({:.1} s), {settled}\n            then {} requests ({:.1} s), stopped by {stop}\n            IOPS {}, mean ms {}, power W {} (95 % intervals)\n\n",
-            self.warmup_requests,
-            self.warmup_s,
-            self.measured_requests,
-            self.measured_s,
+            o.warmup_requests,
+            o.warmup_s,
+            o.measured_requests,
+            o.measured_s,
             f(&self.throughput_iops, 1),
             f(&self.mean_ms, 3),
             f(&self.average_power_w, 2)

@@ -9,7 +9,7 @@ use crate::run::{pass_of, simulate_measured, Config, Measured, Workload};
 use anyhow::{anyhow, Context, Result};
 use serde::Serialize;
 use tierlab_cost::{CostBreakdown, CostDevice, CostInputs, DemandBilling, PriceCatalog, Tariff, Wear, ALPHAS};
-use tierlab_measure::{Interval, Protocol, Stop, Sums};
+use tierlab_measure::{Protocol, Stop, Sums};
 use tierlab_sim::Replay;
 use tierlab_types::SECONDS_PER_YEAR;
 
@@ -175,10 +175,6 @@ impl RunRow {
         self.runs.iter().all(|r| r.settled)
     }
 
-    /// A figure with its interval.
-    pub fn interval(mean: f64, half_width: f64) -> Interval {
-        Interval { mean, half_width, n: 0 }
-    }
 }
 
 /// A configuration that could not run on the workload, and why.
@@ -254,17 +250,20 @@ pub fn interrupted(err: &anyhow::Error) -> bool {
     err.chain().any(|c| matches!(c.downcast_ref::<tierlab_sim::SimError>(), Some(tierlab_sim::SimError::Interrupted)))
 }
 
-fn note(m: &Measured) -> RunNote {
-    let b = &m.run.report.batches;
-    let warm = &b[..m.outcome.warmup_batches.min(b.len())];
-    RunNote {
-        replay: m.run.report.replay.clone(),
-        warmup_requests: warm.iter().map(|b| b.completed).sum(),
-        warmup_s: warm.iter().map(|b| b.duration_ns()).sum::<u64>() as f64 / 1e9,
-        measured_requests: m.window.total.completed as u64,
-        measured_s: m.window.seconds(),
-        settled: m.outcome.settled,
-        stop: m.outcome.stop,
+impl Measured {
+    /// How the run was measured: its warm-up, its window, why it stopped.
+    pub fn note(&self) -> RunNote {
+        let b = &self.run.report.batches;
+        let warm = &b[..self.outcome.warmup_batches.min(b.len())];
+        RunNote {
+            replay: self.run.report.replay.clone(),
+            warmup_requests: warm.iter().map(|b| b.completed).sum(),
+            warmup_s: warm.iter().map(|b| b.duration_ns()).sum::<u64>() as f64 / 1e9,
+            measured_requests: self.window.total.completed as u64,
+            measured_s: self.window.seconds(),
+            settled: self.outcome.settled,
+            stop: self.outcome.stop,
+        }
     }
 }
 
@@ -408,8 +407,8 @@ fn row(label: &str, config: &Config, open: &Measured, closed: Option<&Measured>,
     let power = w.figure(|s| s.power_w());
     let ssd_eu = w.figure(|s| eu(s, 0.1));
     let sustainable = open.outcome.stop != Stop::Unsustainable;
-    let mut runs = vec![note(open)];
-    runs.extend(closed.map(note));
+    let mut runs = vec![open.note()];
+    runs.extend(closed.map(Measured::note));
     Ok(RunRow {
         config: label.to_string(),
         mode: mode.report_name(),
