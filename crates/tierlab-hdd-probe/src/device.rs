@@ -102,6 +102,11 @@ impl Target for DeviceTarget {
             return Err(ProbeError::Unusable(format!("{}: a read of {n} sectors at {lbn} is beyond the device or the probe's {MAX_READ}-byte buffer", self.path)));
         }
         let start = Instant::now() + std::mem::take(&mut self.pause);
+        // Long pauses (waiting out a busy host) sleep; the last millisecond spins, so that
+        // the read starts at its rotational phase.
+        if let Some(long) = start.checked_duration_since(Instant::now()).and_then(|d| d.checked_sub(Duration::from_millis(1))) {
+            std::thread::sleep(long);
+        }
         while Instant::now() < start {
             std::hint::spin_loop();
         }

@@ -46,10 +46,14 @@
 //! `tierlab serve --emulate` through NBD) completes every read late by a delay that varies
 //! by tens of microseconds, and now and then by milliseconds. Five repeated reads that
 //! spread over more than a microsecond mark the target as noisy. Pair times are then
-//! compared within a tolerance measured from fifteen pairs and measured again before each
-//! scan; a time out of it is the median of five; a boundary must change two pairs; and the
-//! zero-latency test takes the least of three reads at each position. None of this acts
-//! on the model.
+//! compared within a tolerance measured from fifteen pairs (six times their median
+//! distance from their median, which late completions do not move while fewer than half
+//! the pairs have one) and measured again before each scan; a time out of it is the median
+//! of five; a boundary must change two pairs, each then confirmed by the median of more
+//! readings (as many more as the share of late pairs asks); and the zero-latency test
+//! takes the least of three reads at each position. On a host too busy for this (the
+//! rotation's or the pairs' spread over a fiftieth or an eighth of a revolution, measured
+//! again over 15.5 s) the probe stops and says so. None of this acts on the model.
 
 mod device;
 mod model;
@@ -211,7 +215,10 @@ impl<T: Target> Counted<'_, T> {
 
 /// The rotation period, ns: the median of repeated reads of one sector. And whether the
 /// target's timing is noisy: five repeats spread over more than `EXACT_NS` (a real device
-/// behind a kernel, not the model); the median is then taken of eleven.
+/// behind a kernel, not the model); the median is then taken of eleven, whose middle three
+/// must lie within a fiftieth of it (late completions, a few milliseconds each, scatter
+/// them when a third of the reads have one): measured again after the `NOISE_RETRY_PAUSES`,
+/// then the probe stops and says how noisy the timing was.
 fn rotation_ns<T: Target>(c: &mut Counted<T>, lbn: u64) -> Result<(u64, bool), ProbeError> {
     c.read(lbn, 1)?;
     let mut d: Vec<u64> = (0..5).map(|_| c.read(lbn, 1)).collect::<Result<_, _>>()?;
@@ -219,12 +226,30 @@ fn rotation_ns<T: Target>(c: &mut Counted<T>, lbn: u64) -> Result<(u64, bool), P
     if d[4] - d[0] <= EXACT_NS {
         return Ok((d[2], false));
     }
-    for _ in 0..6 {
-        d.push(c.read(lbn, 1)?);
+    let mut tries = Vec::new();
+    for pause in NOISE_RETRY_PAUSES_NS {
+        c.t.pause(pause);
+        while d.len() < 11 {
+            d.push(c.read(lbn, 1)?);
+        }
+        d.sort_unstable();
+        if d[6] - d[4] <= d[5] / 50 {
+            return Ok((d[5], true));
+        }
+        tries.push(format!("{:.3}-{:.3} ms", d[4] as f64 / 1e6, d[6] as f64 / 1e6));
+        d.clear();
     }
-    d.sort_unstable();
-    Ok((d[5], true))
+    Err(ProbeError::Unusable(format!(
+        "the timing is too noisy to measure the rotation: the middle three of eleven repeated reads of one sector took {} ({} tries over {:.1} s of pauses). The host is probably too busy (every completion waits for a free core); probe again when it is quieter",
+        tries.join(", "),
+        NOISE_RETRY_PAUSES_NS.len(),
+        NOISE_RETRY_PAUSES_NS.iter().sum::<u64>() as f64 / 1e9
+    )))
 }
+
+/// Pauses before each measurement of a noisy target's noise: a host's load comes in bursts
+/// (a compiler's link step), which the probe waits out for up to 15.5 s before it gives up.
+const NOISE_RETRY_PAUSES_NS: [u64; 6] = [0, 500_000_000, 1_000_000_000, 2_000_000_000, 4_000_000_000, 8_000_000_000];
 
 /// Two times this close are the same on any target (the model's differ by a nanosecond's
 /// rounding of the rotational position).
@@ -281,8 +306,13 @@ struct PairTimes {
     /// How far from `base` a time may lie and still be `base`.
     tol: u64,
     /// Whether the target's timing is noisy: a time out of `tol` is then measured four
-    /// more times and the median taken, so that one late completion is not a boundary.
+    /// more times and the median taken, so that one late completion is not a boundary;
+    /// and a boundary so found is confirmed by the median of `confirm` readings of both
+    /// its pairs.
     noisy: bool,
+    /// Readings (odd, five to 31) whose median confirms a boundary on a noisy target: more
+    /// where more of the pairs timed for `base` were out of `tol`.
+    confirm: usize,
 }
 
 /// Pairs timed on a noisy target for its `PairTimes`.
@@ -293,22 +323,47 @@ impl PairTimes {
     fn exact<T: Target>(c: &mut Counted<T>, first: u64, rev: u64) -> Result<PairTimes, ProbeError> {
         let base = pair_ns(c, first + 2)?;
         let sector = base.saturating_sub(rev).max(2) / 2;
-        Ok(PairTimes { base, sector, tol: (sector / 4).max(EXACT_NS), noisy: false })
+        Ok(PairTimes { base, sector, tol: (sector / 4).max(EXACT_NS), noisy: false, confirm: 1 })
     }
 
     /// On a noisy target, for the first track and again before each scan: the median of
-    /// `NOISY_BASE_PAIRS` pairs on the track starting at `first`, and a tolerance of three
-    /// times the spread of their middle three fifths (about five standard deviations of a
-    /// normal spread). Tracks found by a known size keep the last ones: a sector's time
-    /// (a few microseconds) moves `base` between zones by far less than the tolerance.
+    /// `NOISY_BASE_PAIRS` pairs on the track starting at `first`, and a tolerance of six
+    /// times their median distance from it (about four standard deviations of a normal
+    /// spread). The median distance ignores late completions as long as fewer than half
+    /// the pairs have one: on a busy host a fifth of them may be late by 1-30 ms, and
+    /// a spread taken over those would exceed a revolution and hide every boundary. The
+    /// share of pairs out of the tolerance sets how many readings confirm a boundary.
+    /// Tracks found by a known size keep the last ones: a sector's time (a few
+    /// microseconds) moves `base` between zones by far less than the tolerance.
+    ///
+    /// A tolerance over an eighth of a revolution cannot tell a boundary (a head switch and
+    /// the next track's skew) from the noise: measured again after the
+    /// `NOISE_RETRY_PAUSES_NS`, then the probe stops and says how noisy the timing was.
     fn noisy<T: Target>(c: &mut Counted<T>, first: u64, rev: u64) -> Result<PairTimes, ProbeError> {
-        let mut v: Vec<u64> = (0..NOISY_BASE_PAIRS).map(|_| pair_ns(c, first + 2)).collect::<Result<_, _>>()?;
-        v.sort_unstable();
         let n = NOISY_BASE_PAIRS;
-        let base = v[n / 2];
-        let sector = base.saturating_sub(rev).max(2) / 2;
-        let spread = v[n * 4 / 5] - v[n / 5];
-        Ok(PairTimes { base, sector, tol: (sector / 4).max(EXACT_NS).max(3 * spread), noisy: true })
+        let mut tries = Vec::new();
+        for pause in NOISE_RETRY_PAUSES_NS {
+            c.t.pause(pause);
+            let mut v: Vec<u64> = (0..n).map(|_| pair_ns(c, first + 2)).collect::<Result<_, _>>()?;
+            v.sort_unstable();
+            let base = v[n / 2];
+            let sector = base.saturating_sub(rev).max(2) / 2;
+            let mut dev: Vec<u64> = v.iter().map(|&x| x.abs_diff(base)).collect();
+            dev.sort_unstable();
+            let tol = (sector / 4).max(EXACT_NS).max(6 * dev[n / 2]);
+            let off = v.iter().filter(|&&x| x.abs_diff(base) > tol).count();
+            if tol <= rev / 8 {
+                return Ok(PairTimes { base, sector, tol, noisy: true, confirm: confirm_readings(off, n) });
+            }
+            tries.push(format!("{:.3} ms", tol as f64 / 1e6));
+        }
+        Err(ProbeError::Unusable(format!(
+            "the timing is too noisy to find track boundaries: {n} timings of the same pair of reads gave a tolerance (six times their median distance from their median) of {} ({} tries over {:.1} s of pauses), over an eighth of the {:.3} ms revolution. The host is probably too busy (every completion waits for a free core); probe again when it is quieter",
+            tries.join(", "),
+            NOISE_RETRY_PAUSES_NS.len(),
+            NOISE_RETRY_PAUSES_NS.iter().sum::<u64>() as f64 / 1e9,
+            rev as f64 / 1e6
+        )))
     }
 
     fn is_base(&self, ns: u64) -> bool {
@@ -322,22 +377,64 @@ impl PairTimes {
         if !self.noisy || self.is_base(d) {
             return Ok(d);
         }
-        median_pair_ns(c, x, d)
+        median_pair_ns(c, x, d, 5)
     }
 
     fn same<T: Target>(&self, c: &mut Counted<T>, x: u64) -> Result<bool, ProbeError> {
         Ok(self.is_base(self.measure(c, x)?))
     }
+
+    /// Whether a boundary found at `b` (the pairs at `b` and `b + 1` out of tolerance)
+    /// holds: always on an exact target; on a noisy one if the median of `confirm` new
+    /// readings of each pair is out of tolerance too.
+    fn confirmed<T: Target>(&self, c: &mut Counted<T>, b: u64, sectors: u64) -> Result<bool, ProbeError> {
+        if !self.noisy {
+            return Ok(true);
+        }
+        for x in [b, b + 1] {
+            if x >= sectors {
+                break;
+            }
+            let first = pair_ns(c, x)?;
+            if self.is_base(median_pair_ns(c, x, first, self.confirm)?) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
 }
 
-/// The median of five pair times at `x`, `first` being one already taken.
-fn median_pair_ns<T: Target>(c: &mut Counted<T>, x: u64, first: u64) -> Result<u64, ProbeError> {
+/// How many readings confirm a boundary on a noisy target where `off` of `n` base pairs
+/// were out of tolerance: the fewest (odd, five to 31) whose median is out by chance, a
+/// majority of them being late, with a probability under 1e-3 (a boundary needs two pairs
+/// so, so a scan of a thousand pairs confirms a false one with odds of about 1e-3). The
+/// share is taken as at least one in `2n`, as fifteen pairs cannot show a smaller one.
+fn confirm_readings(off: usize, n: usize) -> usize {
+    let p = (off as f64 / n as f64).max(0.5 / n as f64);
+    let mut k = 5;
+    while k < 31 {
+        // P(at least (k + 1) / 2 of k readings are off).
+        let tail: f64 = ((k + 1) / 2..=k).map(|j| binomial(k, j) * p.powi(j as i32) * (1.0 - p).powi((k - j) as i32)).sum();
+        if tail < 1e-3 {
+            break;
+        }
+        k += 2;
+    }
+    k
+}
+
+fn binomial(n: usize, k: usize) -> f64 {
+    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+/// The median of `repeats` pair times at `x`, `first` being one already taken.
+fn median_pair_ns<T: Target>(c: &mut Counted<T>, x: u64, first: u64, repeats: usize) -> Result<u64, ProbeError> {
     let mut v = vec![first];
-    while v.len() < 5 {
+    while v.len() < repeats.max(1) {
         v.push(pair_ns(c, x)?);
     }
     v.sort_unstable();
-    Ok(v[2])
+    Ok(v[v.len() / 2])
 }
 
 /// Characterise `target`: its cache must be off (see the module documentation); `cached`,
@@ -375,7 +472,7 @@ pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts:
             if b >= sectors {
                 return Ok(true);
             }
-            Ok(p.same(c, b - 1)? && !p.same(c, b)? && (!p.noisy || b + 1 >= sectors || !p.same(c, b + 1)?))
+            Ok(p.same(c, b - 1)? && !p.same(c, b)? && (!p.noisy || b + 1 >= sectors || !p.same(c, b + 1)?) && p.confirmed(c, b, sectors)?)
         };
         let mut next = None;
         for &t in &sizes {
@@ -409,9 +506,10 @@ pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts:
                     // the pair after it: the pair before this one then differs too.
                     let lone = (p.noisy || (d > p.base && d <= p.base + 3 * p.sector)) && x + 1 < sectors && p.same(&mut c, x + 1)?;
                     if !lone {
-                        break;
-                    }
-                    if p.noisy && x > s + 3 && !p.same(&mut c, x - 1)? {
+                        if p.confirmed(&mut c, x, sectors)? {
+                            break;
+                        }
+                    } else if p.noisy && x > s + 3 && !p.same(&mut c, x - 1)? && p.confirmed(&mut c, x - 1, sectors)? {
                         x -= 1;
                         break;
                     }
