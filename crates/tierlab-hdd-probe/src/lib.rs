@@ -46,14 +46,15 @@
 //! `tierlab serve --emulate` through NBD) completes every read late by a delay that varies
 //! by tens of microseconds, and now and then by milliseconds. Five repeated reads that
 //! spread over more than a microsecond mark the target as noisy. Pair times are then
-//! compared within a tolerance measured from fifteen pairs (six times their median
+//! compared within a tolerance measured from fifteen pairs (four times their median
 //! distance from their median, which late completions do not move while fewer than half
 //! the pairs have one) and measured again before each scan; a time out of it is the median
-//! of five; a boundary must change two pairs, each then confirmed by the median of more
-//! readings (as many more as the share of late pairs asks); and the zero-latency test
-//! takes the least of three reads at each position. On a host too busy for this (the
-//! rotation's or the pairs' spread over a fiftieth or an eighth of a revolution, measured
-//! again over 15.5 s) the probe stops and says so. None of this acts on the model.
+//! of five; a boundary must change two pairs, each confirmed by the median of more
+//! readings (as many more as the share of late pairs asks), and so must a track size
+//! already met; and the zero-latency test takes the least of three reads at each
+//! position. On a host too busy for this (the rotation's or the pairs' spread over a
+//! fiftieth or a twentieth of a revolution, measured again over 15.5 s) the probe stops
+//! and says so. None of this acts on the model.
 
 mod device;
 mod model;
@@ -327,17 +328,17 @@ impl PairTimes {
     }
 
     /// On a noisy target, for the first track and again before each scan: the median of
-    /// `NOISY_BASE_PAIRS` pairs on the track starting at `first`, and a tolerance of six
-    /// times their median distance from it (about four standard deviations of a normal
-    /// spread). The median distance ignores late completions as long as fewer than half
+    /// `NOISY_BASE_PAIRS` pairs on the track starting at `first`, and a tolerance of four
+    /// times their median distance from it (about 2.7 standard deviations of a normal
+    /// spread: a pair out of it is measured again). The median distance ignores late completions as long as fewer than half
     /// the pairs have one: on a busy host a fifth of them may be late by 1-30 ms, and
     /// a spread taken over those would exceed a revolution and hide every boundary. The
     /// share of pairs out of the tolerance sets how many readings confirm a boundary.
     /// Tracks found by a known size keep the last ones: a sector's time (a few
     /// microseconds) moves `base` between zones by far less than the tolerance.
     ///
-    /// A tolerance over an eighth of a revolution cannot tell a boundary (a head switch and
-    /// the next track's skew) from the noise: measured again after the
+    /// A tolerance over a twentieth of a revolution (0.3 ms at 10,000 rpm) cannot tell a
+    /// boundary (a head switch or a one-cylinder seek, about 0.5 ms) from the noise: measured again after the
     /// `NOISE_RETRY_PAUSES_NS`, then the probe stops and says how noisy the timing was.
     fn noisy<T: Target>(c: &mut Counted<T>, first: u64, rev: u64) -> Result<PairTimes, ProbeError> {
         let n = NOISY_BASE_PAIRS;
@@ -350,15 +351,15 @@ impl PairTimes {
             let sector = base.saturating_sub(rev).max(2) / 2;
             let mut dev: Vec<u64> = v.iter().map(|&x| x.abs_diff(base)).collect();
             dev.sort_unstable();
-            let tol = (sector / 4).max(EXACT_NS).max(6 * dev[n / 2]);
+            let tol = (sector / 4).max(EXACT_NS).max(4 * dev[n / 2]);
             let off = v.iter().filter(|&&x| x.abs_diff(base) > tol).count();
-            if tol <= rev / 8 {
+            if tol <= rev / 20 {
                 return Ok(PairTimes { base, sector, tol, noisy: true, confirm: confirm_readings(off, n) });
             }
             tries.push(format!("{:.3} ms", tol as f64 / 1e6));
         }
         Err(ProbeError::Unusable(format!(
-            "the timing is too noisy to find track boundaries: {n} timings of the same pair of reads gave a tolerance (six times their median distance from their median) of {} ({} tries over {:.1} s of pauses), over an eighth of the {:.3} ms revolution. The host is probably too busy (every completion waits for a free core); probe again when it is quieter",
+            "the timing is too noisy to find track boundaries: {n} timings of the same pair of reads gave a tolerance (four times their median distance from their median) of {} ({} tries over {:.1} s of pauses), over a twentieth of the {:.3} ms revolution. The host is probably too busy (every completion waits for a free core); probe again when it is quieter",
             tries.join(", "),
             NOISE_RETRY_PAUSES_NS.len(),
             NOISE_RETRY_PAUSES_NS.iter().sum::<u64>() as f64 / 1e9,
@@ -392,15 +393,17 @@ impl PairTimes {
             return Ok(true);
         }
         for x in [b, b + 1] {
-            if x >= sectors {
-                break;
-            }
-            let first = pair_ns(c, x)?;
-            if self.is_base(median_pair_ns(c, x, first, self.confirm)?) {
+            if x < sectors && self.surely_same(c, x)? {
                 return Ok(false);
             }
         }
         Ok(true)
+    }
+
+    /// Whether the median of `confirm` readings of the pair at `x` is `base`.
+    fn surely_same<T: Target>(&self, c: &mut Counted<T>, x: u64) -> Result<bool, ProbeError> {
+        let first = pair_ns(c, x)?;
+        Ok(self.is_base(median_pair_ns(c, x, first, self.confirm)?))
     }
 }
 
@@ -472,7 +475,11 @@ pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts:
             if b >= sectors {
                 return Ok(true);
             }
-            Ok(p.same(c, b - 1)? && !p.same(c, b)? && (!p.noisy || b + 1 >= sectors || !p.same(c, b + 1)?) && p.confirmed(c, b, sectors)?)
+            if p.noisy {
+                // One reading of a boundary's pair falls within the tolerance now and then.
+                return Ok(p.surely_same(c, b - 1)? && p.confirmed(c, b, sectors)?);
+            }
+            Ok(p.same(c, b - 1)? && !p.same(c, b)?)
         };
         let mut next = None;
         for &t in &sizes {
@@ -503,14 +510,23 @@ pub fn probe<T: Target, C: Target>(target: &mut T, cached: Option<&mut C>, opts:
                     // about a sector's time, and a late completion on a noisy target one
                     // pair by any time; a boundary changes this pair and the next. On a
                     // noisy target a boundary whose own pair read as `base` shows here as
-                    // the pair after it: the pair before this one then differs too.
-                    let lone = (p.noisy || (d > p.base && d <= p.base + 3 * p.sector)) && x + 1 < sectors && p.same(&mut c, x + 1)?;
-                    if !lone {
+                    // the pair after it: the pair before this one then differs too. There
+                    // each pair out of tolerance is a boundary's if more readings of it
+                    // and the next say so, or the pair before it if they say so of that
+                    // one and this.
+                    if p.noisy {
                         if p.confirmed(&mut c, x, sectors)? {
                             break;
                         }
-                    } else if p.noisy && x > s + 3 && !p.same(&mut c, x - 1)? && p.confirmed(&mut c, x - 1, sectors)? {
-                        x -= 1;
+                        if x > s + 3 && p.confirmed(&mut c, x - 1, sectors)? {
+                            x -= 1;
+                            break;
+                        }
+                        x += 1;
+                        continue;
+                    }
+                    let lone = d > p.base && d <= p.base + 3 * p.sector && x + 1 < sectors && p.same(&mut c, x + 1)?;
+                    if !lone {
                         break;
                     }
                     x += 1;
