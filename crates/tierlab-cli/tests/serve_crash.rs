@@ -82,20 +82,26 @@ impl Model {
     }
 }
 
-/// One drive under test: its mode and the creation flags that pick its policies.
+/// One drive under test: the creation flags that pick its mode and policies.
 struct Variant {
-    mode: &'static str,
     flags: Vec<&'static str>,
+}
+
+impl Variant {
+    /// How a failure names the drive it happened on.
+    fn name(&self) -> String {
+        self.flags.join(" ")
+    }
 }
 
 fn variants(mode: &'static str) -> Vec<Variant> {
     if mode == "tiering" {
-        return vec![Variant { mode, flags: vec!["--mode", "tiering", "--lt", "4", "--ht", "8"] }];
+        return vec![Variant { flags: vec!["--mode", "tiering", "--lt", "4", "--ht", "8"] }];
     }
     let mut v = Vec::new();
     for write in ["write-back", "write-through", "write-around"] {
         for replacement in ["lru", "arc", "2q", "wsclock", "fifo"] {
-            v.push(Variant { mode, flags: vec!["--mode", "caching", "--write-policy", write, "--replacement", replacement] });
+            v.push(Variant { flags: vec!["--mode", mode, "--write-policy", write, "--replacement", replacement] });
         }
     }
     v
@@ -119,7 +125,7 @@ fn ctl_set(ctl: &std::path::Path, name: &str, value: u64) {
 
 /// One client's share of a round: its own blocks, writes, reads and flushes until
 /// `ops` are done or the server dies (true).
-fn client_ops(addr: &str, ctl: &std::path::Path, k: u64, model: &mut Model, seed: u64, ops: u64, version: &AtomicU64, r: u64) -> bool {
+fn client_ops(addr: &str, ctl: &std::path::Path, k: u64, model: &mut Model, seed: u64, ops: u64, version: &AtomicU64, at: &str) -> bool {
     let Ok(mut c) = Client::connect(addr) else { return true };
     let mut rng = Rng(seed | 1);
     for op in 0..ops {
@@ -140,7 +146,7 @@ fn client_ops(addr: &str, ctl: &std::path::Path, k: u64, model: &mut Model, seed
             }
             6..=8 => c.read(block * BLOCK as u64, BLOCK as u32).map(|b| {
                 let v = version_of(block, &b);
-                assert!(v.is_some_and(|v| model.allowed(block, v)), "round {r}: live read of block {block} gave version {v:?}");
+                assert!(v.is_some_and(|v| model.allowed(block, v)), "{at}: live read of block {block} gave version {v:?}");
                 0
             }),
             _ => c.flush(),
@@ -149,11 +155,11 @@ fn client_ops(addr: &str, ctl: &std::path::Path, k: u64, model: &mut Model, seed
             Ok(0) if op % 10 == 9 => match c.flush() {
                 // A flush whose ack makes everything this client wrote before it durable.
                 Ok(0) => model.flushed(),
-                Ok(e) => panic!("round {r}: flush failed with errno {e}"),
+                Ok(e) => panic!("{at}: flush failed with errno {e}"),
                 Err(_) => return true,
             },
             Ok(0) => {}
-            Ok(e) => panic!("round {r}: request failed with errno {e}"),
+            Ok(e) => panic!("{at}: request failed with errno {e}"),
             Err(_) => return true,
         }
     }
@@ -183,8 +189,21 @@ fn fsck(dir: &std::path::Path, extra: &[&str]) -> (bool, String) {
     (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
 }
 
-/// One round; returns (the server died at an injected point, committed metadata was lost).
-fn round(dir: &std::path::Path, v: &Variant, models: &mut [Model], rng: &mut Rng, r: u64, version: &AtomicU64) -> (bool, bool) {
+/// What one round did.
+struct Outcome {
+    /// The server died at an injected point.
+    crashed: bool,
+    /// Committed metadata was lost on both stores.
+    lost: bool,
+    /// Blocks holding written data that read back, after the restart, as the model allows.
+    verified: u64,
+}
+
+/// One round.
+fn round(dir: &std::path::Path, v: &Variant, models: &mut [Model], rng: &mut Rng, r: u64, version: &AtomicU64) -> Outcome {
+    // Failures name the round and the drive's policies.
+    let at = format!("round {r} ({})", v.name());
+    let at = at.as_str();
     let point = POINTS[(r as usize / 2) % POINTS.len()];
     let nth = 1 + rng.below(6);
     let env = [("TIERLAB_POWER_CUT", (r + 1).to_string()), ("TIERLAB_CRASH_AT", format!("{point}:{nth}"))];
@@ -199,7 +218,7 @@ fn round(dir: &std::path::Path, v: &Variant, models: &mut [Model], rng: &mut Rng
                 .enumerate()
                 .map(|(k, model)| {
                     let (addr, ctl, seed) = (s.addr.as_str(), s.ctl.as_path(), seeds[k]);
-                    scope.spawn(move || client_ops(addr, ctl, k as u64, model, seed, ops, version, r))
+                    scope.spawn(move || client_ops(addr, ctl, k as u64, model, seed, ops, version, at))
                 })
                 .collect();
             handles.into_iter().map(|h| h.join().expect("a client thread panicked")).fold(false, |a, b| a | b)
@@ -214,17 +233,18 @@ fn round(dir: &std::path::Path, v: &Variant, models: &mut [Model], rng: &mut Rng
     if damaged {
         damage_newest_checkpoints(dir);
         if let Err(e) = Served::try_start(dir, &[], &[]) {
-            assert!(e.contains("committed metadata is lost") && e.contains("--discard-unrecoverable"), "round {r}: {e}");
+            assert!(e.contains("committed metadata is lost") && e.contains("--discard-unrecoverable"), "{at}: {e}");
             let (ok, out) = fsck(dir, &[]);
-            assert!(!ok && !out.ends_with("clean\n"), "round {r}: fsck of a drive that lost metadata: {out}");
+            assert!(!ok && !out.ends_with("clean\n"), "{at}: fsck of a drive that lost metadata: {out}");
             let (ok, out) = fsck(dir, &["--repair", "--discard-unrecoverable"]);
-            assert!(ok, "round {r}: fsck --repair --discard-unrecoverable: {out}");
+            assert!(ok, "{at}: fsck --repair --discard-unrecoverable: {out}");
             lost = true;
         }
     }
     // Restart cleanly and check every block.
     let served = Served::start(dir, &[], &[]);
     let mut c = Client::connect(&served.addr).expect("connect after restart");
+    let mut verified = 0;
     for block in 0..BLOCKS {
         let model = &mut models[(block % CLIENTS) as usize];
         let b = c.read(block * BLOCK as u64, BLOCK as u32).expect("read after restart");
@@ -232,17 +252,18 @@ fn round(dir: &std::path::Path, v: &Variant, models: &mut [Model], rng: &mut Rng
         if lost {
             // What could not be recovered reads as zeros or an older version of the block
             // itself, never as another block's data.
-            assert!(v.is_some(), "round {r} ({} {:?}): after a loss block {block} holds another block's data", v.is_some(), v);
+            assert!(v.is_some(), "{at} ({} {:?}): after a loss block {block} holds another block's data", v.is_some(), v);
         } else {
             assert!(
                 v.is_some_and(|v| model.allowed(block, v)),
-                "round {r} ({} {:?}, crash at {point}:{nth}): block {block} holds {v:?}; durable {:?}, written since {:?}",
+                "{at} ({} {:?}, crash at {point}:{nth}): block {block} holds {v:?}; durable {:?}, written since {:?}",
                 v.is_some(),
                 v,
                 model.durable.get(&block),
                 model.since.get(&block)
             );
         }
+        verified += u64::from(v.is_some_and(|v| v != 0));
         // What the restarted drive holds is now the durable state.
         model.since.remove(&block);
         match v {
@@ -251,16 +272,17 @@ fn round(dir: &std::path::Path, v: &Variant, models: &mut [Model], rng: &mut Rng
         };
     }
     c.disconnect();
-    assert!(served.stop().success(), "round {r}: serve did not stop cleanly");
+    assert!(served.stop().success(), "{at}: serve did not stop cleanly");
     let (ok, out) = fsck(dir, &[]);
-    assert!(ok, "round {r}: fsck: {out}");
-    (crashed, lost)
+    assert!(ok, "{at}: fsck: {out}");
+    Outcome { crashed, lost, verified }
 }
 
 #[test]
 fn every_flushed_block_survives_crashes_at_any_point() {
     let rounds: u64 = std::env::var("TIERLAB_CRASH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(200);
-    let (mut injected, mut losses) = (0, 0);
+    let (mut injected, mut losses, mut verified) = (0, 0, 0);
+    let started = std::time::Instant::now();
     let only = std::env::var("TIERLAB_CRASH_MODE").ok();
     for mode in ["tiering", "caching"].into_iter().filter(|m| only.as_deref().is_none_or(|o| o == *m)) {
         let variants = variants(mode);
@@ -270,16 +292,20 @@ fn every_flushed_block_survives_crashes_at_any_point() {
         let version = AtomicU64::new(0);
         for r in 0..rounds / 2 {
             let i = r as usize % variants.len();
-            let (crashed, lost) = round(&dirs[i], &variants[i], &mut models[i], &mut rng, r, &version);
-            injected += u64::from(crashed);
-            losses += u64::from(lost);
+            let o = round(&dirs[i], &variants[i], &mut models[i], &mut rng, r, &version);
+            injected += u64::from(o.crashed);
+            losses += u64::from(o.lost);
+            verified += o.verified;
         }
         for d in dirs {
             let _ = std::fs::remove_dir_all(&d);
         }
     }
     let ran = if only.is_some() { rounds / 2 } else { rounds };
-    eprintln!("crash rounds: {ran}, of which the server died at an injected point in {injected}, and {losses} lost metadata on both stores");
+    eprintln!(
+        "crash rounds: {ran}, of which the server died at an injected point in {injected}, and {losses} lost metadata on both stores; after the restarts {verified} reads of written blocks gave what was written, none another version or block; {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
     // Most rounds must really crash mid-work, or the test proves little.
     assert!(injected * 2 > ran, "only {injected} of {ran} rounds crashed at an injected point");
     assert!(losses * 40 >= ran, "only {losses} of {ran} rounds lost metadata on both stores");
