@@ -4,7 +4,12 @@
 //! must find the model's own track boundaries, rotation and zero-latency access. Timed by
 //! the wall clock through NBD and FUSE, every completion is late by a varying scheduling
 //! delay, so this is the probe's noisy path. Needs /dev/fuse; says so and skips where the
-//! machine does not allow it. About a minute.
+//! machine does not allow it. About a minute on a quiet machine, several on a busy one:
+//! it runs with `TIERLAB_PROBE_SERVED=1` only.
+//!
+//! On a busy host (every core taken, so a fifth of the completions wait milliseconds for
+//! one) the probe must still find every boundary, or stop and say the timing is too
+//! noisy; either way within `MAX_READS`, never scanning on to the export's end.
 
 mod support;
 
@@ -14,6 +19,10 @@ use support::nbd::{temp_dir, tierlab, tool, Served};
 const MAXTOR: &str = "maxtor-atlas-10k-v-73gb";
 /// The 32 tracks of surface 0's outer band and the first of surface 1: two track sizes.
 const TRACKS: usize = 33;
+/// Reads the probe may take, boundary-cost reads included: 7,250-9,630 on a quiet machine,
+/// 20,000-100,000 where a fifth to a half of the completions are late (the probe's own
+/// busy-host test); a scan past every boundary reads the whole 64 MiB export, over 250,000.
+const MAX_READS: u64 = 150_000;
 
 fn json(args: &[&str]) -> serde_json::Value {
     let out = Command::new(tierlab()).args(args).output().expect("run tierlab");
@@ -23,8 +32,7 @@ fn json(args: &[&str]) -> serde_json::Value {
 
 #[test]
 fn a_probe_through_nbd_finds_the_emulated_disks_tracks() {
-    // It runs with TIERLAB_PROBE_SERVED=1 only: the probe currently keeps reading well past
-    // its usual 7-10 thousand reads through the served model (docs/tracks.md).
+    // Minutes on a busy machine (docs/tracks.md).
     if std::env::var_os("TIERLAB_PROBE_SERVED").is_none() {
         eprintln!("skipped: set TIERLAB_PROBE_SERVED=1 to probe the served model through NBD (docs/tracks.md)");
         return;
@@ -58,11 +66,26 @@ fn a_probe_through_nbd_finds_the_emulated_disks_tracks() {
         return;
     }
     let tracks = TRACKS.to_string();
+    let started = std::time::Instant::now();
     let probe = Command::new(tierlab()).args(["hdd", "probe", "--path"]).arg(&file).args(["--tracks", &tracks, "--boundary-reads", "1000", "--json"]).output().expect("probe");
+    let took_s = started.elapsed().as_secs_f64();
     let _ = sh(&format!("fusermount3 -u {f} || umount {f}", f = fuse.display()));
+    let stats = Command::new(tierlab()).arg("ctl").arg("--socket").arg(&s.ctl).args(["stats", "--json"]).output().expect("ctl stats");
+    let stats: serde_json::Value = serde_json::from_slice(&stats.stdout).expect("stats json");
     assert!(s.stop().success());
-    assert!(probe.status.success(), "{}", String::from_utf8_lossy(&probe.stderr));
+    // Every read the probe made, as the server counted them (nbdfuse splits the few
+    // whole-track reads into several).
+    let reads = stats["host_reads"].as_u64().expect("host_reads");
+    assert!(reads <= MAX_READS, "the probe made {reads} reads ({took_s:.0} s): {stats}");
+    let err = String::from_utf8_lossy(&probe.stderr);
+    if !probe.status.success() && err.contains("too noisy") {
+        eprintln!("note: the host was too busy to probe through NBD ({reads} reads, {took_s:.0} s): {err}");
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
+    assert!(probe.status.success(), "{err}");
     let p: serde_json::Value = serde_json::from_slice(&probe.stdout).expect("probe json");
+    eprintln!("probe through NBD: {reads} reads, {took_s:.0} s, pair tolerance {} ms", p["pair_tolerance_ms"]);
 
     let layout = json(&["hdd", "layout", "--device", MAXTOR, "--tracks", &tracks, "--json"]);
     let want: Vec<u64> = layout.as_array().expect("tracks").iter().map(|t| t["first_lbn"].as_u64().expect("lbn")).collect();
