@@ -34,6 +34,7 @@
 //! those shares in units too.
 
 mod arc;
+mod keymap;
 mod list;
 mod lru;
 mod s3fifo;
@@ -42,6 +43,7 @@ mod twoq;
 mod wsclock;
 
 pub use arc::Arc;
+pub use keymap::{KeyMap, KeySet};
 pub use lru::{Fifo, Lru};
 pub use s3fifo::S3Fifo;
 pub use sieve::Sieve;
@@ -50,8 +52,6 @@ pub use wsclock::{SweepFallback, WsClock, WSCLOCK_SCAN_CANDIDATES};
 
 use std::fmt;
 use std::str::FromStr;
-
-pub(crate) type KeyMap = rustc_hash::FxHashMap<u64, u32>;
 
 /// A replacement algorithm over `capacity` units, each resident key taking its size (one
 /// unit unless inserted with [`Replacement::insert_sized`]).

@@ -6,9 +6,8 @@
 //! otherwise do not change the decisions, as in libCacheSim.
 
 use crate::{Counts, ObjectDef, PlacementError, Replay};
-use rustc_hash::FxHashSet;
 use serde::Serialize;
-use tierlab_cache::{reference, Algorithm, Replacement};
+use tierlab_cache::{reference, Algorithm, KeySet, Replacement};
 use tierlab_types::{IoRequest, Op};
 
 /// One cache size's results.
@@ -33,7 +32,9 @@ struct SizedCache {
     insertions: u64,
     evictions: u64,
     write_backs: u64,
-    dirty: FxHashSet<u64>,
+    /// Dirty objects (made dirty and written back all run long: a set whose removes
+    /// leave no deleted-slot markers).
+    dirty: KeySet,
 }
 
 /// Replays requests through one algorithm at several cache sizes (in objects).
@@ -60,7 +61,7 @@ impl CacheReplay {
                 insertions: 0,
                 evictions: 0,
                 write_backs: 0,
-                dirty: FxHashSet::default(),
+                dirty: KeySet::new(),
             })
             .collect();
         Ok(CacheReplay { algorithm, def, caches, evicted: Vec::new() })
