@@ -2,8 +2,7 @@
 //! buffer (whose misses and dirty evictions are the primary's data I/O) and the
 //! secondary's apply-side cache are both one of these.
 
-use rustc_hash::FxHashSet;
-use tierlab_cache::{Lru, Replacement};
+use tierlab_cache::{KeySet, Lru, Replacement};
 
 /// What one page reference cost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -17,7 +16,9 @@ pub struct Reference {
 /// A write-back LRU cache of `capacity_pages` pages, keyed by page number.
 pub struct BufferPool {
     lru: Lru,
-    dirty: FxHashSet<u64>,
+    /// Dirty pages, in a set whose removes leave no deleted-slot markers (pages are made
+    /// dirty and clean again all run long).
+    dirty: KeySet,
     capacity_pages: usize,
 }
 
@@ -25,7 +26,7 @@ impl BufferPool {
     pub fn new(capacity_pages: usize) -> Self {
         BufferPool {
             lru: Lru::new(capacity_pages),
-            dirty: FxHashSet::default(),
+            dirty: KeySet::new(),
             capacity_pages,
         }
     }
