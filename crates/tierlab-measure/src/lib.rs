@@ -21,6 +21,6 @@ mod observer;
 pub mod stats;
 mod window;
 
-pub use observer::{CounterProbe, Measurement, Outcome, Protocol, Stop};
+pub use observer::{CounterProbe, Measurement, Outcome, Protocol, SettledProbe, Stop};
 pub use stats::Interval;
 pub use window::{Sums, Window};

@@ -106,11 +106,17 @@ pub struct Outcome {
 /// treats each per request as a figure that must settle.
 pub type CounterProbe<'a> = Box<dyn FnMut(&dyn Controller) -> Vec<f64> + 'a>;
 
+/// A study's own condition for the end of the warm-up, read off its controller after each
+/// batch (a disk array's tiers unchanged for two epochs): the warm-up ends only once it
+/// holds and the layer's own rules do.
+pub type SettledProbe<'a> = Box<dyn FnMut(&dyn Controller) -> bool + 'a>;
+
 /// The measurement layer's [`Observer`]: give it to `Simulation::run_observed`.
 pub struct Measurement<'a> {
     protocol: Protocol,
     closed_loop: bool,
     probe: Option<CounterProbe<'a>>,
+    settled_probe: Option<SettledProbe<'a>>,
     last_counters: Vec<f64>,
     /// Per batch: the tracked figures (the primary one, power, counters per request).
     tracked: Vec<Vec<f64>>,
@@ -130,6 +136,7 @@ impl<'a> Measurement<'a> {
             protocol: protocol.clone(),
             closed_loop,
             probe,
+            settled_probe: None,
             last_counters: Vec::new(),
             tracked: Vec::new(),
             batches: Vec::new(),
@@ -139,6 +146,12 @@ impl<'a> Measurement<'a> {
             settled: !protocol.detect_warmup,
             stop: None,
         }
+    }
+
+    /// Also require `settled` of the controller before the warm-up may end.
+    pub fn with_settled(mut self, settled: SettledProbe<'a>) -> Self {
+        self.settled_probe = Some(settled);
+        self
     }
 
     fn primary(&self, b: &Batch) -> f64 {
@@ -238,7 +251,8 @@ impl Observer for Measurement<'_> {
         }
         let mut decision = Decision::Continue;
         if self.measure_from.is_none() {
-            if self.steady() {
+            let study_settled = self.settled_probe.as_mut().is_none_or(|p| p(controller));
+            if study_settled && self.steady() {
                 self.measure_from = Some(self.batches.len());
                 self.settled = true;
                 decision = Decision::Measure;

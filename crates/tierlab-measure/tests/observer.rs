@@ -149,3 +149,20 @@ proptest::proptest! {
         proptest::prop_assert!(outcome.warmup_batches <= b.len());
     }
 }
+
+#[test]
+fn the_warm_up_waits_for_the_studys_own_settled_condition() {
+    // The same steady device; the study says it has settled only from its 60th batch on.
+    let mut dev = Warming { slow_ops: 1, slow_ns: 100_000, fast_ns: 100_000, ops: 0, busy_ns: 0 };
+    let mut sim = Simulation::new(SchedulerKind::Fcfs);
+    sim.add_device(Box::new(&mut dev));
+    let mut seen = 0;
+    let mut m = Measurement::new(&protocol(), true, None).with_settled(Box::new(move |_| {
+        seen += 1;
+        seen >= 60
+    }));
+    sim.run_observed(requests(200_000, 0), Replay::Closed { depth: 1 }, &mut Direct::default(), Some(&mut m), &mut |_| {}).unwrap();
+    let outcome = m.finish();
+    assert!(outcome.settled);
+    assert_eq!(outcome.warmup_batches, 60);
+}
