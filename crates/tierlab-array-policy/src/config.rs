@@ -81,6 +81,9 @@ pub struct SchemeConfig {
     pub guarantee_window_requests: usize,
     /// Requests the guarantee's mean must cover before it acts.
     pub guarantee_min_requests: u64,
+    /// The guarantee restores the scheme's plan once the mean is below this share of
+    /// R_limit (hysteresis; 1 releases as soon as the mean is under the goal).
+    pub guarantee_release_fraction: f64,
     /// CR's epoch, s.
     pub epoch_s: f64,
     /// TPM's idle timeout, s (default: the break-even time).
@@ -99,6 +102,7 @@ impl Default for SchemeConfig {
             r_limit_ms: 10.0,
             guarantee_window_requests: 0,
             guarantee_min_requests: crate::guarantee::DEFAULT_MIN_REQUESTS,
+            guarantee_release_fraction: crate::guarantee::DEFAULT_RELEASE_FRACTION,
             epoch_s: 3600.0,
             tpm_timeout_s: None,
             drpm: DrpmParams::default(),
@@ -132,6 +136,10 @@ impl SchemeConfig {
         }
         if !(self.epoch_s.is_finite() && self.epoch_s > 0.0) {
             return bad("epoch_s", &format!("an epoch > 0 s, found {}", self.epoch_s));
+        }
+        let f = self.guarantee_release_fraction;
+        if !(f.is_finite() && f > 0.0 && f <= 1.0) {
+            return bad("guarantee_release_fraction", &format!("a share of R_limit in (0, 1], found {f}"));
         }
         if let Some(t) = self.tpm_timeout_s {
             if !(t.is_finite() && t >= 0.0) {
@@ -171,7 +179,7 @@ impl SchemeConfig {
             SchemeKind::Hibernator => Box::new(Hibernator::new(self.hibernator.clone(), self.epoch_s)),
         };
         if self.guarantee {
-            Box::new(Guarantee::new(base, self.r_limit_ms / 1e3, self.guarantee_window_requests).with_min_requests(self.guarantee_min_requests))
+            Box::new(Guarantee::new(base, self.r_limit_ms / 1e3, self.guarantee_window_requests).with_min_requests(self.guarantee_min_requests).with_release_fraction(self.guarantee_release_fraction))
         } else {
             base
         }

@@ -48,11 +48,13 @@ pub struct Cr {
     infeasible: u64,
     predicted_mean_ms: Vec<f64>,
     notes: Vec<String>,
+    /// Epochs in a row that left the disks per speed level unchanged.
+    stable_epochs: u64,
 }
 
 impl Cr {
     pub fn new(epoch_s: f64) -> Cr {
-        Cr { epoch_s, setup: None, levels: Vec::new(), next_ns: (epoch_s * 1e9) as u64, decisions: 0, infeasible: 0, predicted_mean_ms: Vec::new(), notes: Vec::new() }
+        Cr { epoch_s, setup: None, levels: Vec::new(), next_ns: (epoch_s * 1e9) as u64, decisions: 0, infeasible: 0, predicted_mean_ms: Vec::new(), notes: Vec::new(), stable_epochs: 0 }
     }
 }
 
@@ -90,6 +92,20 @@ impl Scheme for Cr {
             self.infeasible += 1;
         }
         self.predicted_mean_ms.push(plan.mean_response_s * 1e3);
+        let per_level = |levels: &[usize]| {
+            let mut n = vec![0usize; setup.speeds.len().max(1)];
+            for &l in levels {
+                if let Some(c) = n.get_mut(l) {
+                    *c += 1;
+                }
+            }
+            n
+        };
+        if per_level(&plan.levels) == per_level(&self.levels) {
+            self.stable_epochs += 1;
+        } else {
+            self.stable_epochs = 0;
+        }
         for (disk, &level) in plan.levels.iter().enumerate() {
             if level != self.levels[disk] {
                 self.levels[disk] = level;
@@ -106,6 +122,6 @@ impl Scheme for Cr {
             let f: Vec<String> = self.predicted_mean_ms.iter().take(12).map(|m| format!("{m:.2}")).collect();
             notes.push(format!("predicted mean response per epoch (ms): {}", f.join(" ")));
         }
-        SchemeReport { decisions: self.decisions, infeasible_decisions: self.infeasible, notes, ..SchemeReport::default() }
+        SchemeReport { decisions: self.decisions, infeasible_decisions: self.infeasible, notes, stable_epochs: Some(self.stable_epochs), ..SchemeReport::default() }
     }
 }

@@ -7,12 +7,15 @@
 //! Decisions the paper leaves open, and the choices made here (`docs/arrays.md`):
 //! - **What a temperature counts**: accesses that reach the disks (NVRAM read misses and
 //!   destaged writes), since the layout exists to shape disk load.
-//! - **Tier-load forecast for a candidate tier-size vector**: RBs are ranked by their
-//!   rate — their temperature where they have one; RBs without a temperature yet (fewer
-//!   than k accesses) share equally the rate of the last epoch's accesses to such RBs —
-//!   and the fastest tier is filled first. A tier's disk-operation rate is its RBs' rate
-//!   times the last epoch's disk operations per disk-reaching access (parity and
-//!   read-modify-write fan-out), spread evenly over its disks.
+//! - **Tier-load forecast for a candidate tier-size vector**: every RB's rate is its
+//!   disk-reaching accesses in the last epoch over the epoch's length (the paper does not
+//!   say how it predicts tier loads). RBs are ranked by that rate and the fastest tier is
+//!   filled first. A tier's disk-operation rate is its RBs' rate times the last epoch's
+//!   disk operations per disk-reaching access (parity and read-modify-write fan-out),
+//!   spread evenly over its disks. Temperatures (k accesses, ξ) still decide placement
+//!   and swaps; they only reach RBs with k accesses, and ranking the others by a shared
+//!   average would hide the workload's skew from the forecast (`forecast_by_temperature`
+//!   keeps that older forecast for comparison).
 //! - **Service-time moments** per tier: measured on the disks of the tier at that speed
 //!   last epoch where there are any, else on all disks, rescaled to the speed
 //!   (`crate::service`).
@@ -22,7 +25,8 @@
 //!   hysteresis `swap_hysteresis` (default 0.1: a swap needs the slower tier's hottest RB
 //!   10 % hotter than the faster tier's coldest).
 //! - **A plan still running at an epoch boundary** finishes first; that epoch keeps its
-//!   tiers.
+//!   tiers. A small-scale migration in flight at the boundary is aborted instead, so that
+//!   the epoch's tier plan can be laid out.
 
 use crate::cr::DEFAULT_REQUEST_BYTES;
 use crate::scheme::{ArraySetup, ArrayView, Command, DiskCounters, Location, Move, MoveOp, Placement, Scheme, SchemeReport};
@@ -61,11 +65,14 @@ pub struct HibernatorParams {
     /// experiments on the layout itself (e.g. the cost of moving one disk between tiers).
     /// Empty: CR decides every epoch; after the schedule's end, CR decides.
     pub tier_schedule: Vec<Vec<u32>>,
+    /// Forecast tier loads from temperatures, RBs without one sharing the rate of the
+    /// last epoch's accesses to such RBs equally (instead of every RB's last-epoch count).
+    pub forecast_by_temperature: bool,
 }
 
 impl Default for HibernatorParams {
     fn default() -> Self {
-        HibernatorParams { rb_bytes: 256 * 1024, temperature_k: 10, temperature_xi: 0.8, shuffle: ShuffleKind::Randomized, swap_hysteresis: 0.1, model_reorganisation: true, reorg_batch_stripes: 4, seed: 1, tier_schedule: Vec::new() }
+        HibernatorParams { rb_bytes: 256 * 1024, temperature_k: 10, temperature_xi: 0.8, shuffle: ShuffleKind::Randomized, swap_hysteresis: 0.1, model_reorganisation: true, reorg_batch_stripes: 4, seed: 1, tier_schedule: Vec::new(), forecast_by_temperature: false }
     }
 }
 
@@ -105,6 +112,10 @@ pub struct HibernatorStats {
     pub rb_copies: u64,
     pub parity_writes: u64,
     pub swaps: u64,
+    /// Swaps dropped because an epoch's plan came while they were in flight.
+    pub swaps_aborted: u64,
+    /// Epochs in a row (the latest) that kept the tier sizes, no reorganisation running.
+    pub stable_epochs: u64,
     /// Each reorganisation's length, s (from its plan to its last stripe).
     pub reorganisation_lengths_s: Vec<f64>,
     /// Tier sizes (fastest first) chosen at each epoch, the first dozen.
@@ -127,6 +138,8 @@ pub struct Hibernator {
     /// Disk-reaching accesses this epoch, and those to RBs without a temperature.
     accesses: u64,
     untracked_accesses: u64,
+    /// Per RB: disk-reaching accesses this epoch (saturating).
+    epoch_counts: Vec<u16>,
     levels: Vec<usize>,
     /// Next entry of `tier_schedule` to use.
     schedule_pos: usize,
@@ -148,6 +161,7 @@ impl Hibernator {
             next_ns: (epoch_s * 1e9) as u64,
             accesses: 0,
             untracked_accesses: 0,
+            epoch_counts: Vec::new(),
             levels: Vec::new(),
             schedule_pos: 0,
             stats: HibernatorStats::default(),
@@ -181,6 +195,11 @@ impl Hibernator {
 
     /// Every RB's forecast rate (see the module documentation).
     fn rate_snapshot(&self, layout: &Layout) -> TemperatureSnapshot {
+        if !self.p.forecast_by_temperature {
+            let per_s = 1.0 / self.epoch_s;
+            let rates: Vec<f32> = self.epoch_counts.iter().map(|&c| (f64::from(c) * per_s) as f32).collect();
+            return TemperatureSnapshot::new(&rates, layout.n_disks(), layout.slots_per_disk());
+        }
         let n = layout.n_rbs();
         let untracked = (0..n).filter(|&rb| !layout.has_temperature(rb).unwrap_or(false)).count() as f64;
         let share = if untracked > 0.0 { self.untracked_accesses as f64 / self.epoch_s / untracked } else { 0.0 };
@@ -376,7 +395,12 @@ impl Scheme for Hibernator {
             ..LayoutConfig::new(n_disks, slots, capacity_rbs)
         };
         match Layout::new(cfg) {
-            Ok(l) => self.layout = Some(l),
+            Ok(l) => {
+                if !self.p.forecast_by_temperature {
+                    self.epoch_counts = vec![0; l.n_rbs() as usize];
+                }
+                self.layout = Some(l);
+            }
             Err(e) => self.notes.push(format!("no tiered layout: {e}")),
         }
         if setup.speed_change.time_s >= self.epoch_s {
@@ -392,13 +416,29 @@ impl Scheme for Hibernator {
     fn tick(&mut self, view: &ArrayView, out: &mut Vec<Command>) {
         self.next_ns = view.now_ns + (self.epoch_s * 1e9) as u64;
         self.stats.epochs += 1;
+        // A small-scale migration in flight yields to the epoch's tier plan: the swap is
+        // dropped (its copies land where nothing refers to them), and the layout is free
+        // to reorganise.
+        if matches!(self.in_flight, Some((_, InFlight::Swap(_)))) {
+            self.in_flight = None;
+            if let Some(l) = self.layout.as_mut() {
+                let _ = l.abort_swap();
+            }
+            self.stats.swaps_aborted += 1;
+        }
         if self.plan.is_none() {
             self.plan_epoch(view, out);
         } else if self.notes.len() < 8 {
             self.notes.push(format!("epoch {}: the previous reorganisation is still running; tiers kept", self.stats.epochs));
         }
+        if self.plan.is_some() {
+            self.stats.stable_epochs = 0;
+        } else {
+            self.stats.stable_epochs += 1;
+        }
         self.accesses = 0;
         self.untracked_accesses = 0;
+        self.epoch_counts.fill(0);
         if let Some(l) = self.layout.as_mut() {
             l.epoch_boundary();
         }
@@ -421,6 +461,7 @@ impl Scheme for Hibernator {
             decisions: self.stats.epochs,
             infeasible_decisions: self.stats.infeasible_epochs,
             notes: self.notes.clone(),
+            stable_epochs: Some(self.stats.stable_epochs),
             details: serde_json::to_value(&self.stats).unwrap_or_default(),
             ..SchemeReport::default()
         }
@@ -446,6 +487,9 @@ impl Placement for Hibernator {
     fn record_access(&mut self, rb: u64, _write: bool, now_ns: u64) {
         let Some(layout) = self.layout.as_mut() else { return };
         self.accesses += 1;
+        if let Some(c) = self.epoch_counts.get_mut(rb as usize) {
+            *c = c.saturating_add(1);
+        }
         if !layout.has_temperature(rb).unwrap_or(true) {
             self.untracked_accesses += 1;
         }
@@ -531,4 +575,49 @@ fn merge_adjacent(mut places: Vec<Location>, rb: u64, write: bool) -> Vec<MoveOp
         }
     }
     ops
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{SpeedInfo, Transition};
+
+    fn setup() -> ArraySetup {
+        let s = |rpm, idle_w| SpeedInfo { rpm, active_w: idle_w + 3.3, seek_w: 13.5, idle_w, media_bytes_per_s: 80e6 * f64::from(rpm) / 15e3 };
+        ArraySetup {
+            disks: 6,
+            disk_capacity_bytes: 1000 * 256 * 1024,
+            speeds: vec![s(3000, 2.8), s(15000, 10.2)],
+            speed_change: Transition { time_s: 12.4, energy_j: 152.0 },
+            standby: None,
+            average_seek_s: 3.4e-3,
+            r_limit_s: 0.01,
+        }
+    }
+
+    /// Share of the forecast rate on the `hot` hottest RBs after an epoch in which 100 RBs
+    /// had 3 accesses each (fewer than k = 10) and no other RB any.
+    fn forecast_share_of_the_accessed(p: HibernatorParams) -> f64 {
+        let mut h = Hibernator::new(p, 3600.0);
+        h.start(&setup(), &mut Vec::new());
+        for rb in 0..100u64 {
+            for i in 0..3 {
+                h.record_access(rb * 37 % 4000, false, (rb * 3 + i) * 1_000_000_000);
+            }
+        }
+        let layout = h.layout.as_ref().unwrap();
+        let snap = h.rate_snapshot(layout);
+        snap.rate_of_ranks(0, 100) / snap.total_rate()
+    }
+
+    #[test]
+    fn the_tier_forecast_sees_skew_below_k_accesses() {
+        // Last epoch's counts: the 100 accessed RBs carry all of the forecast rate.
+        let share = forecast_share_of_the_accessed(HibernatorParams::default());
+        assert!((share - 1.0).abs() < 1e-6, "share {share}");
+        // Temperatures alone: untracked RBs share the rate equally, so the accessed 100 of
+        // 4,000 carry 2.5 % of it.
+        let flat = forecast_share_of_the_accessed(HibernatorParams { forecast_by_temperature: true, ..HibernatorParams::default() });
+        assert!(flat < 0.05, "share {flat}");
+    }
 }

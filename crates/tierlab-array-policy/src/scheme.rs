@@ -193,6 +193,11 @@ pub struct SchemeReport {
     pub guarantee_s: f64,
     /// Free-form notes (e.g. "R_limit cannot be met even at full speed").
     pub notes: Vec<String>,
+    /// For a scheme that plans per epoch (CR, Hibernator): how many of its latest epochs
+    /// in a row left its tier sizes (disks per speed) as they were, with no reorganisation
+    /// running. `None` for schemes without epochs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stable_epochs: Option<u64>,
     /// Scheme-specific figures (Hibernator: epochs, tier sizes, reorganisations, swaps).
     pub details: serde_json::Value,
 }
