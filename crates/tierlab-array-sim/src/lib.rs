@@ -13,4 +13,5 @@ mod run;
 
 pub use compare::{compare, CompareRow, Load};
 pub use controller::{ArrayController, ExecutorStats};
-pub use run::{common_span_bytes, oltp_workload, oltp_workload_with, run_array, s_to_ns, system_usage, OltpSkew, ArrayConfig, ArrayRun, DiskModel, DiskRun, StateTotal, DEFAULT_ARRAY_DISK};
+pub use run::{common_span_bytes, oltp_workload, oltp_workload_with, run_array, s_to_ns, system_usage, ArrayConfig, ArrayMeasured, ArrayRun, DiskModel, DiskRun, OltpSkew, StateTotal, DEFAULT_ARRAY_DISK, STABLE_EPOCHS};
+pub use tierlab_measure::{Interval, Protocol, Stop};

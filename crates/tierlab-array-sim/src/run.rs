@@ -12,7 +12,30 @@ use tierlab_hybrid::{AddressMap, HddChoice, Workload};
 use tierlab_report::LatencySummary;
 use tierlab_sim::{Controller, Device, DeviceRun, Replay, SchedulerKind, SimError, SimReport, Simulation};
 use tierlab_system_power::{powered_down_level, DiskUsage, System, SystemEnergy, SystemSpec, SystemUsage, POWERED_DOWN};
+use tierlab_measure::{Interval, Measurement, Outcome, Protocol, Stop, Window};
 use tierlab_types::{IoRequest, GIB, KIB, NS_PER_S};
+
+/// Epochs in a row a scheme that plans per epoch must keep its tier sizes before its
+/// warm-up may end (the paper measures segments in which CR's tier membership holds).
+pub const STABLE_EPOCHS: u64 = 2;
+
+/// How a run measured through the layer was measured, and its window's figures with
+/// their 95 % intervals (batch means).
+#[derive(Clone, Debug, Serialize)]
+pub struct ArrayMeasured {
+    /// Virtual time before the measured window, s, and the batches it took.
+    pub warmup_s: f64,
+    pub warmup_batches: usize,
+    /// Whether the warm-up ended by the rules (false: the cap ended it: never settled).
+    pub settled: bool,
+    pub stop: Stop,
+    pub batch_requests: u64,
+    /// The window: its length, batches, and figures.
+    pub window_s: f64,
+    pub window_batches: usize,
+    pub mean_ms: Interval,
+    pub power_w: Interval,
+}
 
 /// The disk the Hibernator study simulates (its Table 2), the default array disk.
 pub const DEFAULT_ARRAY_DISK: &str = "hibernator-two-speed-36z15";
@@ -39,8 +62,14 @@ pub struct ArrayConfig {
     /// `None`: open loop (trace times); `Some(depth)`: closed loop at that depth.
     pub closed_depth: Option<u32>,
     /// Measure from this many seconds of virtual time on (the warm-up before fills the
-    /// NVRAM and gives the schemes their first epoch of statistics).
+    /// NVRAM and gives the schemes their first epoch of statistics). Overrides `measure`.
     pub warmup_s: Option<f64>,
+    /// Measure through the measurement layer (`tierlab_measure`): the warm-up ends once the
+    /// layer's rules hold and a scheme that plans per epoch has kept its tier sizes for
+    /// [`STABLE_EPOCHS`] epochs; the run goes on until its intervals are narrow or
+    /// `max_requests`. `None`: the whole run (or from `warmup_s`) is measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measure: Option<Protocol>,
     pub scheduler: String,
     /// The controller and enclosures the disks sit in (`tierlab_system_power`): the run
     /// then also reports the whole system's energy, and `low_power = "power-down"` makes
@@ -65,6 +94,7 @@ impl Default for ArrayConfig {
             wrap: false,
             closed_depth: None,
             warmup_s: None,
+            measure: None,
             scheduler: "fcfs".into(),
             system: None,
         }
@@ -190,6 +220,9 @@ pub struct ArrayRun {
     pub power_cycles_per_disk_day: f64,
     /// The whole system's energy, when the array sits in a described system.
     pub system: Option<SystemEnergy>,
+    /// How the run was measured through the layer, when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured: Option<ArrayMeasured>,
     pub scheme_report: SchemeReport,
     pub executor: ExecutorStats,
     pub per_disk: Vec<DiskRun>,
@@ -237,12 +270,74 @@ pub fn run_array(cfg: &ArrayConfig, scheme: &SchemeConfig, workload: &Workload, 
     for i in 0..cfg.disks + extra {
         sim.add_device(model.build(format!("disk{i:03}"))?);
     }
-    let (name, report) = replay_workload(sim, workload, capacity_bytes, cfg, replay, &mut controller, progress)?;
+    let protocol = match (&cfg.measure, cfg.warmup_s) {
+        // A workload too short for the layer's batches is measured whole.
+        (Some(p), None) => Some(protocol_for(p, workload, scheme.epoch_s)).filter(|p| p.validate().is_ok()),
+        _ => None,
+    };
+    let closed_loop = cfg.closed_depth.is_some();
+    let mut measurement = protocol.as_ref().map(|p| Measurement::new(p, closed_loop, None).with_settled(Box::new(scheme_settled)));
+    let observer = measurement.as_mut().map(|m| m as &mut dyn tierlab_sim::Observer);
+    let (name, report) = replay_workload(sim, workload, capacity_bytes, cfg, replay, &mut controller, observer, progress)?;
+    let measured = match (measurement, &protocol) {
+        (Some(m), Some(p)) => Some(measured(&report, m.finish(), p, closed_loop)),
+        _ => None,
+    };
     let energy = match &system {
         Some(s) => Some(s.account(&system_usage(&report.devices, report.span_s, &model)).map_err(|e| anyhow!(e))?),
         None => None,
     };
-    Ok(ArrayRun { system: energy, ..summarise(&controller, report, name, scheme, cfg.disks) })
+    Ok(ArrayRun { system: energy, measured, ..summarise(&controller, report, name, scheme, cfg.disks) })
+}
+
+/// The protocol for one run: a `max_requests` of 0 takes the synthetic workload's
+/// requests (a trace plays to its end); a `batch_requests` of 0 takes a tenth of an epoch
+/// of the workload's arrivals (at least 1,000, at most what leaves room for 40 batches),
+/// so that the layer's 20 batches of warm-up and of window each span at least two epochs.
+fn protocol_for(p: &Protocol, workload: &Workload, epoch_s: f64) -> Protocol {
+    let mut p = p.clone();
+    let (requests, iops) = match workload {
+        Workload::Synthetic(spec) => {
+            let iops = match spec.arrival {
+                tierlab_workload::Arrival::Poisson { iops } | tierlab_workload::Arrival::Fixed { iops } => Some(iops),
+                tierlab_workload::Arrival::Back2back => None,
+            };
+            (spec.requests, iops)
+        }
+        Workload::Trace { .. } => (u64::MAX / 2, None),
+    };
+    if p.max_requests == 0 {
+        p.max_requests = requests;
+    }
+    if p.batch_requests == 0 {
+        // A short run still gets room for twice the layer's minimum of batches.
+        let room = p.max_requests / (2 * p.min_batches.max(p.min_warmup_batches) as u64).max(1);
+        p.batch_requests = iops.map_or(1_000, |r| ((r * epoch_s / 10.0).round() as u64).max(1_000)).min(room).max(1);
+    }
+    p
+}
+
+/// Whether the array's scheme has settled: one that plans per epoch has kept its tier
+/// sizes for [`STABLE_EPOCHS`] epochs; any other always has.
+fn scheme_settled(c: &dyn Controller) -> bool {
+    c.report()["scheme"]["stable_epochs"].as_u64().is_none_or(|n| n >= STABLE_EPOCHS)
+}
+
+fn measured(report: &SimReport, outcome: Outcome, p: &Protocol, closed_loop: bool) -> ArrayMeasured {
+    let warm = outcome.warmup_batches.min(report.batches.len());
+    let window = Window::new(&report.batches, &outcome.counters, warm, closed_loop);
+    let warmup_s = report.batches.get(warm).or(report.batches.last()).map_or(0.0, |b| b.start_ns as f64 / 1e9);
+    ArrayMeasured {
+        warmup_s,
+        warmup_batches: warm,
+        settled: outcome.settled,
+        stop: outcome.stop,
+        batch_requests: p.batch_requests,
+        window_s: window.seconds(),
+        window_batches: window.batches,
+        mean_ms: window.figure(|s| s.mean_ms()),
+        power_w: window.figure(|s| s.power_w()),
+    }
 }
 
 /// What the system accounting needs of a run's disks (in system placement order, all of
@@ -308,7 +403,17 @@ impl Device for Named {
     }
 }
 
-fn replay_workload(sim: Simulation, workload: &Workload, capacity_bytes: u64, cfg: &ArrayConfig, replay: Replay, c: &mut dyn Controller, progress: &mut dyn FnMut(u64)) -> Result<(String, SimReport)> {
+#[allow(clippy::too_many_arguments)]
+fn replay_workload(
+    sim: Simulation,
+    workload: &Workload,
+    capacity_bytes: u64,
+    cfg: &ArrayConfig,
+    replay: Replay,
+    c: &mut dyn Controller,
+    observer: Option<&mut dyn tierlab_sim::Observer>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(String, SimReport)> {
     match workload {
         Workload::Trace { path, options } => {
             let open = || tierlab_trace::open(path, options).with_context(|| format!("cannot read trace {}", path.display()));
@@ -321,13 +426,13 @@ fn replay_workload(sim: Simulation, workload: &Workload, capacity_bytes: u64, cf
             }
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let requests = open()?.map(move |r| r.map(|q: IoRequest| map.map(q)));
-            Ok((name, sim.run(requests, replay, c, progress).map_err(sim_error)?))
+            Ok((name, sim.run_observed(requests, replay, c, observer, progress).map_err(sim_error)?))
         }
         Workload::Synthetic(spec) => {
             if spec.span_bytes > capacity_bytes && !cfg.wrap {
                 bail!("the workload spans {} bytes, more than the array's {capacity_bytes}", spec.span_bytes);
             }
-            Ok((spec.name.clone(), sim.run(spec.generate()?, replay, c, progress).map_err(sim_error)?))
+            Ok((spec.name.clone(), sim.run_observed(spec.generate()?, replay, c, observer, progress).map_err(sim_error)?))
         }
     }
 }
@@ -387,6 +492,7 @@ fn summarise(c: &ArrayController, report: SimReport, workload: String, scheme: &
         max_speed_changes_per_disk_day: max_changes as f64 / days,
         power_cycles_per_disk_day: power_cycles as f64 / n / days,
         system: None,
+        measured: None,
         scheme_report: c.scheme().report(),
         executor: c.stats(),
         per_disk,

@@ -153,3 +153,21 @@ fn a_warm_up_only_stops_measuring_the_guarantee_sees_the_whole_run() {
     assert_eq!(whole.scheme_report.guarantee_s, warmed.scheme_report.guarantee_s);
     assert!(warmed.requests < whole.requests, "the warm-up is not measured");
 }
+
+#[test]
+fn a_measured_run_starts_its_window_only_after_its_tiers_held_for_two_epochs() {
+    use tierlab_array_sim::{Protocol, STABLE_EPOCHS};
+    let cfg = ArrayConfig { measure: Some(Protocol { batch_requests: 0, max_requests: 0, ..Protocol::default() }), ..small(6) };
+    let epoch_s = 30.0;
+    let r = run(&cfg, "hibernator+", 20.0, 1500.0, 3, |s| s.epoch_s = epoch_s).unwrap();
+    let m = r.measured.as_ref().expect("measured through the layer");
+    let stable = r.scheme_report.stable_epochs.expect("hibernator plans per epoch");
+    assert!(stable >= STABLE_EPOCHS, "{stable} stable epochs at the end");
+    assert!(m.warmup_s >= STABLE_EPOCHS as f64 * epoch_s, "warm-up {} s", m.warmup_s);
+    assert!(m.window_batches >= 20 && m.mean_ms.half_width.is_finite(), "{m:?}");
+    // The window is what the run reports.
+    assert!((r.span_s - m.window_s).abs() < 0.01 * m.window_s + 60.0, "span {} s, window {} s", r.span_s, m.window_s);
+    // RAID-5 has no epochs: the layer's rules alone end its warm-up.
+    let b = run(&cfg, "raid5", 20.0, 1500.0, 3, |_| {}).unwrap();
+    assert!(b.scheme_report.stable_epochs.is_none() && b.measured.is_some());
+}

@@ -7,12 +7,13 @@
 
 use std::path::PathBuf;
 use tierlab_array_policy::SchemeConfig;
-use tierlab_array_sim::{common_span_bytes, compare, oltp_workload_with, run_array, ArrayConfig, CompareRow, Load, OltpSkew};
+use tierlab_array_sim::{common_span_bytes, compare, oltp_workload_with, run_array, ArrayConfig, CompareRow, Load, OltpSkew, Protocol};
 use tierlab_hybrid::Workload;
 use tierlab_trace::ReadOptions;
 
-const HOURS: f64 = 6.0;
-const WARMUP_S: f64 = 5400.0;
+/// The most a stable-load run may take (warm-up included): the measurement layer ends the
+/// warm-up once the tiers held for two epochs and the run once its intervals are narrow.
+const HOURS: f64 = 48.0;
 
 fn long() -> bool {
     if std::env::var_os("TIERLAB_LONG").is_none() {
@@ -23,7 +24,7 @@ fn long() -> bool {
 }
 
 fn array() -> ArrayConfig {
-    ArrayConfig { warmup_s: Some(WARMUP_S), ..ArrayConfig::default() }
+    ArrayConfig { measure: Some(Protocol { batch_requests: 0, max_requests: 0, ..Protocol::default() }), ..ArrayConfig::default() }
 }
 
 fn span(cfg: &ArrayConfig) -> u64 {
@@ -39,19 +40,24 @@ fn schemes(names: &str) -> Vec<SchemeConfig> {
 }
 
 fn table(rows: &[CompareRow]) {
-    println!("| load | scheme | mean ms | p99 ms | goal | saving | speed changes /disk/day | guarantee held s |");
-    println!("|---|---|---:|---:|:-:|---:|---:|---:|");
+    println!("| load | scheme | mean ms | p99 ms | goal | saving % | speed changes /disk/day | guarantee held s | warm-up h | window h |");
+    println!("|---|---|---:|---:|:-:|---:|---:|---:|---:|---:|");
     for r in rows {
+        let m = r.run.measured.as_ref();
         println!(
-            "| {} | {} | {:.2} | {:.2} | {} | {:.1} % | {:.1} | {:.0} |",
+            "| {} | {} | {:.2}{} | {:.2} | {} | {:.1}{} | {:.1} | {:.0} | {} | {} |",
             r.load,
             r.scheme,
             r.run.response_time.mean_ms,
+            m.map_or(String::new(), |m| format!(" ± {:.2}", m.mean_ms.half_width)),
             r.run.response_time.p99_ms,
             if r.run.goal_met { "✓" } else { "✗" },
             r.energy_saving * 100.0,
+            r.energy_saving_half_width.map_or(String::new(), |h| format!(" ± {:.1}", h * 100.0)),
             r.run.speed_changes_per_disk_day,
-            r.run.scheme_report.guarantee_s
+            r.run.scheme_report.guarantee_s,
+            m.map_or("-".into(), |m| format!("{:.1}", m.warmup_s / 3600.0)),
+            m.map_or("-".into(), |m| format!("{}{:.1}", if m.settled { "" } else { "~" }, m.window_s / 3600.0)),
         );
     }
     println!();
@@ -66,7 +72,7 @@ fn stable_loads() {
     for skew in [OltpSkew::Zipf, OltpSkew::HotCold] {
         let loads: Vec<Load> = [7.0, 14.0, 140.0, 700.0, 1400.0].iter().map(|&r| oltp(&cfg, r, skew)).collect();
         let rows = compare(&cfg, &schemes("raid-drpm,pdc-ld,raid-drpm+,pdc-ld+,raid-cr+,hibernator+"), &loads, &mut |d, t, l| eprintln!("{d}/{t} {l}")).unwrap();
-        println!("### Stable OLTP-like loads ({skew:?} skew), R_limit 10 ms, {HOURS} h, measured after {WARMUP_S} s\n");
+        println!("### Stable OLTP-like loads ({skew:?} skew), R_limit 10 ms, at most {HOURS} h, measured at steady state\n");
         table(&rows);
     }
 }
@@ -103,7 +109,7 @@ fn dynamic_traces() {
         eprintln!("skipped: ../shared/traces is absent");
         return;
     }
-    let cfg = ArrayConfig { warmup_s: None, ..ArrayConfig::default() };
+    let cfg = ArrayConfig { warmup_s: Some(0.0), ..ArrayConfig::default() };
     let trace = |file: &str, speed: f64| Load {
         label: format!("{file} ×{speed}"),
         iops: None,

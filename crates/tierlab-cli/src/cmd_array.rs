@@ -8,18 +8,46 @@ use crate::cmd_simulate::ReplayMode;
 use crate::cmd_workload::load_spec;
 use crate::progress::{csv_field, requests_bar, runs_bar, write_file, write_json};
 use anyhow::{anyhow, bail, Context, Result};
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
 use serde::Deserialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use tierlab_array::{Geometry, RaidLevel};
 use tierlab_array_policy::{SchemeConfig, SchemeKind};
-use tierlab_array_sim::{common_span_bytes, compare, oltp_workload, run_array, ArrayConfig, ArrayRun, CompareRow, DiskModel, Load};
+use tierlab_array_sim::{common_span_bytes, compare, oltp_workload_with, run_array, ArrayConfig, ArrayMeasured, ArrayRun, CompareRow, DiskModel, Load, OltpSkew, Protocol, Stop};
+use crate::measure_args::with_interval;
 use tierlab_hybrid::Workload;
 use tierlab_report::{fmt_bytes, Table};
 use tierlab_sim::SchedulerKind;
 use tierlab_system_power::{LowPower, SystemEnergy, SystemSpec};
 use tierlab_workload::Arrival;
+
+/// The OLTP workload's default length in hours (the cap of a measured run).
+pub const DEFAULT_HOURS: f64 = 48.0;
+
+/// The OLTP workload's skew, as a flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Skew {
+    Zipf,
+    HotCold,
+}
+
+impl Skew {
+    fn oltp(self) -> OltpSkew {
+        match self {
+            Skew::Zipf => OltpSkew::Zipf,
+            Skew::HotCold => OltpSkew::HotCold,
+        }
+    }
+
+    /// How the workload line names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Skew::Zipf => "Zipf θ = 1 skew over 8 KiB pages",
+            Skew::HotCold => "hot/cold skew: 90 % of accesses to 10 % of the space",
+        }
+    }
+}
 
 /// The schemes `array compare` runs when `--schemes` is absent: the Hibernator paper's set.
 pub const DEFAULT_SCHEMES: &str = "raid5,tpm,raid-drpm,pdc-ld,maid,raid-drpm+,pdc-ld+,raid-cr+,hibernator+";
@@ -72,9 +100,18 @@ pub struct ArrayOptions {
     /// Fold requests beyond the array's end back into it.
     #[arg(long)]
     pub wrap: bool,
-    /// Measure from this many seconds of virtual time on.
+    /// Measure from this many seconds of virtual time on, for the rest of the run (instead
+    /// of the measurement layer's detected warm-up; 0 measures the whole run).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub warmup_s: Option<f64>,
+    /// Without --warmup-s, a run goes on after its warm-up until the 95 % intervals of its
+    /// mean response time and power are within this share of their values (or --hours).
+    #[arg(long, value_name = "SHARE", default_value_t = Protocol::default().target_relative_half_width)]
+    pub target_interval: f64,
+    /// Host requests per batch of the measurement layer (default: a tenth of an epoch of
+    /// the load's arrivals, at least 1,000).
+    #[arg(long, value_name = "N")]
+    pub batch_requests: Option<u64>,
     /// Open-loop replay follows arrival times (the default); closed-loop keeps --depth
     /// requests outstanding.
     #[arg(long, value_enum)]
@@ -104,9 +141,15 @@ pub struct ArrayOptions {
     /// workload.
     #[arg(long, value_name = "FILE")]
     pub workload: Option<PathBuf>,
-    /// Hours of the synthetic OLTP workload.
-    #[arg(long, value_name = "HOURS", default_value_t = 4.0, allow_negative_numbers = true)]
+    /// Hours of the synthetic OLTP workload: with the measurement layer, the most a run may
+    /// take, warm-up included (a warm-up not over by half of it is cut there and marked);
+    /// with --warmup-s, the run's length.
+    #[arg(long, value_name = "HOURS", default_value_t = DEFAULT_HOURS, allow_negative_numbers = true)]
     pub hours: f64,
+    /// How the OLTP workload's accesses are skewed: zipf (θ = 1 over 8 KiB pages in address
+    /// order) or hot-cold (90 % of accesses to the first 10 % of the space).
+    #[arg(long, value_enum, default_value_t = Skew::Zipf)]
+    pub skew: Skew,
     /// Seed of the synthetic OLTP workload.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -318,6 +361,17 @@ impl ArrayOptions {
             system.low_power = mode;
             system.resolve_with_own_catalog(array.disks).map_err(|e| anyhow!("--low-power {}: {e}", mode.name()))?;
         }
+        if array.warmup_s.is_none() {
+            let t = self.target_interval;
+            if !(t.is_finite() && t > 0.0) {
+                bail!("--target-interval: expected a share > 0, found {t}");
+            }
+            if self.batch_requests == Some(0) {
+                bail!("--batch-requests: expected at least 1");
+            }
+            // Batch size and request cap 0: taken from each load (`tierlab_array_sim`).
+            array.measure = Some(Protocol { batch_requests: self.batch_requests.unwrap_or(0), target_relative_half_width: t, max_requests: 0, ..Protocol::default() });
+        }
         if let Some(r) = self.r_limit_ms {
             scheme.r_limit_ms = r;
         }
@@ -419,7 +473,8 @@ impl ArrayOptions {
         positive(iops, "--iops", "a rate")?;
         let hours = positive(self.hours, "--hours", "a duration")?;
         let span = self.oltp_span(s)?;
-        let spec = oltp_workload(span, iops, hours * 3600.0, self.seed);
+        let mut spec = oltp_workload_with(span, iops, hours * 3600.0, self.seed, self.skew.oltp());
+        spec.name = format!("{}-{}", spec.name, self.skew.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default());
         spec.validate().context("the OLTP workload")?;
         Ok(spec)
     }
@@ -453,6 +508,24 @@ fn simulate(a: ArraySimulateArgs) -> Result<()> {
         write!(out, "{}", render_run(&s.array, &run))?;
     }
     Ok(())
+}
+
+/// How a run was measured: its warm-up, whether it settled, its window, why it stopped.
+pub fn describe_measured(m: &ArrayMeasured) -> String {
+    let settled = if m.settled { "steady" } else { "never settled: cut at half the run" };
+    let stop = match m.stop {
+        Stop::Precise => "intervals within the target",
+        Stop::Limit => "the run's cap (--hours) came first",
+        Stop::SourceEnd => "the workload ended",
+        Stop::Unsustainable => "CANNOT SUSTAIN the load: its backlog grew",
+    };
+    format!(
+        "{:.2} h window of {} batches of {} requests after a {:.2} h warm-up ({settled}); stopped: {stop}",
+        m.window_s / 3600.0,
+        m.window_batches,
+        m.batch_requests,
+        m.warmup_s / 3600.0
+    )
 }
 
 /// One line describing the array and its replay.
@@ -493,6 +566,14 @@ pub fn render_run(c: &ArrayConfig, r: &ArrayRun) -> String {
     s.push_str(&format!("requests    {} ({} reads, {} writes)\n", r.requests, r.reads, r.writes));
     let warm = c.warmup_s.map(|w| format!(", measured after a {w} s warm-up")).unwrap_or_default();
     s.push_str(&format!("span        {:.3} s ({:.3} h{warm})\n", r.span_s, r.span_s / 3600.0));
+    if let Some(m) = &r.measured {
+        s.push_str(&format!("measured    {}\n", describe_measured(m)));
+        s.push_str(&format!(
+            "            mean response {} ms, power {} W (95 % intervals, batch means)\n",
+            with_interval(m.mean_ms.mean, m.mean_ms.half_width, 3),
+            with_interval(m.power_w.mean, m.power_w.half_width, 2)
+        ));
+    }
     s.push_str(&format!("throughput  {:.1} IOPS\n", r.throughput_iops));
     s.push_str(&format!(
         "response    mean {:.3} ms, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms\n",
@@ -699,7 +780,7 @@ fn compare_cmd(a: ArrayCompareArgs) -> Result<()> {
         workload: match (&a.opts.trace, &a.opts.workload) {
             (Some(t), _) => format!("trace {}", t.display()),
             (None, Some(w)) => format!("workload file {}", w.display()),
-            (None, None) => format!("synthetic OLTP workload, {} h per load, seed {}", a.opts.hours, a.opts.seed),
+            (None, None) => format!("synthetic OLTP workload ({}), at most {} h per load, seed {}", a.opts.skew.describe(), a.opts.hours, a.opts.seed),
         },
         r_limit_ms: s.scheme.r_limit_ms,
         system: rows.first().and_then(|r| r.run.system.as_ref()).map(|e| e.system.clone()),
@@ -730,19 +811,28 @@ fn percent(share: f64) -> f64 {
 }
 
 /// The comparison's header and cells (the text table's and the HTML table's); with an
-/// R_limit sweep there is an R_limit column.
+/// R_limit sweep there is an R_limit column. Figures measured through the layer carry
+/// their 95 % intervals; a window that never settled is marked `~`, a run that cannot
+/// sustain its load `!`.
 pub fn compare_cells(rows: &[CompareRow], ctx: &CompareContext) -> (Vec<String>, Vec<Vec<String>>) {
     let sweep = matches!(ctx.study, Study::RLimits { .. });
+    let measured = rows.iter().any(|r| r.run.measured.is_some());
     let mut header = vec!["load", "scheme"];
     if sweep {
         header.push("R_limit ms");
     }
-    header.extend(["mean ms", "p99 ms", "goal", "energy kJ", "saving %"]);
+    header.extend(["mean ms", "p99 ms", "goal"]);
+    header.push(if measured { "power W" } else { "energy kJ" });
+    header.push("saving %");
     let system = ctx.system.is_some();
     if system {
         header.extend(["system kJ", "system saving %"]);
     }
     header.extend(["speed changes/disk/day", "start-stops/disk/day", "guarantee activations"]);
+    if measured {
+        header.extend(["warm-up h", "window h"]);
+    }
+    header.push("note");
     let cells = rows
         .iter()
         .map(|r| {
@@ -750,13 +840,21 @@ pub fn compare_cells(rows: &[CompareRow], ctx: &CompareContext) -> (Vec<String>,
             if sweep {
                 cells.push(format!("{}", r.run.r_limit_ms));
             }
-            cells.extend([
-                format!("{:.3}", r.run.response_time.mean_ms),
-                format!("{:.3}", r.run.response_time.p99_ms),
-                if r.run.goal_met { "✓" } else { "✗" }.to_string(),
-                format!("{:.1}", r.run.energy_j / 1e3),
-                format!("{:.1}", percent(r.energy_saving)),
-            ]);
+            let m = r.run.measured.as_ref();
+            cells.push(match m {
+                Some(m) => with_interval(m.mean_ms.mean, m.mean_ms.half_width, 3),
+                None => format!("{:.3}", r.run.response_time.mean_ms),
+            });
+            cells.push(format!("{:.3}", r.run.response_time.p99_ms));
+            cells.push(if r.run.goal_met { "✓" } else { "✗" }.to_string());
+            cells.push(match m {
+                Some(m) => with_interval(m.power_w.mean, m.power_w.half_width, 1),
+                None => format!("{:.1}", r.run.energy_j / 1e3),
+            });
+            cells.push(match r.energy_saving_half_width {
+                Some(hw) if hw > 0.0 && r.scheme != "raid5" => format!("{:.1} ±{:.1}", percent(r.energy_saving), hw * 100.0),
+                _ => format!("{:.1}", percent(r.energy_saving)),
+            });
             if system {
                 cells.push(r.run.system.as_ref().map_or("-".into(), |e| format!("{:.1}", e.total_j / 1e3)));
                 cells.push(r.system_saving.map_or("-".into(), |v| format!("{:.1}", percent(v))));
@@ -766,10 +864,42 @@ pub fn compare_cells(rows: &[CompareRow], ctx: &CompareContext) -> (Vec<String>,
                 format!("{:.2}", r.run.start_stops_per_disk_day),
                 r.run.scheme_report.guarantee_activations.to_string(),
             ]);
+            if let Some(m) = m {
+                cells.push(format!("{:.1}", m.warmup_s / 3600.0));
+                let mark = match (m.stop, m.settled) {
+                    (Stop::Unsustainable, _) => "!",
+                    (_, false) => "~",
+                    _ => "",
+                };
+                cells.push(format!("{mark}{:.1}", m.window_s / 3600.0));
+            }
+            cells.push(row_note(r));
             cells
         })
         .collect();
     (header.into_iter().map(str::to_string).collect(), cells)
+}
+
+/// Why a row is not what it seems: a scheme with the guarantee that missed its goal (how
+/// long the guarantee held full speed), a window that never settled, a load not carried.
+pub fn row_note(r: &CompareRow) -> String {
+    let run = &r.run;
+    let mut notes = Vec::new();
+    if let Some(m) = &run.measured {
+        if m.stop == Stop::Unsustainable {
+            notes.push("cannot sustain the load".to_string());
+        } else if !m.settled {
+            notes.push("never settled".to_string());
+        } else if m.stop == Stop::Limit {
+            notes.push("intervals wider than the target at --hours".to_string());
+        }
+    }
+    if r.scheme.ends_with('+') && !run.goal_met {
+        let total_s = run.measured.as_ref().map_or(run.span_s, |m| m.warmup_s + m.window_s).max(1e-9);
+        let held = run.scheme_report.guarantee_s / total_s * 100.0;
+        notes.push(format!("missed: full speed held {held:.0} % of the run"));
+    }
+    notes.join("; ")
 }
 
 pub fn compare_table(rows: &[CompareRow], ctx: &CompareContext) -> Table {
@@ -801,13 +931,14 @@ pub fn render_compare(rows: &[CompareRow], ctx: &CompareContext) -> String {
 pub fn render_csv(rows: &[CompareRow]) -> String {
     let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
     let mut s = String::from(
-        "load,load_iops,scheme,r_limit_ms,requests,span_s,throughput_iops,mean_ms,p50_ms,p99_ms,max_ms,goal_met,energy_j,average_power_w,energy_saving,speed_changes_per_disk_day,start_stops_per_disk_day,max_speed_changes_per_disk_day,guarantee_activations,guarantee_s,controller_j,enclosures_j,system_j,system_saving\n",
+        "load,load_iops,scheme,r_limit_ms,requests,span_s,throughput_iops,mean_ms,p50_ms,p99_ms,max_ms,goal_met,energy_j,average_power_w,energy_saving,speed_changes_per_disk_day,start_stops_per_disk_day,max_speed_changes_per_disk_day,guarantee_activations,guarantee_s,controller_j,enclosures_j,system_j,system_saving,mean_ms_half_width,power_w_half_width,energy_saving_half_width,warmup_s,window_s,settled,note\n",
     );
     for r in rows {
         let run = &r.run;
         let rt = &run.response_time;
+        let m = run.measured.as_ref();
         s.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             csv_field(&r.load),
             r.load_iops.map(|v| v.to_string()).unwrap_or_default(),
             csv_field(&r.scheme),
@@ -831,7 +962,14 @@ pub fn render_csv(rows: &[CompareRow]) -> String {
             opt(run.system.as_ref().map(|e| e.controller_j)),
             opt(run.system.as_ref().map(|e| e.enclosures_j)),
             opt(run.system.as_ref().map(|e| e.total_j)),
-            opt(r.system_saving)
+            opt(r.system_saving),
+            opt(m.map(|m| m.mean_ms.half_width)),
+            opt(m.map(|m| m.power_w.half_width)),
+            opt(r.energy_saving_half_width),
+            opt(m.map(|m| m.warmup_s)),
+            opt(m.map(|m| m.window_s)),
+            m.map(|m| m.settled.to_string()).unwrap_or_default(),
+            csv_field(&row_note(r))
         ));
     }
     s

@@ -40,7 +40,7 @@ const SKIPPED: [(&str, &str); 6] = [
 
 /// Long runs, as written → the short variant run instead: fewer hours, requests, loads or
 /// probe requests; the same command, options and outputs otherwise.
-const SHORT: [(&str, &str); 28] = [
+const SHORT: [(&str, &str); 27] = [
     ("tierlab compare --html report.html", "tierlab compare --html report.html --workload small.toml --batch-requests 200 --run-requests 4000 --fractions 0.25 --pts 2 --extents 1048576 --mcmls 4"),
     ("tierlab ssd compare-ftl ../shared/traces/blkreplay-linux-mysql.load.gz", "tierlab ssd compare-ftl ../shared/traces/blkreplay-linux-mysql.load.gz --max-requests 1000"),
     ("tierlab ssd compare-ftl ../shared/traces/msn-fs-30s.disksim-ms", "tierlab ssd compare-ftl ../shared/traces/msn-fs-30s.disksim-ms --max-requests 1000"),
@@ -51,10 +51,9 @@ const SHORT: [(&str, &str); 28] = [
     ("tierlab hdd track-aligned --device maxtor-atlas-10k-v-73gb --streaming-read-ahead --raid5 5", "tierlab hdd track-aligned --device maxtor-atlas-10k-v-73gb --streaming-read-ahead --raid5 5 --bonnie-mb 40 --diff-mb 16 --streams 10"),
     ("tierlab hdd track-aligned --device maxtor-atlas-10k-v-73gb --streaming-read-ahead --raid5 5 [--seed 1|2|3] [--json]", "tierlab hdd track-aligned --device maxtor-atlas-10k-v-73gb --streaming-read-ahead --raid5 5 --seed 1 --json --bonnie-mb 40 --diff-mb 16 --streams 10"),
     ("tierlab simulate --hybrid caching --hdd-track-aligned", "tierlab simulate --hybrid caching --hdd-track-aligned --workload small.toml"),
-    ("tierlab array simulate --scheme hibernator+ --iops 14 --warmup-s 5400 --hours 6", "tierlab array simulate --scheme hibernator+ --iops 14 --warmup-s 300 --hours 0.2"),
-    ("tierlab array simulate --scheme hibernator+ --iops 14 --hours 6 --warmup-s 5400", "tierlab array simulate --scheme hibernator+ --iops 14 --hours 0.2 --warmup-s 300"),
+    ("tierlab array simulate --scheme hibernator+ --iops 14", "tierlab array simulate --scheme hibernator+ --iops 14 --hours 0.2"),
     ("tierlab array compare --loads 7,14,140 --html arrays.html", "tierlab array compare --loads 7 --html arrays.html --hours 0.01 --warmup-s 10"),
-    ("tierlab array compare --loads 7,14,140,700,1400 --hours 6 --warmup-s 5400 --html arrays.html", "tierlab array compare --loads 7,140 --hours 0.01 --warmup-s 10 --html arrays.html"),
+    ("tierlab array compare --loads 7,14 --schemes raid5,raid-cr+,hibernator+,raid-drpm+,pdc-ld+", "tierlab array compare --loads 14 --schemes raid5,hibernator+ --hours 0.1"),
     ("tierlab array compare --loads 700 --r-limits 5,10,20,40,80 --schemes raid-cr+,hibernator+", "tierlab array compare --loads 700 --r-limits 5,80 --schemes raid-cr+,hibernator+ --hours 0.01 --warmup-s 10"),
     ("tierlab array compare --trace ../shared/traces/cloudphysics-io.csv --speeds 0.25,1 --sort", "tierlab array compare --trace ../shared/traces/cloudphysics-io.csv --speeds 0.25,1 --sort --max-requests 1000"),
     ("tierlab array compare --loads 7 --system examples/system-hibernator.toml", "tierlab array compare --loads 7 --system examples/system-hibernator.toml --hours 0.01 --warmup-s 10"),
