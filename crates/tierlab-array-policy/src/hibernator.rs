@@ -620,4 +620,36 @@ mod tests {
         let flat = forecast_share_of_the_accessed(HibernatorParams { forecast_by_temperature: true, ..HibernatorParams::default() });
         assert!(flat < 0.05, "share {flat}");
     }
+
+    #[test]
+    fn an_epochs_tier_plan_is_laid_out_even_with_a_swap_in_flight() {
+        use crate::DiskStatus;
+        let p = HibernatorParams { tier_schedule: vec![vec![4, 2], vec![6]], ..HibernatorParams::default() };
+        let mut h = Hibernator::new(p, 3600.0);
+        h.start(&setup(), &mut Vec::new());
+        let status = vec![DiskStatus { level: 1, standby: false, queued: 0 }; 6];
+        let counters = vec![DiskCounters::default(); 6];
+        let view = |now_ns| ArrayView { now_ns, status: &status, since_tick: &counters };
+        // Epoch 1: 6 → 4 + 2; carry the reorganisation out.
+        h.tick(&view(3_600_000_000_000), &mut Vec::new());
+        assert_eq!(h.stats.reorganisations, 1);
+        let idle = |_: u32| true;
+        while h.plan.is_some() {
+            let mv = h.next_move(0, &idle).expect("a reorganisation step");
+            h.move_done(mv.id, 0);
+        }
+        // A hot RB in the slow tier: a swap goes in flight.
+        let layout = h.layout.as_mut().unwrap();
+        let slow_rb = (0..layout.n_rbs()).find(|&rb| layout.locate(rb).is_ok_and(|l| layout.tier_of_disk(l.disk).unwrap_or(0) == 1)).unwrap();
+        layout.set_temperature(slow_rb, 50.0).unwrap();
+        let mv = h.next_move(0, &idle).expect("a swap");
+        assert!(matches!(h.in_flight, Some((id, InFlight::Swap(_))) if id == mv.id));
+        // Epoch 2 wants one tier again: the swap is aborted and the plan laid out.
+        h.tick(&view(7_200_000_000_000), &mut Vec::new());
+        assert_eq!(h.stats.reorganisations, 2, "notes: {:?}", h.notes);
+        assert_eq!(h.stats.swaps_aborted, 1);
+        // The aborted swap's completion changes nothing.
+        h.move_done(mv.id, 0);
+        assert!(h.plan.is_some());
+    }
 }
