@@ -202,6 +202,9 @@ impl Replacement for Arc {
         l == T1 || l == T2
     }
 
+    fn prefetch(&self, key: u64) {
+        self.map.prefetch(key);
+    }
     fn contains(&self, key: u64) -> bool {
         self.map.get(&key).is_some_and(|&i| self.slab.nodes[i as usize].list <= T2)
     }

@@ -89,6 +89,11 @@ pub trait Replacement: Send {
     /// Drop `key` if resident (invalidation); returns whether it was.
     fn remove(&mut self, key: u64) -> bool;
     fn contains(&self, key: u64) -> bool;
+    /// A hint that `key` will be looked up soon: start loading what the lookup reads
+    /// first. Changes no state.
+    fn prefetch(&self, key: u64) {
+        let _ = key;
+    }
     /// Resident keys.
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
@@ -268,6 +273,9 @@ impl Replacement for AnyCache {
     }
     fn contains(&self, key: u64) -> bool {
         each!(self, c => c.contains(key))
+    }
+    fn prefetch(&self, key: u64) {
+        each!(self, c => c.prefetch(key))
     }
     fn len(&self) -> usize {
         each!(self, c => c.len())

@@ -67,6 +67,9 @@ impl Replacement for Lru {
         self.slab.release(i);
         true
     }
+    fn prefetch(&self, key: u64) {
+        self.map.prefetch(key);
+    }
     fn contains(&self, key: u64) -> bool {
         self.map.contains_key(&key)
     }

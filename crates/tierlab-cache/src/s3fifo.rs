@@ -184,6 +184,9 @@ impl Replacement for S3Fifo {
         resident
     }
 
+    fn prefetch(&self, key: u64) {
+        self.map.prefetch(key);
+    }
     fn contains(&self, key: u64) -> bool {
         self.map.get(&key).is_some_and(|&i| self.slab.nodes[i as usize].list != GHOST)
     }

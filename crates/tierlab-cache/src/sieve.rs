@@ -84,6 +84,9 @@ impl Replacement for Sieve {
         }
     }
 
+    fn prefetch(&self, key: u64) {
+        self.map.prefetch(key);
+    }
     fn contains(&self, key: u64) -> bool {
         self.map.contains_key(&key)
     }

@@ -158,6 +158,9 @@ impl Replacement for TwoQ {
         resident
     }
 
+    fn prefetch(&self, key: u64) {
+        self.map.prefetch(key);
+    }
     fn contains(&self, key: u64) -> bool {
         self.map.get(&key).is_some_and(|&i| self.slab.nodes[i as usize].list != A1OUT)
     }

@@ -147,6 +147,9 @@ impl Replacement for WsClock {
         }
     }
 
+    fn prefetch(&self, key: u64) {
+        self.map.prefetch(key);
+    }
     fn contains(&self, key: u64) -> bool {
         self.map.contains_key(&key)
     }

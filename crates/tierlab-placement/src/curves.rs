@@ -204,6 +204,11 @@ impl KeySpace {
     }
 }
 
+/// How many requests ahead [`MissRatioCurves::flush`] starts loading keys' index slots,
+/// and at most how many keys of that request.
+const PREFETCH_AHEAD: usize = 4;
+const PREFETCH_KEYS: u64 = 16;
+
 /// Requests held before they are looked up in the caches (see [`MissRatioCurves::flush`]).
 pub const BATCH_REQUESTS: usize = 65536;
 
@@ -322,10 +327,18 @@ impl MissRatioCurves {
     /// Looks every request taken so far up in every cache: cache by cache over the
     /// batch, so that each cache's working set stays in the processor's caches while it
     /// runs.
+    /// While request i is looked up, the index slots of request i + `PREFETCH_AHEAD`'s
+    /// keys are loaded (a cache larger than the processor's caches waits on memory for
+    /// each lookup otherwise).
     pub fn flush(&mut self) {
         let objects = self.keys.objects;
         for cell in &mut self.cells {
-            for p in &self.batch {
+            for (i, p) in self.batch.iter().enumerate() {
+                if let Some(q) = self.batch.get(i + PREFETCH_AHEAD) {
+                    for b in q.first..=q.last.min(q.first + PREFETCH_KEYS - 1) {
+                        cell.cache.prefetch(q.base | b);
+                    }
+                }
                 cell.step(p, objects);
             }
         }
