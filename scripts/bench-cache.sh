@@ -8,7 +8,10 @@
 #
 # Environment: REPEAT (default 3) alternating runs of each tool, the fastest kept;
 # LIBCACHESIM (default libcachesim==0.3.5) the pip requirement; BENCH_DIR (default
-# target/bench-cache) for the venv and the converted traces.
+# target/bench-cache) for the venv and the converted traces; DEFAULT_TABLE=0 leaves out
+# libCacheSim's run with its default hash table (minutes of wall time per cache on a long
+# trace: the table is allocated for every cache); BIN a tierlab binary to run instead of
+# building this checkout.
 #
 # Two comparisons, each over LRU, FIFO, ARC, 2Q, SIEVE and S3-FIFO at eight sizes (WSClock
 # has no libCacheSim counterpart):
@@ -25,24 +28,32 @@
 # libCacheSim runs twice: with its default hash table (hashpower 24: 2^24 buckets per
 # cache, three for S3-FIFO and 2Q, allocated and freed per cache) and with the smallest
 # hashpower whose table has a bucket per distinct object of the trace ("-hpN").
+# Requests per CPU-second are printed beside them (each tool's own CPU time: tierlab's
+# process, libCacheSim's Python process), the figure to compare on a machine shared with
+# other work, where wall time stretches with the load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 trace=${1:-../shared/traces/cloudphysics-io.csv}
 repeat=${REPEAT:-3}
 work=${BENCH_DIR:-${CARGO_TARGET_DIR:-target}/bench-cache}
 mkdir -p "$work"
-CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo build --release -q -p tierlab-cli
-bin=${CARGO_TARGET_DIR:-target}/release/tierlab
+if [ -n "${BIN:-}" ]; then
+  bin=$BIN
+else
+  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo build --release -q -p tierlab-cli
+  bin=${CARGO_TARGET_DIR:-target}/release/tierlab
+fi
 if [ ! -x "$work/venv/bin/python" ]; then
   python3 -m venv "$work/venv"
 fi
 "$work/venv/bin/pip" install -q --disable-pip-version-check "${LIBCACHESIM:-libcachesim==0.3.5}"
 
-"$work/venv/bin/python" - "$bin" "$trace" "$work" "$repeat" <<'PYTHON'
+"$work/venv/bin/python" - "$bin" "$trace" "$work" "$repeat" "${DEFAULT_TABLE:-1}" <<'PYTHON'
 import os, resource, struct, subprocess, sys, time, json
 import libcachesim as lcs
 
 tierlab, trace, work, repeat = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+default_table = sys.argv[5] != "0"
 ALGS = [("lru", lcs.LRU), ("fifo", lcs.FIFO), ("arc", lcs.ARC), ("2q", lcs.TwoQ), ("sieve", lcs.Sieve), ("s3fifo", lcs.S3FIFO)]
 
 def write_oracle(path, records):
@@ -98,7 +109,7 @@ def compare(title, path, n_req, n_bytes, distinct, lcs_sizes, ignore_obj_size, t
     print(f"== {title}")
     caches = len(ALGS) * len(lcs_sizes)
     fitted = max(1, (distinct - 1).bit_length())
-    lcs_runs = [("libCacheSim", 24), (f"libCacheSim-hp{fitted}", fitted)]
+    lcs_runs = ([("libCacheSim", 24)] if default_table else []) + [(f"libCacheSim-hp{fitted}", fitted)]
     best = {}
     results = {}
     for _ in range(repeat):
@@ -128,13 +139,15 @@ def compare(title, path, n_req, n_bytes, distinct, lcs_sizes, ignore_obj_size, t
             print(line + ("" if same else "   << differ"))
     print(f"{caches} (algorithm, size) rows: " + ("all miss counts equal" if unequal == 0 else f"{unequal} differ"))
     print(f"speed, {caches} caches × {n_req} records, fastest of {repeat}:")
-    rates = {}
+    rates, cpu_rates = {}, {}
     for label in labels:
         wall, cpu = best[label]
         rates[label] = n_req * caches / wall
-        print(f"  {label:<16} {wall:8.3f} s wall ({cpu:.3f} s CPU): {rates[label] / 1e6:7.2f} M requests/s")
+        cpu_rates[label] = n_req * caches / max(cpu, 1e-9)
+        print(f"  {label:<16} {wall:8.3f} s wall ({cpu:.3f} s CPU): {rates[label] / 1e6:7.2f} M requests/s, {cpu_rates[label] / 1e6:7.2f} M requests/CPU-s")
     for label, _, _, _ in tierlab_runs:
-        print(f"  {label} / libCacheSim: " + ", ".join(f"{rates[label] / rates[l]:.2f} × {l}" for l, _ in lcs_runs))
+        print(f"  {label} / libCacheSim: " + ", ".join(f"{rates[label] / rates[l]:.2f} × {l}" for l, _ in lcs_runs)
+              + " (wall); " + ", ".join(f"{cpu_rates[label] / cpu_rates[l]:.2f} × {l}" for l, _ in lcs_runs) + " (CPU)")
     print()
     return unequal
 
