@@ -72,6 +72,11 @@ pub struct PlanArgs {
     /// service time, the research's disk model; more lets an SSD use its channels).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub probe_depth: u32,
+    /// Measure an SSD timed from its data sheet on its internals model instead (the
+    /// catalog entry's `internals`, filled to its usable share and aged): the aged-FTL
+    /// sensitivity run.
+    #[arg(long)]
+    pub ssd_internals: bool,
     /// Measure device bandwidths anew instead of reading the cache.
     #[arg(long)]
     pub no_cache: bool,
@@ -168,7 +173,7 @@ pub fn run(a: PlanArgs) -> Result<()> {
         solver: tierlab_mixplan::SolverKind::best(),
         rate_scale: a.scale,
         runner_ups: a.runner_ups,
-        probe: tierlab_plan::Probe { requests: a.probe_requests.max(1), queue_depth: a.probe_depth.max(1), ..Default::default() },
+        probe: tierlab_plan::Probe { requests: a.probe_requests.max(1), queue_depth: a.probe_depth.max(1), ssd_internals: a.ssd_internals, ..Default::default() },
     };
     let cache = if a.no_cache { None } else { tierlab_plan::default_cache_dir() };
     let report = match (&a.trace, &a.stats) {
@@ -278,6 +283,9 @@ pub fn render_text(r: &PlanReport, catalog: &tierlab_mixplan::catalog::PlanCatal
         o.max_devices.map_or(String::new(), |m| format!(", at most {m} devices")),
         if o.rate_scale != 1.0 { format!("; bandwidth needs x{}", num(o.rate_scale)) } else { String::new() },
     );
+    if o.probe.ssd_internals {
+        let _ = writeln!(t, "bandwidth   SSDs timed from a data sheet measured on their internals model instead, filled and aged");
+    }
     let footprint: f64 = r.classes.iter().map(|c| c.size_gb).sum();
     let _ = writeln!(t, "workload    {} requests over {:.0} s; {} non-empty classes, {:.1} GB\n", r.requests, r.span_s, r.classes.len(), footprint);
     if let Some(syn) = &r.synthesis {

@@ -61,6 +61,11 @@ pub struct PlanDevice {
     pub erase_cycles: Option<f64>,
     /// The tierlab model that times it.
     pub model: ModelRef,
+    /// For an SSD timed from its data sheet: the `catalog/ssd` model of its internals,
+    /// which the simulation check builds (a data sheet has no flash to simulate) and
+    /// which measures its bandwidth instead when asked (the aged-FTL sensitivity run).
+    #[serde(default)]
+    pub internals: Option<String>,
 }
 
 /// Which tierlab device model measures a device's bandwidth per class.
@@ -88,6 +93,23 @@ pub struct DatasheetFigures {
     pub write_latency_us: f64,
     pub read_iops: f64,
     pub write_iops: f64,
+    /// Sequential rates the model runs at where they differ from the entry's rated
+    /// `read_mb_s` / `write_mb_s` (an aged drive measured slower than its data sheet),
+    /// MB/s.
+    #[serde(default)]
+    pub sustained_read_mb_s: Option<f64>,
+    #[serde(default)]
+    pub sustained_write_mb_s: Option<f64>,
+}
+
+impl DatasheetFigures {
+    /// The sequential read and write rates the model runs at, MB/s.
+    pub fn sustained_mb_s(&self, d: &PlanDevice) -> (f64, f64) {
+        (
+            self.sustained_read_mb_s.unwrap_or(d.read_mb_s),
+            self.sustained_write_mb_s.unwrap_or(d.write_mb_s),
+        )
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -224,6 +246,20 @@ impl PlanDevice {
             ] {
                 positive(k, v).map_err(|e| e.within("model.datasheet"))?;
             }
+            for (k, v) in [
+                ("sustained_read_mb_s", d.sustained_read_mb_s),
+                ("sustained_write_mb_s", d.sustained_write_mb_s),
+            ] {
+                if let Some(v) = v {
+                    positive(k, v).map_err(|e| e.within("model.datasheet"))?;
+                }
+            }
+        }
+        if self.internals.is_some() && !matches!(self.model, ModelRef::Datasheet(_)) {
+            return Err(FieldError::new(
+                "internals",
+                "only an SSD timed from its data sheet (`model = { datasheet = ... }`) names a separate internals model; remove the key",
+            ));
         }
         Ok(())
     }

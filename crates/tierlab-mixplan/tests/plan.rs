@@ -426,3 +426,32 @@ fn highs_and_microlp_agree() {
         assert_eq!(costs(&a), costs(&b));
     }
 }
+
+/// The X25-M is timed from its figures (the aged rates of the research's source [82])
+/// and names the internals model the simulation check builds; only a data-sheet SSD may
+/// name one, and its rates must be positive.
+#[test]
+fn the_x25m_is_timed_from_its_figures_and_names_its_internals() {
+    let c = hybridstore();
+    let ssd = c.devices.iter().find(|d| d.id == "x25m").unwrap();
+    let catalog::ModelRef::Datasheet(f) = &ssd.model else {
+        panic!("{:?}", ssd.model)
+    };
+    assert_eq!(f.sustained_mb_s(ssd), (60.0, 30.0));
+    assert_eq!(ssd.internals.as_deref(), Some("intel-x25m-80gb"));
+    let on_a_disk = hybridstore_text().replace(
+        "model = { hdd = \"seagate-cheetah-15k5-300gb\" }",
+        "model = { hdd = \"seagate-cheetah-15k5-300gb\" }\ninternals = \"intel-x25m-80gb\"",
+    );
+    let refused =
+        |text: &str| match tierlab_config::parse_toml_validated::<PlanCatalog>(text, "plan.toml") {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("accepted"),
+        };
+    let e = refused(&on_a_disk);
+    assert!(e.contains("devices[1].internals"), "{e}");
+    let negative =
+        hybridstore_text().replace("sustained_write_mb_s = 30.0", "sustained_write_mb_s = -3.0");
+    let e = refused(&negative);
+    assert!(e.contains("sustained_write_mb_s"), "{e}");
+}

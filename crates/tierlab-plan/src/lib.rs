@@ -22,10 +22,11 @@ use tierlab_mixplan::{
 pub use bandwidth::{default_cache_dir, Probe};
 
 /// The tierlab model of a planning device, as the simulation check builds it: an SSD
-/// from `catalog/ssd` at its rated erase cycles, a disk from `catalog/hdd` or from the
+/// from `catalog/ssd` (its own model, or for one timed from its data sheet the
+/// `internals` it names) at its rated erase cycles, a disk from `catalog/hdd` or from the
 /// entry's data-sheet figures, drawing the entry's one power figure in every state (the
-/// planning catalog has no other). `None` for an SSD timed from its data sheet, which has
-/// no internals to simulate.
+/// planning catalog has no other). `None` for an SSD timed from its data sheet that
+/// names no internals: there is nothing to simulate.
 pub fn model(d: &PlanDevice) -> Result<Option<DeviceSpec>> {
     let constant_power = || tierlab_power::PowerSpec {
         active_w: d.device_w,
@@ -61,7 +62,14 @@ pub fn model(d: &PlanDevice) -> Result<Option<DeviceSpec>> {
             };
             DeviceSpec::Hdd(HddModel::new(sheet, Some(constant_power())))
         }
-        ModelRef::Datasheet(_) => return Ok(None),
+        ModelRef::Datasheet(_) => match &d.internals {
+            Some(id) => {
+                let mut m = SsdModel::catalog(id)?;
+                m.rated_erase_cycles = d.erase_cycles.map(|c| c as u32);
+                DeviceSpec::Ssd(m)
+            }
+            None => return Ok(None),
+        },
     }))
 }
 
