@@ -23,6 +23,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use tierlab_classes::{ClassKey, Labelled};
 
+/// How far a share may lie outside [0, 1], and the shares' sum from 1: rounding in the
+/// planner's arithmetic, never a real overdraw.
+pub const SHARE_TOLERANCE: f64 = 1e-6;
+
 /// One group's share of a class.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Share {
@@ -94,7 +98,8 @@ impl Placement {
     }
 
     /// Each share's group index, checked: known groups, each once, fractions in [0, 1]
-    /// adding up to 1 (within 10^-6).
+    /// adding up to 1, both within [`SHARE_TOLERANCE`] (a planner's x_ij / S_j can land
+    /// an ulp above 1). What passes is clamped to [0, 1] and scaled to add up to 1.
     fn resolve(
         list: &[Share],
         what: &str,
@@ -110,7 +115,9 @@ impl Placement {
                     known.join(", ")
                 )));
             };
-            if !(s.fraction.is_finite() && (0.0..=1.0).contains(&s.fraction)) {
+            if !(s.fraction.is_finite()
+                && (-SHARE_TOLERANCE..=1.0 + SHARE_TOLERANCE).contains(&s.fraction))
+            {
                 return Err(MixedError::Placement(format!(
                     "{what}: the share of group `{}` is {}; expected a fraction from 0 to 1",
                     s.group, s.fraction
@@ -122,13 +129,16 @@ impl Placement {
                     s.group
                 )));
             }
-            out.push((g, s.fraction));
+            out.push((g, s.fraction.clamp(0.0, 1.0)));
         }
         let sum: f64 = out.iter().map(|&(_, f)| f).sum();
-        if (sum - 1.0).abs() > 1e-6 {
+        if (sum - 1.0).abs() > SHARE_TOLERANCE {
             return Err(MixedError::Placement(format!(
                 "{what}: the shares add up to {sum}; expected 1"
             )));
+        }
+        for (_, f) in &mut out {
+            *f /= sum;
         }
         Ok(out)
     }

@@ -296,6 +296,29 @@ fn an_all_ssd_run_erases_blocks_and_projects_its_lifetime() {
     assert_eq!(g.per_device[0].rejected_ops, 0);
 }
 
+/// A planner's shares carry rounding: x_ij / S_j of 1.0000000000000002, or shares adding
+/// up to 1 - 1e-12, place every record rather than stop the check.
+#[test]
+fn shares_off_by_rounding_are_placed() {
+    let trace = workload(200, 8 * MIB, 0.5, Some(4096), 100.0, 2);
+    let labelled = classes_1mib(&trace);
+    let groups = vec![ssd_group("ssd", 64, 1), hdd_group("hdd", 1)];
+    let records = labelled.records().count() as u64;
+    for shares in [
+        vec![("hdd", 1.0000000000000002)],
+        vec![("ssd", 0.25 - 1e-12), ("hdd", 0.75)],
+        vec![("ssd", -1e-12), ("hdd", 1.0 + 1e-12)],
+    ] {
+        let layout = Layout::place(&groups, &Placement::new().otherwise(&shares), &labelled, 1)
+            .unwrap_or_else(|e| panic!("{shares:?}: {e}"));
+        assert_eq!(layout.records(), records, "{shares:?}");
+        assert_eq!(
+            layout.records_on_group(0) + layout.records_on_group(1),
+            records
+        );
+    }
+}
+
 /// The errors a caller can make name what was expected.
 #[test]
 fn bad_placements_are_refused_naming_the_class_or_group() {

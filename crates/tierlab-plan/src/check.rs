@@ -144,10 +144,13 @@ where
             else {
                 continue;
             };
+            // Shares of what the plan placed (Σ_i x_ij, which the solver's rounding can
+            // put an ulp off S_j), so that they add up to 1.
+            let placed_gb: f64 = used.iter().map(|(_, u)| u.placed_gb[j].max(0.0)).sum();
             let shares: Vec<(&str, f64)> = used
                 .iter()
                 .filter(|(_, u)| u.placed_gb[j] > 0.0)
-                .map(|(_, u)| (u.device.as_str(), u.placed_gb[j] / need.size_gb))
+                .map(|(_, u)| (u.device.as_str(), (u.placed_gb[j] / placed_gb).min(1.0)))
                 .collect();
             if !shares.is_empty() {
                 placement = placement.with_class(key, &shares);
