@@ -5,8 +5,9 @@
 //! two in one second. The budget (rate × duration) is spent in this order:
 //! 1. one burst of two requests on every hot record;
 //! 2. one request on each cold record, the highest record of the footprint first (so the
-//!    untouched class ends where the footprint does), as far as the budget reaches: the
-//!    rest of the cold records stay untouched, which the planner counts as cold too;
+//!    untouched class ends where the footprint does), as far as the budget and the
+//!    file's `cold_touched_gb` reach: the rest of the cold records stay untouched, which
+//!    the planner counts as cold too;
 //! 3. everything left on the hot records, as further bursts (pairs by default, longer
 //!    when the sequential share needs more follow-ups: a sequential request continues
 //!    the previous one inside a burst).
@@ -160,7 +161,7 @@ impl Plan {
             c = cold_min;
             h = r - c;
         } else {
-            c = nc.min(r - 2 * nh).max(cold_min);
+            c = stats.cold_touchable_records().min(r - 2 * nh).max(cold_min);
             h = r - c;
             if h - nh < s_want {
                 h = (s_want + nh).min(r - cold_min);

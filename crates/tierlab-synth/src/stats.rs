@@ -26,10 +26,11 @@ pub const MAX_REQUESTS: f64 = 1e12;
 pub const GB_TOLERANCE: f64 = 0.005;
 
 /// Keys that `estimates` may list.
-pub const ESTIMABLE_KEYS: [&str; 13] = [
+pub const ESTIMABLE_KEYS: [&str; 14] = [
     "total_gb",
     "hot_gb",
     "cold_gb",
+    "cold_touched_gb",
     "bandwidth_kb_s",
     "interarrival_ms",
     "request_kb",
@@ -65,6 +66,10 @@ pub struct WorkloadStats {
     pub hot_gb: f64,
     /// The rest of the footprint, GB (touched or not: the planner counts both as cold).
     pub cold_gb: f64,
+    /// The cold GB the stream touches, once each, as far as the request budget reaches;
+    /// the rest of `cold_gb` is never read or written. Not given: all of `cold_gb`.
+    #[serde(default)]
+    pub cold_touched_gb: Option<f64>,
     /// Mean bandwidth, KB/s (1 KB = 1,024 bytes); exactly one of this and
     /// `interarrival_ms`.
     #[serde(default)]
@@ -165,6 +170,16 @@ impl Validate for WorkloadStats {
         )?;
         check_range("hot_gb", self.hot_gb, 0.0, false, MAX_TOTAL_GB, "GB")?;
         check_range("cold_gb", self.cold_gb, 0.0, false, MAX_TOTAL_GB, "GB")?;
+        if let Some(t) = self.cold_touched_gb {
+            check_range(
+                "cold_touched_gb",
+                t,
+                0.0,
+                false,
+                self.cold_gb,
+                "GB of cold_gb",
+            )?;
+        }
         let sum = self.hot_gb + self.cold_gb;
         if (sum - self.total_gb).abs() > GB_TOLERANCE * self.total_gb {
             return Err(FieldError::new(
@@ -284,6 +299,7 @@ impl WorkloadStats {
             "bandwidth_kb_s" => self.bandwidth_kb_s.is_some(),
             "interarrival_ms" => self.interarrival_ms.is_some(),
             "sequential_percent" => self.sequential_percent.is_some(),
+            "cold_touched_gb" => self.cold_touched_gb.is_some(),
             "rate" | "rate.factor" | "rate.period_s" | "rate.duty" => self.rate.is_some(),
             _ => true,
         }
@@ -314,6 +330,13 @@ impl WorkloadStats {
     /// Hot records (never more than the footprint's).
     pub fn hot_records(&self) -> u64 {
         ((self.hot_gb * RECORDS_PER_GB).round() as u64).min(self.records())
+    }
+
+    /// Cold records the stream may touch: `cold_touched_gb`'s, else every cold record.
+    pub fn cold_touchable_records(&self) -> u64 {
+        let cold = self.records() - self.hot_records();
+        self.cold_touched_gb
+            .map_or(cold, |gb| ((gb * RECORDS_PER_GB).round() as u64).min(cold))
     }
 
     /// Requests in a stream at `rate_scale` times the file's arrival rate.

@@ -113,6 +113,7 @@ fn table_4_3_rows_are_the_table_and_add_up() {
         assert_eq!((s.request_kb, s.read_percent), (req, read), "{slug}");
         assert_eq!(s.sequential_percent, None, "{slug}");
         assert_eq!(s.estimates, vec!["duration_s".to_string()], "{slug}");
+        assert_eq!(s.cold_touched_gb, None, "{slug}");
     }
 }
 

@@ -31,6 +31,7 @@ fn stats() -> impl Strategy<Value = WorkloadStats> {
                     total_gb,
                     hot_gb,
                     cold_gb: total_gb - hot_gb,
+                    cold_touched_gb: None,
                     bandwidth_kb_s: by_bw.then_some(iops * request_kb),
                     interarrival_ms: (!by_bw).then_some(1000.0 / iops),
                     request_kb,

@@ -19,6 +19,7 @@ fn scaled(mut s: WorkloadStats, footprint: f64, duration_s: f64) -> WorkloadStat
     s.total_gb *= footprint;
     s.hot_gb *= footprint;
     s.cold_gb *= footprint;
+    s.cold_touched_gb = s.cold_touched_gb.map(|gb| gb * footprint);
     s.duration_s = duration_s;
     s
 }
@@ -70,6 +71,36 @@ fn msr_hm_at_full_size_reproduces_its_row() {
     assert_eq!(e.achieved.total_gb, 39.0);
     // Cold records are touched once each where the budget reaches: the rest untouched.
     assert!(e.achieved.untouched_gb > 20.0, "{:?}", e.achieved);
+}
+
+/// `cold_touched_gb` bounds the cold records the stream touches: at 0, only the
+/// footprint's highest record (which marks where the volume ends), and every other
+/// request goes to hot records.
+#[test]
+fn cold_touched_gb_leaves_the_rest_of_the_cold_volume_untouched() {
+    let mut s = scaled(load("hybridstore-t4.3-financial"), 0.01, 36.0);
+    for (touched_gb, touched_records) in [(Some(0.0), 1u64), (Some(5.0), 5 * 1024), (None, 27_126)]
+    {
+        s.cold_touched_gb = touched_gb;
+        let e = run(&s, 7);
+        assert_eq!(
+            e.plan.cold_records_touched, touched_records,
+            "{touched_gb:?}"
+        );
+        assert_eq!(e.plan.cold_requests, touched_records, "{touched_gb:?}");
+        assert_eq!(e.plan.hot_requests, e.plan.requests - touched_records);
+        assert!(
+            (e.achieved.cold_touched_gb - touched_records as f64 / 1024.0).abs() < 1e-9,
+            "{touched_gb:?}: {:?}",
+            e.achieved
+        );
+        assert_reproduced("financial/100, cold touched", &e);
+    }
+    s.cold_touched_gb = Some(s.cold_gb * 2.0);
+    assert!(
+        tierlab_config::Validate::validate(&s).is_err(),
+        "more touched cold GB than cold GB"
+    );
 }
 
 #[test]
