@@ -288,3 +288,9 @@ mod tests {
         assert_eq!(f.kind, FailureKind::Interrupted, "{f:?}");
     }
 }
+
+/// The design families with their colour in every report, so that the Python plots use
+/// the same: (name as `--modes` gives it, name in a report's `mode` field, `#rrggbb`).
+pub fn design_families() -> Vec<(&'static str, &'static str, String)> {
+    crate::charts::DESIGN_FAMILIES.iter().map(|(name, mode, colour)| (*name, *mode, colour.hex())).collect()
+}

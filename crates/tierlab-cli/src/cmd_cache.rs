@@ -2,7 +2,7 @@
 //! algorithm at every cache size in one pass (`tierlab_placement::MissRatioCurves`).
 
 use crate::args::{parse_bytes, TraceInput};
-use crate::charts::{esc, figure, page_head, plot_linear, Chart, Marker, Series, Style, PALETTE};
+use crate::charts::{column_notes, esc, figure, page_head, plot_linear, Chart, Marker, Series, Style, XAxis, PALETTE};
 use crate::progress::{csv_field, requests_bar, write_file, write_json};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
@@ -360,20 +360,14 @@ fn html(r: &CacheReport) -> Result<String> {
         esc(&requested),
         esc(&describe_objects(r.objects))
     );
-    let mut sizes: Vec<u64> = Vec::new();
     let mut algorithms: Vec<Algorithm> = Vec::new();
     for p in &r.points {
-        if !sizes.contains(&p.size) {
-            sizes.push(p.size);
-        }
         if !algorithms.contains(&p.algorithm) {
             algorithms.push(p.algorithm);
         }
     }
-    let categories: Vec<String> = sizes.iter().map(|&s| size_label(r.objects, s)).collect();
     let style = Style { height: 420, legend_width: 130, zero_based: true };
     let blocks = matches!(r.objects, CurveObjects::Blocks { .. });
-    // Percentages: the linear axis pads by at least one unit beyond the values.
     let mut metrics: Vec<(&str, Metric)> = vec![("Request miss ratio", |p| 100.0 * p.request_miss_ratio)];
     if blocks {
         metrics.push(("Block miss ratio", |p| 100.0 * p.object_miss_ratio));
@@ -388,19 +382,20 @@ fn html(r: &CacheReport) -> Result<String> {
             .map(|(i, &alg)| Series {
                 label: alg.to_string(),
                 colour: PALETTE[i % PALETTE.len()],
-                dashed: false,
-                marker: Marker::Circle,
+                dashed: i >= Marker::ALL.len(),
+                marker: Marker::ALL[i % Marker::ALL.len()],
                 points: r
                     .points
                     .iter()
                     .filter(|p| p.algorithm == alg)
-                    .filter_map(|p| sizes.iter().position(|&s| s == p.size).map(|x| (x as f64, value(p), true)))
+                    .map(|p| (p.size as f64, value(p), true))
                     .collect(),
             })
             .collect();
-        let x_desc = if r.objects.sizes_are_counts() { "cache size (objects)" } else { "cache size" };
+        let x_desc = if r.objects.sizes_are_counts() { "cache size (objects, log scale)" } else { "cache size (log scale)" };
         let y_desc = format!("{}, %", title.to_lowercase());
-        let chart = Chart { x_desc, y_desc: &y_desc, categories: &categories, series: &series, joined: true, reference: None };
+        let x = if r.objects.sizes_are_counts() { XAxis::Log } else { XAxis::LogBytes };
+        let chart = Chart::new(x_desc, &y_desc, x, &series).joined();
         figure(&mut out, &format!("{title} by cache size"), &plot_linear(&chart, style)?);
     }
     out.push_str("<table>\n<tr><th>algorithm</th><th>cache size</th><th>request miss ratio</th>");
@@ -421,6 +416,20 @@ fn html(r: &CacheReport) -> Result<String> {
         }
         let _ = writeln!(out, "<td>{}</td></tr>", p.counts.object_misses);
     }
-    out.push_str("</table>\n</body></html>\n");
+    out.push_str("</table>\n");
+    let mut notes = vec![
+        ("algorithm", "the replacement algorithm"),
+        ("cache size", if r.objects.sizes_are_counts() { "the cache's capacity in objects" } else { "the cache's capacity in bytes" }),
+        ("request miss ratio", "share of requests not served wholly from the cache"),
+    ];
+    if blocks {
+        notes.push(("block miss ratio", "share of block accesses that missed"));
+    }
+    if r.sized_requests {
+        notes.push(("byte miss ratio", "share of the requested bytes that missed"));
+    }
+    notes.push(("misses", "objects (blocks) fetched into the cache on a miss"));
+    column_notes(&mut out, &notes);
+    out.push_str("</body></html>\n");
     Ok(out)
 }

@@ -86,38 +86,51 @@ pub fn render_legend(rows: &[RunRow]) -> String {
     )
 }
 
-pub fn render_text(rows: &[RunRow]) -> String {
-    let mut t = Table::new([
+/// The table's header and each row's cells, as the text and the HTML report show them.
+pub fn table_cells(rows: &[RunRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let header = vec![
         "config", "IOPS", "mean ms", "p99 ms", "energy J", "avg W", "spun down %", "SSD hit %", "moves", "SSD eu", "HDD eu",
         "$ α=1", "$ α=1e3", "$ α=1e5",
-    ]);
-    for r in rows {
-        let mark = match (r.sustainable, r.settled()) {
-            (false, _) => "!",
-            (true, false) => "~",
-            (true, true) => "",
-        };
-        let moves = if r.prefetches + r.evictions + r.write_backs > 0 {
-            format!("{}p/{}e/{}w", r.prefetches, r.evictions, r.write_backs)
-        } else {
-            format!("{}↑/{}↓", r.promotions, r.demotions)
-        };
-        t.row([
-            format!("{}{mark}", r.config),
-            format!("{:.1}", r.throughput_iops),
-            format!("{:.3}", r.mean_ms),
-            format!("{:.3}", r.p99_ms),
-            format!("{:.1}", r.energy_j),
-            format!("{:.2}", r.average_power_w),
-            format!("{:.1}", r.hdd_spun_down_fraction * 100.0),
-            r.ssd_hit_ratio.map_or("-".into(), |h| format!("{:.1}", h * 100.0)),
-            moves,
-            format!("{:.3}", r.ssd_eu_read_tenth),
-            format!("{:.3}", r.hdd_eu),
-            format!("{:.2}", r.cost_at(1.0)),
-            format!("{:.2}", r.cost_at(1e3)),
-            format!("{:.2}", r.cost_at(1e5)),
-        ]);
+    ];
+    let cells = rows
+        .iter()
+        .map(|r| {
+            let mark = match (r.sustainable, r.settled()) {
+                (false, _) => "!",
+                (true, false) => "~",
+                (true, true) => "",
+            };
+            let moves = if r.prefetches + r.evictions + r.write_backs > 0 {
+                format!("{}p/{}e/{}w", r.prefetches, r.evictions, r.write_backs)
+            } else {
+                format!("{}↑/{}↓", r.promotions, r.demotions)
+            };
+            vec![
+                format!("{}{mark}", r.config),
+                format!("{:.1}", r.throughput_iops),
+                format!("{:.3}", r.mean_ms),
+                format!("{:.3}", r.p99_ms),
+                format!("{:.1}", r.energy_j),
+                format!("{:.2}", r.average_power_w),
+                format!("{:.1}", r.hdd_spun_down_fraction * 100.0),
+                r.ssd_hit_ratio.map_or("-".into(), |h| format!("{:.1}", h * 100.0)),
+                moves,
+                format!("{:.3}", r.ssd_eu_read_tenth),
+                format!("{:.3}", r.hdd_eu),
+                format!("{:.2}", r.cost_at(1.0)),
+                format!("{:.2}", r.cost_at(1e3)),
+                format!("{:.2}", r.cost_at(1e5)),
+            ]
+        })
+        .collect();
+    (header, cells)
+}
+
+pub fn render_text(rows: &[RunRow]) -> String {
+    let (header, cells) = table_cells(rows);
+    let mut t = Table::new(header);
+    for c in cells {
+        t.row(c);
     }
     t.render()
 }

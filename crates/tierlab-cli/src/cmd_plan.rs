@@ -1,7 +1,7 @@
 //! `tierlab plan`: HybridStore's capacity planner on a trace or on published statistics.
 
 use crate::args::TraceInput;
-use crate::charts::{esc, figure, num, page_head, plot_linear, plot_log, Chart, Marker, Series, Style, PALETTE};
+use crate::charts::{bars, column_notes, esc, figure, num, page_head, plot_linear, plot_log, Bar, Chart, Marker, Series, Style, XAxis, PALETTE};
 use crate::progress::{requests_bar, write_file, write_json};
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
@@ -415,11 +415,15 @@ const STYLE: Style = Style { height: 420, legend_width: 200, zero_based: true };
 pub fn render_html(r: &PlanReport, catalog: &tierlab_mixplan::catalog::PlanCatalog) -> Result<String> {
     let mut s = page_head(
         "tierlab plan",
-        "table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px}td{text-align:right}td:first-child{text-align:left}th{background:#f2f2f2}",
+        "table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px}td{text-align:right}td:first-child{text-align:left}th{background:#f2f2f2}\n\
+         pre{font-size:12px;overflow-x:auto}.warn{color:#a00;font-weight:600;border-left:4px solid #a00;padding-left:.6em}",
     );
     let b = &r.study.best;
     let _ = writeln!(s, "<h1>Plan for {}</h1>", esc(&r.workload));
     let _ = writeln!(s, "<p>Catalog <code>{}</code> ({}). Best plan: <b>{}</b>, {} over {} years.</p>", esc(&r.catalog), esc(&catalog.description), esc(&b.summary()), usd(b.total_usd), num(r.options.cost.horizon_years));
+    if let Some(warning) = overload_warning(&r.simulated) {
+        let _ = writeln!(s, "<p class=\"warn\">{}</p>", esc(&warning));
+    }
     let mut plans: Vec<(String, &Plan)> = vec![(format!("best: {}", b.summary()), b)];
     plans.extend(r.study.runner_ups.iter().map(|p| (p.summary(), p)));
     // The single-type plans not already among them.
@@ -439,9 +443,9 @@ pub fn render_html(r: &PlanReport, catalog: &tierlab_mixplan::catalog::PlanCatal
     let series: Vec<Series> = parts
         .iter()
         .enumerate()
-        .map(|(k, (label, f))| Series { label: label.to_string(), colour: PALETTE[k], dashed: false, marker: Marker::Circle, points: plans.iter().enumerate().map(|(i, (_, p))| (i as f64, f(p).max(0.01), true)).collect() })
+        .map(|(k, (label, f))| Series { label: label.to_string(), colour: PALETTE[k], dashed: false, marker: Marker::ALL[k], points: plans.iter().enumerate().map(|(i, (_, p))| (i as f64, f(p).max(0.01), true)).collect() })
         .collect();
-    let chart = Chart { x_desc: "plan", y_desc: "cost over the horizon ($, log scale)", categories: &categories, series: &series, joined: false, reference: None };
+    let chart = Chart::new("plan", "cost over the horizon ($, log scale)", XAxis::Categories(&categories), &series);
     figure(&mut s, "Cost of the best plan, the runner-ups and each device type alone", &plot_log(&chart, STYLE)?);
     let labels: Vec<String> = r.classes.iter().map(|c| c.label.clone()).collect();
     let series: Vec<Series> = b
@@ -449,12 +453,76 @@ pub fn render_html(r: &PlanReport, catalog: &tierlab_mixplan::catalog::PlanCatal
         .iter()
         .enumerate()
         .filter(|(_, u)| u.count > 0)
-        .map(|(k, u)| Series { label: u.device.clone(), colour: PALETTE[k % PALETTE.len()], dashed: false, marker: Marker::Circle, points: u.placed_gb.iter().enumerate().map(|(j, gb)| (j as f64, *gb, true)).collect() })
+        .map(|(k, u)| Series {
+            label: u.device.clone(),
+            colour: PALETTE[k % PALETTE.len()],
+            dashed: false,
+            marker: Marker::ALL[k % Marker::ALL.len()],
+            points: u.placed_gb.iter().enumerate().map(|(j, gb)| (j as f64, *gb, true)).collect(),
+        })
         .collect();
-    let chart = Chart { x_desc: "data class (H/C hot or cold, R/W, size bin, intensity bin)", y_desc: "GB placed on the type", categories: &labels, series: &series, joined: false, reference: None };
+    let chart = Chart::new("data class (H/C hot or cold, R/W, size bin, intensity bin)", "GB placed on the type", XAxis::Categories(&labels), &series);
     figure(&mut s, "Where the best plan puts each data class (cf. the research's Figure 4.6)", &plot_linear(&chart, STYLE)?);
+    let simulated: Vec<Bar> = r
+        .simulated
+        .iter()
+        .filter_map(|c| {
+            let report = c.report.as_ref()?;
+            let busy = busiest(c);
+            Some(Bar {
+                label: format!("{}: {}", c.design, c.devices),
+                value: report.system.response_time.mean_ms,
+                colour: if c.design == "planned" { PALETTE[0] } else { PALETTE[8] },
+                note: busy.filter(|(_, b)| *b >= OVERLOADED_BUSY).map(|(d, b)| format!("(overloaded: {d} {:.1} % busy)", b * 100.0)),
+            })
+        })
+        .collect();
+    if !simulated.is_empty() {
+        let legend = [(PALETTE[0], "the plan".to_string()), (PALETTE[8], "one type alone".to_string())];
+        figure(&mut s, "Mean response time of each design replayed on tierlab's device models (hatched: overloaded, its queues grow)", &bars(&simulated, "mean response time, ms", &legend)?);
+    }
     s.push_str("<h2>Report</h2>\n<pre>");
     s.push_str(&esc(&render_text(r, catalog)));
-    s.push_str("</pre>\n</body></html>\n");
+    s.push_str("</pre>\n");
+    column_notes(&mut s, PLAN_COLUMNS);
+    s.push_str("</body></html>\n");
     Ok(s)
 }
+
+/// A simulated device this busy cannot keep up: its queue grows for the whole run.
+const OVERLOADED_BUSY: f64 = 0.95;
+
+/// A design's busiest device type in simulation: (device, busy fraction).
+fn busiest(c: &tierlab_plan::check::Checked) -> Option<(&str, f64)> {
+    c.types.iter().filter(|t| t.simulated_busy.is_finite()).max_by(|a, b| a.simulated_busy.total_cmp(&b.simulated_busy)).map(|t| (t.device.as_str(), t.simulated_busy))
+}
+
+/// What to say when the planned design, replayed, cannot carry the workload.
+fn overload_warning(checked: &[tierlab_plan::check::Checked]) -> Option<String> {
+    let c = checked.iter().find(|c| c.design == "planned")?;
+    let rt = &c.report.as_ref()?.system.response_time;
+    let (device, busy) = busiest(c).filter(|(_, b)| *b >= OVERLOADED_BUSY)?;
+    Some(format!(
+        "Replayed on tierlab's device models, the best plan does not carry the workload: its {device} devices are {:.1} % busy and its queues grow \
+         (mean response time {:.1} ms, p99 {:.1} ms). The planner's bandwidth check passed it; see the simulation below.",
+        busy * 100.0,
+        rt.mean_ms,
+        rt.p99_ms
+    ))
+}
+
+/// What the columns of the report's tables measure.
+const PLAN_COLUMNS: &[(&str, &str)] = &[
+    ("need: capacity, bandwidth, lifetime", "devices of the type each constraint alone needs for what the plan places on it"),
+    ("binds", "the constraint that sets the device count"),
+    ("SSD years", "the SSDs' lifetime at the planned write rate"),
+    ("cost", "purchase plus power (and cooling) over the horizon, USD"),
+    ("size GB, F_j", "a data class's size and its 95th-percentile bandwidth, KB/s"),
+    ("B device", "the bandwidth one device of the type gives the class, KB/s"),
+    ("total, purchase, recurring", "the plan's cost over the horizon and its parts, USD"),
+    ("vs best, saving", "how much dearer than the best plan, and what the best plan saves against it"),
+    ("mean ms, p95 ms, p99 ms", "simulated response time, arrival to completion"),
+    ("mean W, energy kJ", "simulated mean power and energy over the replay"),
+    ("SSD erases", "blocks the simulated SSDs erased"),
+    ("load planned, busy simulated", "the planner's bandwidth share per device, against the share of time the simulated devices were busy"),
+];

@@ -6,7 +6,7 @@
 //! are `tierlab_system_power`'s; this module turns flags into its calls and renders what
 //! comes back.
 
-use crate::charts::{esc, figure, page_head, plot_linear, Chart, Marker, Reference, Series, Style, PALETTE};
+use crate::charts::{column_notes, esc, figure, page_head, plot_linear, Chart, Marker, Reference, Series, Style, XAxis, PALETTE};
 use crate::progress::{csv_field, write_file, write_json};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
@@ -517,15 +517,9 @@ fn render_html(catalog: &SystemCatalog, curves: &[Curve], summary: &[PairSummary
             let _ = writeln!(s, "<p>{}: no enclosure here can power its slots down.</p>", esc(caption));
             continue;
         }
-        let reference = Reference { label: "20 % saved".into(), points: vec![(-0.5, TARGET * 100.0), (f64::from(n) + 0.5, TARGET * 100.0)] };
-        let chart = Chart {
-            x_desc: "enclosures with power-managed disks",
-            y_desc: "total system power saved (%)",
-            categories: &labels,
-            series: &series,
-            joined: true,
-            reference: Some(reference),
-        };
+        let chart = Chart::new("enclosures with power-managed disks", "total system power saved (%)", XAxis::Categories(&labels), &series)
+            .joined()
+            .reference(Reference::level("20 % saved", TARGET * 100.0));
         figure(&mut s, caption, &plot_linear(&chart, STYLE)?);
     }
     if !summary.is_empty() {
@@ -542,6 +536,17 @@ fn render_html(catalog: &SystemCatalog, curves: &[Curve], summary: &[PairSummary
             s.push_str("</tr>\n");
         }
         s.push_str("</tbody></table>\n");
+        column_notes(
+            &mut s,
+            &[
+                ("controller, enclosure", "the pair of the system"),
+                ("low power", "spin-down: every disk of a managed enclosure spun down; power-down: every slot powered down"),
+                ("unmanaged W", "power of the whole system with no disk power-managed"),
+                ("managed for 20 %", "enclosures that must be power-managed for the system to save 20 % of its power"),
+                ("disks %", "the share of the system's disks those enclosures hold"),
+                ("all managed saving %", "power saved with every enclosure power-managed, 1 − system power / the unmanaged system's"),
+            ],
+        );
     }
     s.push_str("</body></html>\n");
     Ok(s)

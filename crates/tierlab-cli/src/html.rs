@@ -1,228 +1,209 @@
-//! A self-contained HTML report of `tierlab compare`: SVG charts drawn with `plotters`
-//! (no scripts, no network), readable in any browser and printable. Each design family
-//! (SSD-only, HDD-only, linear, tiering, caching) has one colour throughout.
+//! A self-contained HTML report of `tierlab compare`: SVG charts (no scripts, no network),
+//! readable in any browser and printable. Each design family (SSD-only, HDD-only, linear,
+//! tiering, caching) has its colour of `charts::DESIGN_FAMILIES` throughout. Every cost
+//! is the workload at its own rate (the open-loop run); a closed-loop run gives only the
+//! throughput, how fast the design can go, and is never priced.
 
-use crate::charts::{esc, figure, num, page_head, plot_log, Chart, Marker, Reference, Series, Style, WIDTH};
-use crate::cmd_compare::{render_failed, render_text};
-use anyhow::{anyhow, Result};
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use crate::charts::{bars, column_notes, esc, figure, num, page_head, plot_log, Bar, Chart, Colour, Marker, PointLabel, Reference, Series, Style, XAxis, DESIGN_FAMILIES};
+use crate::cmd_compare::{render_failed, table_cells};
+use anyhow::Result;
 use std::fmt::Write;
 use tierlab_hybrid::{FailedRow, RunRow};
 
-/// The design families, in the order the legends list them, with their colours.
-const FAMILIES: [(&str, &str, RGBColor); 5] = [
-    ("ssdonly", "SSD-only", RGBColor(0xd6, 0x27, 0x28)),
-    ("hddonly", "HDD-only", RGBColor(0x7f, 0x7f, 0x7f)),
-    ("linear", "linear", RGBColor(0x8c, 0x56, 0x4b)),
-    ("tiering", "tiering", RGBColor(0x1f, 0x77, 0xb4)),
-    ("caching", "caching", RGBColor(0x2c, 0xa0, 0x2c)),
-];
-
 /// A row's family: (index, name, colour).
-fn family(r: &RunRow) -> (usize, &'static str, RGBColor) {
-    let i = FAMILIES.iter().position(|f| f.0 == r.mode).unwrap_or(0);
-    (i, FAMILIES[i].1, FAMILIES[i].2)
+fn family(r: &RunRow) -> (usize, &'static str, Colour) {
+    let i = DESIGN_FAMILIES.iter().position(|f| f.1 == r.mode).unwrap_or(0);
+    (i, DESIGN_FAMILIES[i].0, DESIGN_FAMILIES[i].2)
 }
 
-fn draw_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
-    anyhow!("drawing a chart: {e:?}")
+/// The families present, as legend swatches.
+fn family_legend(rows: &[RunRow]) -> Vec<(Colour, String)> {
+    DESIGN_FAMILIES.iter().enumerate().filter(|(i, _)| rows.iter().any(|r| family(r).0 == *i)).map(|(_, f)| (f.2, f.0.to_string())).collect()
 }
 
-/// Inline SVG needs no namespace declaration; without it the page names no address.
-fn inline(svg: String) -> String {
-    svg.replacen(r#" xmlns="http://www.w3.org/2000/svg""#, "", 1)
-}
-
-/// The family legend, drawn at the right of a chart.
-fn legend<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, present: &[bool]) -> Result<()> {
-    let text = ("sans-serif", 13).into_font().color(&BLACK);
-    let mut y = 24;
-    for (f, _) in FAMILIES.iter().zip(present).filter(|(_, p)| **p) {
-        area.draw(&Rectangle::new([(8, y - 6), (22, y + 6)], f.2.filled())).map_err(draw_err)?;
-        area.draw(&Text::new(f.1.to_string(), (30, y - 7), text.clone())).map_err(draw_err)?;
-        y += 20;
-    }
-    Ok(())
-}
-
-fn families_present(rows: &[RunRow]) -> Vec<bool> {
-    let mut present = vec![false; FAMILIES.len()];
-    for r in rows {
-        present[family(r).0] = true;
-    }
-    present
-}
-
-/// Horizontal bars, one per design, coloured by family, with the value at the bar's end.
-fn bars(rows: &[RunRow], unit: &str, value: impl Fn(&RunRow) -> f64) -> Result<String> {
-    let n = rows.len().max(1);
-    let height = 60 + 22 * n as u32;
-    let max = rows.iter().map(&value).filter(|v| v.is_finite()).fold(0.0f64, f64::max);
-    let top = if max > 0.0 { max * 1.18 } else { 1.0 };
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(draw_err)?;
-        let (area, side) = root.split_horizontally(WIDTH - 130);
-        let mut chart = ChartBuilder::on(&area)
-            .margin(10)
-            .x_label_area_size(36)
-            .y_label_area_size(290)
-            .build_cartesian_2d(0.0..top, (0..n).into_segmented())
-            .map_err(draw_err)?;
-        let label = |v: &SegmentValue<usize>| match v {
-            SegmentValue::CenterOf(i) => n.checked_sub(i + 1).and_then(|k| rows.get(k)).map(|r| r.config.clone()).unwrap_or_default(),
-            _ => String::new(),
-        };
-        let x_fmt = |v: &f64| num(*v);
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(n)
-            .y_label_formatter(&label)
-            .x_label_formatter(&x_fmt)
-            .x_desc(unit)
-            .label_style(("sans-serif", 12))
-            .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
-            .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
-            .draw()
-            .map_err(draw_err)?;
-        for (i, r) in rows.iter().enumerate() {
-            let v = value(r);
-            let slot = n - 1 - i;
-            let v = if v.is_finite() { v.max(0.0) } else { 0.0 };
-            let colour = family(r).2;
-            chart
-                .draw_series(std::iter::once(Rectangle::new([(0.0, SegmentValue::Exact(slot)), (v, SegmentValue::Exact(slot + 1))], colour.filled())))
-                .map_err(draw_err)?;
-            chart
-                .draw_series(std::iter::once(Text::new(num(value(r)), (v + top * 0.01, SegmentValue::CenterOf(slot)), ("sans-serif", 11).into_font())))
-                .map_err(draw_err)?;
-        }
-        legend(&side, &families_present(rows))?;
-        root.present().map_err(draw_err)?;
-    }
-    Ok(inline(svg))
+/// Bars of one figure per design, hatched where the design cannot carry the load.
+fn bar_chart(rows: &[RunRow], unit: &str, value: impl Fn(&RunRow) -> f64) -> Result<String> {
+    let bs: Vec<Bar> = rows
+        .iter()
+        .map(|r| Bar { label: r.config.clone(), value: value(r), colour: family(r).2, note: (!r.sustainable).then(|| "(cannot carry the load)".to_string()) })
+        .collect();
+    bars(&bs, unit, &family_legend(rows))
 }
 
 /// Whether `r` is on the Pareto front of throughput (more is better) against the cost
-/// over the drive's life (less is better): no other design is at least as fast and at
-/// most as dear, and better in one.
+/// over the horizon (less is better) among the designs that carry the load: no other
+/// such design is at least as fast and at most as dear, and better in one. A design that
+/// cannot carry the load is never on it.
 pub fn on_front(r: &RunRow, rows: &[RunRow]) -> bool {
     let (t, c) = (r.throughput_iops, r.horizon.total_usd);
-    !rows.iter().any(|o| o.throughput_iops >= t && o.horizon.total_usd <= c && (o.throughput_iops > t || o.horizon.total_usd < c))
+    r.sustainable
+        && t.is_finite()
+        && c.is_finite()
+        && !rows.iter().filter(|o| o.sustainable).any(|o| o.throughput_iops >= t && o.horizon.total_usd <= c && (o.throughput_iops > t || o.horizon.total_usd < c))
 }
 
-/// Cost over the drive's life against throughput, one point per design coloured by
-/// family, the Pareto front joined and its designs named.
+/// What the throughput axis measures: a closed-loop run's rate, or the open-loop one's.
+fn throughput_desc(rows: &[RunRow]) -> String {
+    match rows.first().and_then(|r| r.runs.iter().find(|n| n.replay.starts_with("closed"))) {
+        Some(c) => format!("throughput, as fast as the design goes ({}), IOPS", c.replay),
+        None => "throughput at the workload's own arrival times, IOPS".into(),
+    }
+}
+
+fn years(rows: &[RunRow]) -> String {
+    num(rows.first().map_or(5.0, |r| (r.horizon.years * 10.0).round() / 10.0))
+}
+
+/// Cost over the horizon against throughput, one point per design coloured by family;
+/// the front (filled) joined and named, designs off it hollow, those that cannot carry
+/// the load crossed out of it (grey diamonds).
 fn pareto(rows: &[RunRow]) -> Result<String> {
-    let pts: Vec<(f64, f64)> = rows.iter().map(|r| (r.throughput_iops, r.horizon.total_usd)).filter(|p| p.0.is_finite() && p.1.is_finite() && p.1 > 0.0).collect();
-    let (xmax, ymin, ymax) = pts.iter().fold((0.0f64, f64::INFINITY, 0.0f64), |(x, lo, hi), p| (x.max(p.0), lo.min(p.1), hi.max(p.1)));
-    let (ylo, yhi) = if ymin.is_finite() { (ymin / 1.6, ymax * 1.6) } else { (1.0, 10.0) };
+    let mut series: Vec<Series> = Vec::new();
+    for (fi, f) in DESIGN_FAMILIES.iter().enumerate() {
+        let points: Vec<(f64, f64, bool)> =
+            rows.iter().filter(|r| family(r).0 == fi && r.sustainable).map(|r| (r.throughput_iops, r.horizon.total_usd, on_front(r, rows))).collect();
+        if !points.is_empty() {
+            series.push(Series { label: f.0.to_string(), colour: f.2, dashed: false, marker: Marker::Circle, points });
+        }
+    }
+    let slow: Vec<(f64, f64, bool)> = rows.iter().filter(|r| !r.sustainable).map(|r| (r.throughput_iops, r.horizon.total_usd, false)).collect();
+    if !slow.is_empty() {
+        series.push(Series { label: "cannot carry the load".into(), colour: Colour(0x99, 0x99, 0x99), dashed: false, marker: Marker::Diamond, points: slow });
+    }
     let mut front: Vec<&RunRow> = rows.iter().filter(|r| on_front(r, rows)).collect();
     front.sort_by(|a, b| a.throughput_iops.total_cmp(&b.throughput_iops));
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, 520)).into_drawing_area();
-        root.fill(&WHITE).map_err(draw_err)?;
-        let (area, side) = root.split_horizontally(WIDTH - 130);
-        let mut chart = ChartBuilder::on(&area)
-            .margin(14)
-            .x_label_area_size(48)
-            .y_label_area_size(80)
-            .build_cartesian_2d(0.0..(xmax * 1.12).max(1.0), (ylo..yhi).log_scale())
-            .map_err(draw_err)?;
-        let fmt = |v: &f64| num(*v);
-        chart
-            .configure_mesh()
-            .x_desc("throughput (IOPS)")
-            .y_desc(format!("cost over {} years (USD, log)", rows.first().map_or(5.0, |r| (r.horizon.years * 10.0).round() / 10.0)))
-            .x_label_formatter(&fmt)
-            .y_label_formatter(&fmt)
-            .label_style(("sans-serif", 13))
-            .axis_desc_style(("sans-serif", 14))
-            .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
-            .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
-            .draw()
-            .map_err(draw_err)?;
-        chart
-            .draw_series(LineSeries::new(front.iter().map(|r| (r.throughput_iops, r.horizon.total_usd)), BLACK.stroke_width(1)))
-            .map_err(draw_err)?;
-        for r in rows {
-            let p = (r.throughput_iops, r.horizon.total_usd);
-            if !(p.0.is_finite() && p.1 > 0.0) {
-                continue;
-            }
-            let colour = family(r).2;
-            if on_front(r, rows) {
-                chart.draw_series(std::iter::once(Circle::new(p, 8, BLACK.filled()))).map_err(draw_err)?;
-                chart.draw_series(std::iter::once(Circle::new(p, 6, colour.filled()))).map_err(draw_err)?;
-            } else {
-                // Rings, so that designs on the same spot stay visible.
-                chart.draw_series(std::iter::once(Circle::new(p, 5, colour.stroke_width(2)))).map_err(draw_err)?;
-            }
+    // Name each front point once; designs within 1 % of it on both axes are counted with it.
+    let near = |a: &RunRow, b: &RunRow| {
+        (a.throughput_iops - b.throughput_iops).abs() <= 0.01 * a.throughput_iops.max(b.throughput_iops)
+            && (a.horizon.total_usd - b.horizon.total_usd).abs() <= 0.01 * a.horizon.total_usd.max(b.horizon.total_usd)
+    };
+    let mut labels: Vec<PointLabel> = Vec::new();
+    let mut named: Vec<&RunRow> = Vec::new();
+    for r in &front {
+        if named.iter().any(|n| near(n, r)) {
+            continue;
         }
-        // Name each front point once; designs within 1 % of it on both axes are counted
-        // with it. Labels right of the middle end at their point, so they stay inside.
-        let near = |a: &RunRow, b: &RunRow| {
-            (a.throughput_iops - b.throughput_iops).abs() <= 0.01 * a.throughput_iops.max(b.throughput_iops)
-                && (a.horizon.total_usd - b.horizon.total_usd).abs() <= 0.01 * a.horizon.total_usd.max(b.horizon.total_usd)
-        };
-        let mut named: Vec<&RunRow> = Vec::new();
-        for r in &front {
-            if named.iter().any(|n| near(n, r)) {
-                continue;
-            }
-            named.push(r);
-            let ties = front.iter().filter(|o| near(o, r)).count();
-            let label = if ties > 1 { format!("{} (+{} within 1 %)", r.config, ties - 1) } else { r.config.clone() };
-            let anchor = if r.throughput_iops > xmax * 0.55 { HPos::Right } else { HPos::Left };
-            let style = ("sans-serif", 12).into_font().into_text_style(&area).pos(Pos::new(anchor, VPos::Bottom));
-            let p = (r.throughput_iops, r.horizon.total_usd * 1.15);
-            chart.draw_series(std::iter::once(Text::new(label, p, style))).map_err(draw_err)?;
-        }
-        legend(&side, &families_present(rows))?;
-        let text = ("sans-serif", 12).into_font().color(&BLACK);
-        let y = 24 + 20 * families_present(rows).iter().filter(|p| **p).count() as i32 + 10;
-        side.draw(&Circle::new((15, y), 7, BLACK.filled())).map_err(draw_err)?;
-        side.draw(&Text::new("Pareto front".to_string(), (30, y - 7), text)).map_err(draw_err)?;
-        root.present().map_err(draw_err)?;
+        named.push(r);
+        let ties = front.iter().filter(|o| near(o, r)).count();
+        let text = if ties > 1 { format!("{} (+{} within 1 %)", r.config, ties - 1) } else { r.config.clone() };
+        labels.push(PointLabel { x: r.throughput_iops, y: r.horizon.total_usd, text });
     }
-    Ok(inline(svg))
+    let x_desc = throughput_desc(rows);
+    let y_desc = format!("cost over {} years at the workload's rate, USD (log)", years(rows));
+    let front_line = Reference::through("Pareto front (filled)", front.iter().map(|r| (r.throughput_iops, r.horizon.total_usd)).collect());
+    let chart = Chart::new(&x_desc, &y_desc, XAxis::Linear, &series).reference(front_line).labels(labels).unit("USD");
+    plot_log(&chart, Style { height: 520, legend_width: 190, zero_based: false })
 }
 
-/// Total cost at each α relative to HDD-only's at the same α, one line per design.
-fn relative_cost(rows: &[RunRow]) -> Result<Option<String>> {
+/// 1, 10, 100, then 10³, 10⁴ …; other values as they are.
+fn power_of_ten(v: f64) -> String {
+    let e = v.log10().round();
+    if v <= 0.0 || (10f64.powf(e) - v).abs() > 1e-9 * v || e < 3.0 {
+        return num(v);
+    }
+    let sup: String = (e as i64).to_string().chars().map(|d| ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'][d.to_digit(10).unwrap_or(0) as usize]).collect();
+    format!("10{sup}")
+}
+
+/// At most this many designs of a family in the cost-against-α chart.
+const PER_FAMILY: usize = 3;
+
+/// Total cost at each α relative to HDD-only's at the same α: the baselines and, of each
+/// family, the designs cheapest at some α (at most [`PER_FAMILY`]). Returns the chart and
+/// how many designs it leaves out.
+fn relative_cost(rows: &[RunRow]) -> Result<Option<(String, usize)>> {
     let Some(hdd) = rows.iter().find(|r| r.mode == "hddonly") else { return Ok(None) };
-    let cats: Vec<String> = hdd.cost.iter().map(|c| num(c.alpha)).collect();
-    let mut shown_per_family = [0usize; FAMILIES.len()];
-    let series: Vec<Series> = rows
+    let cats: Vec<String> = hdd.cost.iter().map(|c| power_of_ten(c.alpha)).collect();
+    let mut picked: Vec<&RunRow> = Vec::new();
+    for (fi, _) in DESIGN_FAMILIES.iter().enumerate() {
+        let members: Vec<&RunRow> = rows.iter().filter(|r| family(r).0 == fi && r.mode != "hddonly" && r.sustainable).collect();
+        let mut mine: Vec<&RunRow> = Vec::new();
+        for i in 0..hdd.cost.len() {
+            let best = members.iter().filter(|r| r.cost.get(i).is_some_and(|c| c.total_usd.is_finite())).min_by(|a, b| a.cost[i].total_usd.total_cmp(&b.cost[i].total_usd));
+            if let Some(b) = best {
+                if !mine.iter().any(|m| std::ptr::eq(*m, *b)) && mine.len() < PER_FAMILY {
+                    mine.push(b);
+                }
+            }
+        }
+        picked.extend(mine);
+    }
+    let left_out = rows.iter().filter(|r| r.mode != "hddonly").count() - picked.len();
+    let mut shown_per_family = [0usize; DESIGN_FAMILIES.len()];
+    let series: Vec<Series> = picked
         .iter()
         .map(|r| {
             let (fi, _, colour) = family(r);
             let k = shown_per_family[fi];
             shown_per_family[fi] += 1;
             let points = r.cost.iter().zip(&hdd.cost).enumerate().map(|(i, (c, h))| (i as f64, c.total_usd / h.total_usd, true)).collect();
-            Series { label: r.config.clone(), colour, dashed: k % 2 == 1, marker: if k % 4 < 2 { Marker::Circle } else { Marker::Triangle }, points }
+            Series { label: r.config.clone(), colour: colour.lighter(0.3 * k as f64), dashed: k == 1, marker: Marker::ALL[k % Marker::ALL.len()], points }
         })
         .collect();
-    let reference = Reference { label: "HDD-only".into(), points: vec![(-0.5, 1.0), (cats.len() as f64 - 0.5, 1.0)] };
-    let chart = Chart { x_desc: "α (runs of the workload)", y_desc: "total cost / HDD-only's (log)", categories: &cats, series: &series, joined: true, reference: Some(reference) };
-    Ok(Some(plot_log(&chart, Style { height: 560, legend_width: 330, zero_based: false })?))
+    let chart = Chart::new("α, passes of the workload at its own rate", "total cost / HDD-only's at the same α (log)", XAxis::Categories(&cats), &series)
+        .joined()
+        .reference(Reference::level("HDD-only", 1.0));
+    Ok(Some((plot_log(&chart, Style { height: 480, legend_width: 280, zero_based: false })?, left_out)))
+}
+
+/// What each column of the table measures.
+fn notes(rows: &[RunRow]) -> Vec<(&'static str, String)> {
+    let pass = rows.first().map_or(String::new(), |r| format!(" ({:.1} s, {:.1} IOPS offered)", r.pass_s, r.offered_iops));
+    vec![
+        ("config", "the design: family, SSD share of the capacity, promotion or pre-fetch threshold (pt), extent size (es), concurrent migrations (mcml); ! cannot carry the offered load, ~ never settled before it was measured".into()),
+        ("IOPS", throughput_desc(rows)),
+        ("mean ms, p99 ms", "response time from arrival to completion, the workload at its own arrival times, at steady state".into()),
+        ("energy J", format!("energy of one pass of the workload{pass}, at steady-state power")),
+        ("avg W", "mean power of the drive's devices".into()),
+        ("spun down %", "share of the time the disk is spun down".into()),
+        ("SSD hit %", "share of requests the SSD serves".into()),
+        ("moves", "per pass: promotions ↑ / demotions ↓ (tiering), or pre-fetches p / evictions e / write-backs w (caching)".into()),
+        ("SSD eu", "share of the SSD's rated write life one pass uses, parts per million (reads count 1/10)".into()),
+        ("HDD eu", "share of the disk's rated start/stop cycles one pass uses, parts per million".into()),
+        ("$ α=…", "total cost, USD, of α passes of the workload at its own rate: purchase, energy, demand charges and wear".into()),
+    ]
 }
 
 pub fn render(rows: &[RunRow], failed: &[FailedRow]) -> Result<String> {
-    let mut s = page_head("tierlab compare", "pre{font-size:12px;overflow-x:auto;background:#eee;padding:1em}");
-    s.push_str("<p>One workload on each drive design, in four currencies: performance, energy, endurance and dollars. Colours are design families.</p>\n");
-    figure(&mut s, "Cost over the drive's life against throughput; the Pareto front (faster for less) is joined and named", &pareto(rows)?);
-    figure(&mut s, "Throughput (IOPS)", &bars(rows, "IOPS", |r| r.throughput_iops)?);
-    figure(&mut s, "Mean response time (ms)", &bars(rows, "ms", |r| r.mean_ms)?);
-    figure(&mut s, "Energy (J)", &bars(rows, "J", |r| r.energy_j)?);
-    figure(&mut s, "SSD endurance used, parts per million of rated life (reads count 1/10)", &bars(rows, "ppm", |r| r.ssd_eu_read_tenth)?);
-    if let Some(svg) = relative_cost(rows)? {
-        figure(&mut s, "Total cost against α, relative to HDD-only at the same α", &svg);
+    let mut s = page_head(
+        "tierlab compare",
+        "table{border-collapse:collapse;font-size:12px}th,td{border:1px solid #ccc;padding:2px 5px}td{text-align:right;white-space:nowrap}\
+         td:first-child{text-align:left}th{background:#f2f2f2}tr.slow td{color:#a33}",
+    );
+    s.push_str(
+        "<p>One workload on each drive design, in four currencies: performance, energy, endurance and dollars. Colours are design \
+         families. Costs are the workload at its own rate; throughput is how fast the design can go. A hatched bar or grey \
+         diamond is a design that cannot carry the offered load: it is shown, never on the front.</p>\n",
+    );
+    figure(&mut s, &format!("Cost over {} years against throughput; the Pareto front (faster for less) is joined and named", years(rows)), &pareto(rows)?);
+    figure(&mut s, "Throughput (IOPS)", &bar_chart(rows, "IOPS", |r| r.throughput_iops)?);
+    figure(&mut s, "Mean response time at the workload's own arrival times (ms)", &bar_chart(rows, "ms", |r| r.mean_ms)?);
+    figure(&mut s, "Energy of one pass of the workload (J)", &bar_chart(rows, "J", |r| r.energy_j)?);
+    figure(&mut s, "SSD endurance one pass uses, parts per million of rated life (reads count 1/10)", &bar_chart(rows, "ppm", |r| r.ssd_eu_read_tenth)?);
+    if let Some((svg, left_out)) = relative_cost(rows)? {
+        let rest = if left_out > 0 { format!("; the other {left_out} designs are in the table") } else { String::new() };
+        figure(&mut s, &format!("Total cost against α relative to HDD-only at the same α: each family's designs cheapest at some α{rest}"), &svg);
     }
-    let _ = writeln!(s, "<h2>Table</h2><pre>{}{}</pre></body></html>", esc(&render_text(rows)), esc(&render_failed(failed)));
+    let (header, cells) = table_cells(rows);
+    s.push_str("<h2>Table</h2>\n<table><thead><tr>");
+    for h in &header {
+        let _ = write!(s, "<th>{}</th>", esc(h));
+    }
+    s.push_str("</tr></thead><tbody>\n");
+    for (r, row) in rows.iter().zip(&cells) {
+        s.push_str(if r.sustainable { "<tr>" } else { "<tr class=\"slow\">" });
+        for c in row {
+            let _ = write!(s, "<td>{}</td>", esc(c));
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</tbody></table>\n");
+    let notes = notes(rows);
+    let notes: Vec<(&str, &str)> = notes.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    column_notes(&mut s, &notes);
+    if !failed.is_empty() {
+        let _ = writeln!(s, "<pre>{}</pre>", esc(&render_failed(failed)));
+    }
+    s.push_str("</body></html>\n");
     Ok(s)
 }

@@ -10,28 +10,19 @@
 //! scheme's colour, a dashed line and triangles. Filled markers met the goal, hollow ones
 //! missed it.
 
-use crate::charts::{esc, figure, num, page_head, plot_linear, plot_log, Chart, Marker, Reference, Series, Style};
+use crate::charts::{column_notes, esc, figure, num, page_head, plot_linear, plot_log, Chart, Colour, Marker, Reference, Series, Style, XAxis, PALETTE};
 use crate::cmd_array::{compare_cells, CompareContext, Study};
 use anyhow::Result;
-use plotters::style::RGBColor;
 use std::fmt::Write;
 use tierlab_array_policy::{SchemeConfig, SchemeKind};
 use tierlab_array_sim::CompareRow;
 
-/// One colour per scheme kind (in `SchemeKind::ALL` order).
-const KIND_COLOURS: [RGBColor; 7] = [
-    RGBColor(0x7f, 0x7f, 0x7f), // raid5
-    RGBColor(0x8c, 0x56, 0x4b), // tpm
-    RGBColor(0x1f, 0x77, 0xb4), // raid-drpm
-    RGBColor(0x94, 0x67, 0xbd), // raid-cr
-    RGBColor(0x2c, 0xa0, 0x2c), // pdc-ld
-    RGBColor(0xff, 0x7f, 0x0e), // maid
-    RGBColor(0xd6, 0x27, 0x28), // hibernator
-];
-const OTHER_COLOUR: RGBColor = RGBColor(0x17, 0xbe, 0xcf);
+/// One colour per scheme kind (in `SchemeKind::ALL` order): RAID-5, the reference, black.
+const KIND_COLOURS: [Colour; 7] = [PALETTE[6], PALETTE[7], PALETTE[0], PALETTE[3], PALETTE[2], PALETTE[4], PALETTE[1]];
+const OTHER_COLOUR: Colour = PALETTE[5];
 
 /// A scheme label's colour and whether it is a guaranteed (`+`) variant.
-fn look(scheme: &str) -> (RGBColor, bool) {
+fn look(scheme: &str) -> (Colour, bool) {
     match SchemeConfig::named(scheme) {
         Ok(c) => {
             let i = SchemeKind::ALL.iter().position(|k| *k == c.kind).unwrap_or(0);
@@ -88,12 +79,11 @@ pub fn render(rows: &[CompareRow], ctx: &CompareContext) -> Result<String> {
             let at = |r: &CompareRow| labels.iter().position(|l| *l == r.load);
             let x_desc = axis.as_str();
             let mean = series_of(rows, at, |r| r.run.response_time.mean_ms, true);
-            let n = labels.len().max(1) as f64;
-            let reference = Reference { label: format!("R_limit {} ms", num(ctx.r_limit_ms)), points: vec![(-0.5, ctx.r_limit_ms), (n - 0.5, ctx.r_limit_ms)] };
-            let chart = Chart { x_desc, y_desc: "mean response time (ms, log scale)", categories: labels, series: &mean, joined: true, reference: Some(reference) };
+            let reference = Reference::level(format!("R_limit {} ms", num(ctx.r_limit_ms)), ctx.r_limit_ms);
+            let chart = Chart::new(x_desc, "mean response time (ms, log scale)", XAxis::Categories(labels), &mean).joined().reference(reference).unit("ms");
             figure(&mut s, "Mean response time per scheme across loads, with the goal R_limit (cf. Hibernator, Fig. 7)", &plot_log(&chart, STYLE)?);
             let saving = series_of(rows, at, |r| r.energy_saving * 100.0, false);
-            let chart = Chart { x_desc, y_desc: "energy saving against RAID-5 (%)", categories: labels, series: &saving, joined: true, reference: None };
+            let chart = Chart::new(x_desc, "energy saving against RAID-5 (%)", XAxis::Categories(labels), &saving).joined();
             figure(&mut s, "Energy saving against RAID-5 per scheme across loads (cf. Hibernator, Fig. 8)", &plot_linear(&chart, STYLE)?);
         }
         Study::RLimits { load, limits } => {
@@ -102,11 +92,11 @@ pub fn render(rows: &[CompareRow], ctx: &CompareContext) -> Result<String> {
             let at = |r: &CompareRow| if r.scheme == "raid5" { None } else { limits.iter().position(|l| *l == r.run.r_limit_ms) };
             let x_desc = "R_limit, the mean response-time goal (ms)";
             let saving = series_of(rows, at, |r| r.energy_saving * 100.0, false);
-            let chart = Chart { x_desc, y_desc: "energy saving against RAID-5 (%)", categories: &labels, series: &saving, joined: true, reference: None };
+            let chart = Chart::new(x_desc, "energy saving against RAID-5 (%)", XAxis::Categories(&labels), &saving).joined();
             figure(&mut s, &format!("Energy saving against R_limit at {load} (cf. Hibernator, Fig. 10)"), &plot_linear(&chart, STYLE)?);
             let mean = series_of(rows, at, |r| r.run.response_time.mean_ms, true);
-            let reference = Reference { label: "R_limit".into(), points: limits.iter().enumerate().map(|(i, l)| (i as f64, *l)).collect() };
-            let chart = Chart { x_desc, y_desc: "mean response time (ms, log scale)", categories: &labels, series: &mean, joined: true, reference: Some(reference) };
+            let reference = Reference { solid: false, ..Reference::through("R_limit", limits.iter().enumerate().map(|(i, l)| (i as f64, *l)).collect()) };
+            let chart = Chart::new(x_desc, "mean response time (ms, log scale)", XAxis::Categories(&labels), &mean).joined().reference(reference).unit("ms");
             figure(&mut s, &format!("Mean response time against R_limit at {load}"), &plot_log(&chart, STYLE)?);
         }
     }
@@ -128,8 +118,31 @@ pub fn render(rows: &[CompareRow], ctx: &CompareContext) -> Result<String> {
         }
         s.push_str("</tr>\n");
     }
-    s.push_str("</tbody></table>\n</body></html>\n");
+    s.push_str("</tbody></table>\n");
+    let notes: Vec<(&str, &str)> = header.iter().filter_map(|h| column_note(h).map(|n| (h.as_str(), n))).collect();
+    column_notes(&mut s, &notes);
+    s.push_str("</body></html>\n");
     Ok(s)
+}
+
+/// What a column of the table measures.
+fn column_note(header: &str) -> Option<&'static str> {
+    Some(match header {
+        "load" => "the offered load the workload was run at",
+        "scheme" => "the energy scheme; + is its variant with the performance guarantee",
+        "R_limit ms" => "the goal: mean response time the scheme must keep",
+        "mean ms" => "mean response time, arrival to completion, over the measured window",
+        "p99 ms" => "99th percentile of the response time",
+        "goal" => "✓ the mean met R_limit, ✗ it did not",
+        "energy kJ" => "energy of the array's disks over the run",
+        "saving %" => "1 − disk energy / RAID-5's at the same load",
+        "system kJ" => "energy of the whole system (controller, enclosures, disks) over the run",
+        "system saving %" => "1 − system energy / RAID-5's system energy at the same load",
+        "speed changes/disk/day" => "disk speed (RPM) changes per disk per day",
+        "start-stops/disk/day" => "spin-downs and spin-ups per disk per day",
+        "guarantee activations" => "times the performance guarantee spun every disk up to full speed",
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

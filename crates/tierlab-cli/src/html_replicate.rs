@@ -12,7 +12,7 @@
 //! A series keeps its colour across charts; filled markers are points where the data
 //! volume slept, hollow ones where it never did (infeasible).
 
-use crate::charts::{esc, figure, num, page_head, plot_linear, plot_log, Chart, Marker, Series, Style, PALETTE};
+use crate::charts::{column_notes, esc, figure, num, page_head, plot_linear, plot_log, Chart, Marker, PointLabel, Reference, Series, Style, XAxis, PALETTE};
 use crate::cmd_replicate::{disk_cells, disk_tables, primary_line, scheme_cells, size_label, sweep_cells, sweep_lines, RunContext, SweepPoint, SweepReport};
 use anyhow::Result;
 use std::fmt::Write;
@@ -58,6 +58,41 @@ fn html_table(out: &mut String, header: &[String], cells: &[Vec<String>]) {
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody></table>\n");
+    let notes: Vec<(&str, &str)> = header.iter().filter_map(|h| column_note(h).map(|n| (h.as_str(), n))).collect();
+    column_notes(out, &notes);
+}
+
+/// What a column of the reports' tables measures.
+fn column_note(header: &str) -> Option<&'static str> {
+    Some(match header {
+        "scheme" => "conventional (the secondary applies the log as it arrives) or proposed (it batches the log and its data disks sleep between batches)",
+        "saving %" => "1 − the secondary's power (data and log disks) / conventional replication's",
+        "weighted %" | "weighted saving %" => "the saving weighted as the paper's reference system (data and log disks)",
+        "data %" | "data saving %" => "the saving of the data disks alone",
+        "system %" => "the saving of the whole secondary system's power (controller, enclosures, disks)",
+        "R_gen MiB/s" => "log the primary generates per second",
+        "R_apl MiB/s" => "log the secondary applies per second of apply time",
+        "r" => "R_apl / R_gen: how much faster than it arrives the log is applied",
+        "T_wnd plan s" => "batch interval the batch formula gives at the measured r",
+        "T_wnd obs s" => "batch interval observed between spin-ups",
+        "cycles/day" => "start/stop cycles of the data disks a day",
+        "worst recovery s" => "the longest the secondary would have needed to recover (apply its outstanding log) at any moment",
+        "RTO violations" | "violations" => "times the exposed recovery time went above the RTO",
+        "data disk W" => "mean power of one data disk",
+        "log disk W" => "mean power of one log disk",
+        "disk" => "the disk",
+        "role" => "what it holds",
+        "W" => "its mean power",
+        "util %" => "share of the time it is busy",
+        "start/stops/day" => "its spin-downs and spin-ups a day",
+        "energy by state (s / J)" => "time and energy in each power state",
+        "warehouses" => "TPC-C warehouses of the primary's workload (or the workload's name)",
+        "standby" => "the low-power state the data disks sleep in",
+        "window" => "log bytes compacted per apply",
+        "RTO s" => "the recovery time objective",
+        "note" => "why a point is infeasible (its data disks never slept)",
+        _ => return None,
+    })
 }
 
 /// The page of a `run`.
@@ -71,14 +106,14 @@ pub fn render_run(c: &Comparison, ctx: &RunContext) -> Result<String> {
         series("data disk".into(), 0, false, c.rows.iter().enumerate().map(|(i, r)| at(i, r.run.data_disk_w)).collect()),
         series("log disk".into(), 1, false, c.rows.iter().enumerate().map(|(i, r)| at(i, r.run.log_disk_w)).collect()),
     ];
-    let chart = Chart { x_desc: "scheme", y_desc: "mean power per disk (W)", categories: &schemes, series: &power, joined: false, reference: None };
+    let chart = Chart::new("scheme", "mean power per disk (W)", XAxis::Categories(&schemes), &power);
     figure(&mut s, "Mean power of a data disk and of a log disk at the secondary, by scheme", &plot_linear(&chart, STYLE)?);
     let saving = [
         series("data + log".into(), 2, false, c.rows.iter().enumerate().map(|(i, r)| at(i, r.saving_total * 100.0)).collect()),
         series("weighted".into(), 3, false, c.rows.iter().enumerate().map(|(i, r)| at(i, r.saving_weighted * 100.0)).collect()),
         series("data disks".into(), 4, false, c.rows.iter().enumerate().map(|(i, r)| at(i, r.saving_data * 100.0)).collect()),
     ];
-    let chart = Chart { x_desc: "scheme", y_desc: "saving against conventional (%)", categories: &schemes, series: &saving, joined: false, reference: None };
+    let chart = Chart::new("scheme", "saving against conventional (%)", XAxis::Categories(&schemes), &saving);
     figure(&mut s, "Power saving against conventional replication, by scheme", &plot_linear(&chart, STYLE)?);
     s.push_str("<h2>Schemes</h2>\n");
     let (header, cells) = scheme_cells(c);
@@ -159,13 +194,13 @@ pub fn render_sweep(r: &SweepReport) -> Result<String> {
                 .collect()
         };
         let saving = series_of("", false, &|p| Some(p.row.saving_weighted * 100.0));
-        let chart = Chart { x_desc, y_desc: "saving against conventional, weighted (%)", categories: &windows, series: &saving, joined: true, reference: None };
+        let chart = Chart::new(x_desc, "saving against conventional, weighted (%)", XAxis::Categories(&windows), &saving).joined();
         figure(&mut s, &format!("Power saving against window size, one line per RTO: {workload}, standby {level} (cf. the paper's Fig. 3)"), &plot_linear(&chart, STYLE)?);
         let measured = |v: f64| (v.is_finite() && v > 0.0).then_some(v);
         let planned = |p: &SweepPoint| if p.infeasible.is_none() { measured(p.row.run.t_wnd_planned_s) } else { None };
         let mut t_wnd = series_of(", observed", false, &|p| if p.infeasible.is_none() { measured(p.row.run.t_wnd_observed_s) } else { None });
         t_wnd.extend(series_of(", planned", true, &planned));
-        let chart = Chart { x_desc, y_desc: "batch interval T_wnd (s, log scale)", categories: &windows, series: &t_wnd, joined: true, reference: None };
+        let chart = Chart::new(x_desc, "batch interval T_wnd (s, log scale)", XAxis::Categories(&windows), &t_wnd).joined();
         figure(
             &mut s,
             &format!("Batch interval against window size, observed and planned (the batch formula at the measured r): {workload}, standby {level} (cf. the paper's Table 3)"),
@@ -174,8 +209,42 @@ pub fn render_sweep(r: &SweepReport) -> Result<String> {
         // Observed cycles need two spin-ups in the run; an infeasible point never cycles.
         let mut cycles = series_of(", observed", false, &|p| if p.infeasible.is_some() { Some(0.0) } else { measured(p.row.run.cycles_per_day) });
         cycles.extend(series_of(", planned", true, &|p| planned(p).map(|t| 86_400.0 / t)));
-        let chart = Chart { x_desc, y_desc: "start/stop cycles per day", categories: &windows, series: &cycles, joined: true, reference: None };
+        let chart = Chart::new(x_desc, "start/stop cycles per day", XAxis::Categories(&windows), &cycles).joined();
         figure(&mut s, &format!("Start/stop cycles a day against window size, observed and planned: {workload}, standby {level}"), &plot_linear(&chart, STYLE)?);
+        // Recovery against each RTO: the worst recovery time per point, hollow and labelled
+        // where recoveries took longer than the RTO.
+        let recovery: Vec<Series> = lines
+            .iter()
+            .map(|l| {
+                let points = l
+                    .points
+                    .iter()
+                    .filter_map(|p| measured(p.row.run.policy.worst_recovery_s).map(|v| (window_index(r, p), v, p.row.run.policy.rto_violations == 0)))
+                    .collect();
+                series(l.label.clone(), l.colour, false, points)
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect();
+        let labels: Vec<PointLabel> = lines
+            .iter()
+            .flat_map(|l| l.points.iter())
+            .filter(|p| p.row.run.policy.rto_violations > 0 && measured(p.row.run.policy.worst_recovery_s).is_some())
+            .map(|p| PointLabel { x: window_index(r, p), y: p.row.run.policy.worst_recovery_s, text: format!("{} over RTO {} s", p.row.run.policy.rto_violations, num(p.rto_s)) })
+            .collect();
+        if !recovery.is_empty() {
+            let mut chart = Chart::new(x_desc, "worst recovery time (s, log scale)", XAxis::Categories(&windows), &recovery).joined().labels(labels).unit("s");
+            // Each RTO as a dashed line in its series' colour (the first scheme's).
+            for (ri, rto) in r.rtos_s.iter().enumerate() {
+                chart = chart.reference(Reference::level(format!("the goal, RTO {} s", num(*rto)), *rto).coloured(PALETTE[ri % PALETTE.len()]));
+            }
+            let violations: u64 = lines.iter().flat_map(|l| l.points.iter()).map(|p| p.row.run.policy.rto_violations).sum();
+            let over = if violations == 1 { "1 excursion".to_string() } else { format!("{violations} excursions") };
+            figure(
+                &mut s,
+                &format!("Worst recovery time against window size, one line per RTO, the RTO itself dashed: {workload}, standby {level}; {over} of the recovery time above its RTO (hollow markers)"),
+                &plot_log(&chart, STYLE)?,
+            );
+        }
     }
     if r.standby_levels.len() > 1 {
         let largest = r.windows_bytes.iter().copied().max().unwrap_or(0);
@@ -198,7 +267,7 @@ pub fn render_sweep(r: &SweepReport) -> Result<String> {
                 }
             }
             let workload = w.map(|w| format!("{w} warehouses")).unwrap_or_else(|| "the workload".into());
-            let chart = Chart { x_desc: "standby level", y_desc: "saving against conventional, weighted (%)", categories: levels, series: &by_rto, joined: false, reference: None };
+            let chart = Chart::new("standby level", "saving against conventional, weighted (%)", XAxis::Categories(levels), &by_rto);
             figure(
                 &mut s,
                 &format!("Power saving per standby level at each RTO: {workload}, window {} (cf. the paper's Fig. 4)", size_label(largest)),

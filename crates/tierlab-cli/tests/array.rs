@@ -75,6 +75,9 @@ fn compare_writes_table_csv_and_a_self_contained_html_report() {
     for bad in ["http://", "https://", "<script", "<link", "src=", "@import"] {
         assert!(!html.contains(bad), "the report refers outside itself ({bad})");
     }
+    if let Some(browser) = support::browser::chromium() {
+        support::browser::check_report(&browser, &dir.join("a.html"));
+    }
     let rows = json(&ok(&[&args[..10], &["--json"]].concat()));
     let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 6);
@@ -98,6 +101,9 @@ fn compare_sweeps_r_limit_at_the_first_load() {
     assert_eq!(got, want.map(|(s, l)| ("20 req/s".to_string(), s.to_string(), l)));
     let html = std::fs::read_to_string(html).unwrap();
     assert!(html.contains("Fig. 10") && html.matches("<svg").count() >= 2);
+    if let Some(browser) = support::browser::chromium() {
+        support::browser::check_report(&browser, &dir.join("r.html"));
+    }
 }
 
 #[test]

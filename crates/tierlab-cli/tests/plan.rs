@@ -89,13 +89,7 @@ fn the_plan_report_loads_in_a_headless_browser() {
     let page = dir.join("plan.html");
     let trace = shared.join("traces/msr-hm0-1k.csv");
     ok(&["plan", "--trace", trace.to_str().unwrap(), "--html", page.to_str().unwrap()]);
-    let blank = dir.join("blank.html");
-    std::fs::write(&blank, "<!doctype html><html><body></body></html>").unwrap();
-    let empty = support::browser::load(&browser, &blank, 1200, 2000);
-    let loaded = support::browser::load(&browser, &page, 1200, 2000);
-    assert_eq!(loaded.size, (1200, 2000));
-    assert!(loaded.console_errors.is_empty(), "{:?}", loaded.console_errors);
-    assert!(loaded.png_bytes > 10 * empty.png_bytes, "{} bytes against a blank page's {}", loaded.png_bytes, empty.png_bytes);
+    support::browser::check_report(&browser, &page);
     let html = std::fs::read_to_string(&page).unwrap();
     for s in ["Cost of the best plan", "Where the best plan puts each data class", "1 x25m"] {
         assert!(html.contains(s), "missing {s}");

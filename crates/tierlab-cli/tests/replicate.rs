@@ -166,6 +166,9 @@ fn run_compares_schemes_deterministically() {
     assert_eq!(a, b, "same settings, same bytes");
     let html = std::fs::read_to_string(html).unwrap();
     assert!(html.starts_with("<!doctype html>") && html.matches("<svg").count() >= 2 && html.contains("Per disk: proposed"));
+    if let Some(browser) = support::browser::chromium() {
+        support::browser::check_report(&browser, &dir.join("run.html"));
+    }
     for bad in ["http://", "https://", "<script", "<link", "src=", "@import"] {
         assert!(!html.contains(bad), "the report refers outside itself ({bad})");
     }
@@ -209,7 +212,11 @@ fn sweep_writes_csv_and_a_self_contained_html_report() {
     let html = std::fs::read_to_string(&html).unwrap();
     assert!(html.starts_with("<!doctype html>") && html.contains("<svg") && html.contains("Fig. 3"));
     assert!(html.contains("4 MiB") && html.contains("8 MiB") && html.contains("RTO 45 s") && html.contains("RTO 100 s"));
+    assert!(html.contains("Worst recovery time against window size"), "RTO violations are charted");
     for bad in ["http://", "https://", "<script", "<link", "src=", "@import"] {
         assert!(!html.contains(bad), "the report refers outside itself ({bad})");
+    }
+    if let Some(browser) = support::browser::chromium() {
+        support::browser::check_report(&browser, &dir.join("sweep.html"));
     }
 }
