@@ -23,11 +23,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 import tierlab  # noqa: E402
+from tierlab.palette import FAMILIES, design_colour, design_name  # noqa: E402
 from tierlab.sweep import load  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ALPHAS = [1, 10, 100, 1000, 10000, 100000]
 SIZE_IN, DPI = (12, 8), 100
+MARKERS = ["o", "s", "^", "D"]
+LINES = ["-", "--", ":", "-."]
 SMALL = [
     {"mode": ["ssd-only", "hdd-only"]},
     {"mode": ["tiering", "caching"], "ssd_fraction": 0.25, "pt": 2, "es": [262144, 1048576], "mcml": 4},
@@ -42,8 +45,18 @@ def cost_vs_alpha(df, path: Path) -> None:
         d = df[(df["workload"] == w) & df["error"].isna()]
         picked = d[d["mode"].isin(["ssdonly", "hddonly"])]
         cheapest = d[~d.index.isin(picked.index)].nsmallest(3, "cost_usd_alpha_1000")
+        shown: dict[str, int] = {}
         for _, r in pd.concat([picked, cheapest]).iterrows():
-            ax.plot(ALPHAS, [r[f"cost_usd_alpha_{a}"] for a in ALPHAS], marker="o", label=r["config"])
+            # A family's colour (the reports' palette); its designs told apart by marker and line.
+            k = shown[r["mode"]] = shown.get(r["mode"], -1) + 1
+            ax.plot(
+                ALPHAS,
+                [r[f"cost_usd_alpha_{a}"] for a in ALPHAS],
+                color=design_colour(r["mode"]),
+                marker=MARKERS[k % len(MARKERS)],
+                linestyle=LINES[k % len(LINES)],
+                label=r["config"],
+            )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("α (runs of the trace)")
@@ -63,8 +76,8 @@ def throughput_vs_energy(df, path: Path) -> None:
     fig, axes = plt.subplots(1, len(workloads), figsize=SIZE_IN, dpi=DPI, squeeze=False)
     for ax, w in zip(axes[0], workloads):
         d = df[(df["workload"] == w) & df["error"].isna()]
-        for mode, g in d.groupby("mode"):
-            ax.scatter(g["energy_j"], g["throughput_iops"], label=mode, s=18)
+        for mode, g in sorted(d.groupby("mode"), key=lambda mg: FAMILIES.index(design_name(mg[0])) if design_name(mg[0]) in FAMILIES else len(FAMILIES)):
+            ax.scatter(g["energy_j"], g["throughput_iops"], label=design_name(mode), color=design_colour(mode), s=18)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("energy of one replay (J)")

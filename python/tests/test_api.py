@@ -118,3 +118,13 @@ def test_a_stopped_job_raises_interrupted():
         job.finish()
     with pytest.raises(RuntimeError):
         job.finish()
+
+
+def test_plots_name_and_colour_design_families_as_the_reports_do():
+    from tierlab.palette import FAMILIES, design_colour, design_name
+
+    assert FAMILIES == ["ssd-only", "hdd-only", "linear", "tiering", "caching"]
+    assert (design_name("ssdonly"), design_name("hddonly"), design_name("tiering")) == ("ssd-only", "hdd-only", "tiering")
+    colours = [design_colour(f) for f in FAMILIES]
+    assert len(set(colours)) == len(FAMILIES) and all(c.startswith("#") and len(c) == 7 for c in colours)
+    assert design_colour("ssdonly") == design_colour("ssd-only")

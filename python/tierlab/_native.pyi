@@ -30,3 +30,7 @@ def main(args: list[str]) -> int:
 
 def json_to_toml(json: str) -> str:
     """A configuration given as JSON text, as TOML."""
+
+def design_families() -> list[tuple[str, str, str]]:
+    """The design families and their colour in every report: (name as ``--modes``
+    gives it, name in a report's ``mode`` field, ``#rrggbb``)."""

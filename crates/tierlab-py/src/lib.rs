@@ -191,6 +191,12 @@ impl TraceBatches {
     }
 }
 
+/// The design families and their report colours: (name, mode, `#rrggbb`).
+#[pyfunction]
+fn design_families() -> Vec<(&'static str, &'static str, String)> {
+    tierlab_cli::api::design_families()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Job>()?;
@@ -198,6 +204,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(json_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;
+    m.add_function(wrap_pyfunction!(design_families, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
