@@ -778,7 +778,7 @@ fn render(c: &Chart, style: Style, log: bool) -> Result<String> {
         let step = (cat_slot * 0.7 / n as f64).min(12.0);
         (k as f64 - (n as f64 - 1.0) / 2.0) * step
     };
-    let mut outliers: Vec<(f64, f64, Colour, f64)> = Vec::new();
+    let mut outliers: Vec<(f64, f64, f64)> = Vec::new();
     let mut markers: Vec<Rect> = Vec::new();
     let at = |k: usize, x: f64, y: f64| -> (f64, f64) {
         let px = xs_scale.at(x) + dodge(k);
@@ -795,24 +795,23 @@ fn render(c: &Chart, style: Style, log: bool) -> Result<String> {
     }
     // Filled markers first, hollow ones over them: a hollow marker is the exception (a
     // missed goal) and stays in sight where another series has the same value.
-    for hollow in [false, true] {
-      for (k, s) in c.series.iter().enumerate() {
+    let layers = [false, true].into_iter().flat_map(|hollow| c.series.iter().enumerate().map(move |(k, s)| (hollow, k, s)));
+    for (hollow, k, s) in layers {
         for (x, y, filled) in drawn(s).into_iter().filter(|p| p.2 != hollow) {
             let (px, py) = at(k, x, y);
             if cap.is_some_and(|m| y > m) {
-                outliers.push((px, py, s.colour, y));
+                outliers.push((px, py, y));
                 let _ = writeln!(svg.out, r#"<path d="M{px:.1},{:.1} l-6,9 h12 z" fill="{}"/>"#, py - 5.0, s.colour.hex());
             } else {
                 svg.marker(s.marker, px, py, radius, s.colour, filled);
             }
             markers.push(Rect(px - radius, py - radius, px + radius, py + radius));
         }
-      }
     }
     // Outlier values above their arrows, then point labels, each where it touches no
     // other text.
     let plot_box = Rect(left, 0.0, right + 12.0, bottom);
-    for (px, py, colour, v) in outliers {
+    for (px, py, v) in outliers {
         let text = if c.y_unit.is_empty() { grouped(v, 0) } else { format!("{} {}", grouped(v, if v < 100.0 { 1 } else { 0 }), c.y_unit) };
         let text = format!("↑ {text}");
         let cands = [(px + 9.0, py, Anchor::Start), (px - 9.0, py, Anchor::End), (px, py + 18.0, Anchor::Middle)];
@@ -820,7 +819,6 @@ fn render(c: &Chart, style: Style, log: bool) -> Result<String> {
             let b = text_box(&text, LABEL_FONT, *x, *y, *a);
             b.inside(&Rect(left, 0.0, right + 8.0, bottom)) && !placed.iter().any(|p| p.overlaps(&b))
         }) {
-            let _ = colour;
             svg.text("outlier", &text, x, y, LABEL_FONT, a, "");
             placed.push(text_box(&text, LABEL_FONT, x, y, a));
         }
@@ -859,22 +857,23 @@ fn render(c: &Chart, style: Style, log: bool) -> Result<String> {
         let line = s.colour.hex();
         svg.line(lx, y, lx + 26.0, y, &line, 2.0, if s.dashed { "6 3" } else { "" });
         svg.marker(s.marker, lx + 13.0, y, 4.0, s.colour, true);
-        for (i, t) in wrap(&s.label, legend_w - 40.0, LEGEND_FONT).iter().enumerate() {
-            svg.text("legend", t, lx + 34.0, y + i as f64 * LEGEND_FONT * LINE, LEGEND_FONT, Anchor::Start, "");
-            y += if i > 0 { 0.0 } else { 0.0 };
-        }
-        y += wrap(&s.label, legend_w - 40.0, LEGEND_FONT).len() as f64 * LEGEND_FONT * LINE + 5.0;
+        y = legend_text(&mut svg, &s.label, lx + 34.0, y, legend_w - 40.0);
     }
     for r in c.references.iter().filter(|r| !r.label.is_empty()) {
         svg.line(lx, y, lx + 26.0, y, &r.colour.hex(), 1.6, if r.solid { "" } else { "7 4" });
-        let lines = wrap(&r.label, legend_w - 40.0, LEGEND_FONT);
-        for (i, t) in lines.iter().enumerate() {
-            svg.text("legend", t, lx + 34.0, y + i as f64 * LEGEND_FONT * LINE, LEGEND_FONT, Anchor::Start, "");
-        }
-        y += lines.len() as f64 * LEGEND_FONT * LINE + 5.0;
+        y = legend_text(&mut svg, &r.label, lx + 34.0, y, legend_w - 40.0);
     }
     svg.out.push_str("</svg>");
     Ok(svg.out)
+}
+
+/// A legend entry's text from (x, y), wrapped to `width`; returns the next entry's y.
+fn legend_text(svg: &mut Svg, text: &str, x: f64, y: f64, width: f64) -> f64 {
+    let lines = wrap(text, width, LEGEND_FONT);
+    for (i, t) in lines.iter().enumerate() {
+        svg.text("legend", t, x, y + i as f64 * LEGEND_FONT * LINE, LEGEND_FONT, Anchor::Start, "");
+    }
+    y + lines.len() as f64 * LEGEND_FONT * LINE + 5.0
 }
 
 /// `c` with a logarithmic y axis spanning its (positive) values.

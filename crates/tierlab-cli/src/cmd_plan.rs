@@ -1,7 +1,7 @@
 //! `tierlab plan`: HybridStore's capacity planner on a trace or on published statistics.
 
 use crate::args::TraceInput;
-use crate::charts::{bars, column_notes, esc, figure, num, page_head, plot_linear, plot_log, Bar, Chart, Marker, Series, Style, XAxis, PALETTE};
+use crate::charts::{bars, column_notes, esc, figure, grouped, num, page_head, plot_linear, plot_log, Bar, Chart, Marker, Series, Style, XAxis, PALETTE};
 use crate::progress::{requests_bar, write_file, write_json};
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
@@ -461,25 +461,24 @@ pub fn render_html(r: &PlanReport, catalog: &tierlab_mixplan::catalog::PlanCatal
             points: u.placed_gb.iter().enumerate().map(|(j, gb)| (j as f64, *gb, true)).collect(),
         })
         .collect();
-    let chart = Chart::new("data class (H/C hot or cold, R/W, size bin, intensity bin)", "GB placed on the type", XAxis::Categories(&labels), &series);
+    let chart = Chart::new("data class (H/C hot or cold, R/W, size bin, intensity bin)", "GB placed on the type", XAxis::Categories(&labels), &series).unit("GB");
     figure(&mut s, "Where the best plan puts each data class (cf. the research's Figure 4.6)", &plot_linear(&chart, STYLE)?);
     let simulated: Vec<Bar> = r
         .simulated
         .iter()
         .filter_map(|c| {
             let report = c.report.as_ref()?;
-            let busy = busiest(c);
             Some(Bar {
                 label: format!("{}: {}", c.design, c.devices),
                 value: report.system.response_time.mean_ms,
                 colour: if c.design == "planned" { PALETTE[0] } else { PALETTE[8] },
-                note: busy.filter(|(_, b)| *b >= OVERLOADED_BUSY).map(|(d, b)| format!("(overloaded: {d} {:.1} % busy)", b * 100.0)),
+                note: flag(c, &r.simulated).map(|why| format!("({why})")),
             })
         })
         .collect();
     if !simulated.is_empty() {
         let legend = [(PALETTE[0], "the plan".to_string()), (PALETTE[8], "one type alone".to_string())];
-        figure(&mut s, "Mean response time of each design replayed on tierlab's device models (hatched: overloaded, its queues grow)", &bars(&simulated, "mean response time, ms", &legend)?);
+        figure(&mut s, "Mean response time of each design replayed on tierlab's device models (hatched: does not serve the workload)", &bars(&simulated, "mean response time, ms", &legend)?);
     }
     s.push_str("<h2>Report</h2>\n<pre>");
     s.push_str(&esc(&render_text(r, catalog)));
@@ -491,23 +490,42 @@ pub fn render_html(r: &PlanReport, catalog: &tierlab_mixplan::catalog::PlanCatal
 
 /// A simulated device this busy cannot keep up: its queue grows for the whole run.
 const OVERLOADED_BUSY: f64 = 0.95;
+/// A design whose simulated mean response time is this many times the fastest simulated
+/// design's (and above [`SLOW_MS`]) is flagged as too slow for the workload.
+const SLOW_FACTOR: f64 = 10.0;
+const SLOW_MS: f64 = 50.0;
 
 /// A design's busiest device type in simulation: (device, busy fraction).
 fn busiest(c: &tierlab_plan::check::Checked) -> Option<(&str, f64)> {
     c.types.iter().filter(|t| t.simulated_busy.is_finite()).max_by(|a, b| a.simulated_busy.total_cmp(&b.simulated_busy)).map(|t| (t.device.as_str(), t.simulated_busy))
 }
 
-/// What to say when the planned design, replayed, cannot carry the workload.
+/// The fastest simulated design: (design, mean ms).
+fn fastest(checked: &[tierlab_plan::check::Checked]) -> Option<(&str, f64)> {
+    checked.iter().filter_map(|c| Some((c.design.as_str(), c.report.as_ref()?.system.response_time.mean_ms))).filter(|(_, m)| m.is_finite()).min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// Why a simulated design does not serve the workload, if it does not: a device type
+/// (nearly) always busy, or a mean response time far above the fastest design's.
+fn flag(c: &tierlab_plan::check::Checked, checked: &[tierlab_plan::check::Checked]) -> Option<String> {
+    let mean = c.report.as_ref()?.system.response_time.mean_ms;
+    if let Some((device, busy)) = busiest(c).filter(|(_, b)| *b >= OVERLOADED_BUSY) {
+        return Some(format!("overloaded: {device} {:.1} % busy", busy * 100.0));
+    }
+    let (best, best_ms) = fastest(checked)?;
+    (mean >= SLOW_MS && mean >= SLOW_FACTOR * best_ms).then(|| format!("{} times the mean of {best}", grouped(mean / best_ms, 0)))
+}
+
+/// What to say when the planned design, replayed, does not serve the workload.
 fn overload_warning(checked: &[tierlab_plan::check::Checked]) -> Option<String> {
     let c = checked.iter().find(|c| c.design == "planned")?;
     let rt = &c.report.as_ref()?.system.response_time;
-    let (device, busy) = busiest(c).filter(|(_, b)| *b >= OVERLOADED_BUSY)?;
+    let why = flag(c, checked)?;
     Some(format!(
-        "Replayed on tierlab's device models, the best plan does not carry the workload: its {device} devices are {:.1} % busy and its queues grow \
-         (mean response time {:.1} ms, p99 {:.1} ms). The planner's bandwidth check passed it; see the simulation below.",
-        busy * 100.0,
-        rt.mean_ms,
-        rt.p99_ms
+        "Replayed on tierlab's device models, the best plan does not serve this workload: mean response time {} ms, p99 {} ms ({why}). \
+         The planner's constraints (capacity, bandwidth at the classes' 95th-percentile rates, lifetime) passed it; see the simulation below.",
+        grouped(rt.mean_ms, 1),
+        grouped(rt.p99_ms, 1)
     ))
 }
 

@@ -66,7 +66,8 @@ fn series_of(rows: &[CompareRow], x: impl Fn(&CompareRow) -> Option<usize>, y: i
 pub fn render(rows: &[CompareRow], ctx: &CompareContext) -> Result<String> {
     let mut s = page_head(
         "tierlab array compare",
-        "table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px}td{text-align:right}td:nth-child(-n+2){text-align:left}th{background:#f2f2f2}\n\
+        "table{border-collapse:collapse;font-size:12px}th,td{border:1px solid #ccc;padding:3px 6px}td{text-align:right;white-space:nowrap}td:nth-child(-n+2){text-align:left}\
+         td.note{white-space:normal;text-align:left;min-width:10em}th{background:#f2f2f2}\n\
          .met{color:#2a7d2a}.missed{color:#c0392b;font-weight:600}",
     );
     let _ = writeln!(s, "<p>Array: {}.<br>Workload: {}.</p>", esc(&ctx.array), esc(&ctx.workload));
@@ -103,13 +104,16 @@ pub fn render(rows: &[CompareRow], ctx: &CompareContext) -> Result<String> {
     let (header, cells) = compare_cells(rows, ctx);
     s.push_str("<h2>Table</h2>\n<table><thead><tr>");
     for h in &header {
-        let _ = write!(s, "<th>{}</th>", esc(h));
+        // Long headers (speed changes/disk/day) may break after a slash.
+        let _ = write!(s, "<th>{}</th>", esc(h).replace('/', "/<wbr>"));
     }
     s.push_str("</tr></thead><tbody>\n");
     for (r, row) in rows.iter().zip(&cells) {
         s.push_str("<tr>");
         for (h, c) in header.iter().zip(row) {
-            if h == "goal" {
+            if h == "note" {
+                let _ = write!(s, r#"<td class="note">{}</td>"#, esc(c));
+            } else if h == "goal" {
                 let class = if r.run.goal_met { "met" } else { "missed" };
                 let _ = write!(s, r#"<td class="{class}">{}</td>"#, esc(c));
             } else {
@@ -135,12 +139,16 @@ fn column_note(header: &str) -> Option<&'static str> {
         "p99 ms" => "99th percentile of the response time",
         "goal" => "✓ the mean met R_limit, ✗ it did not",
         "energy kJ" => "energy of the array's disks over the run",
-        "saving %" => "1 − disk energy / RAID-5's at the same load",
+        "power W" => "mean power of the array's disks over the measured window",
+        "saving %" => "1 − the disks' power (energy) / RAID-5's at the same load",
         "system kJ" => "energy of the whole system (controller, enclosures, disks) over the run",
         "system saving %" => "1 − system energy / RAID-5's system energy at the same load",
         "speed changes/disk/day" => "disk speed (RPM) changes per disk per day",
         "start-stops/disk/day" => "spin-downs and spin-ups per disk per day",
         "guarantee activations" => "times the performance guarantee spun every disk up to full speed",
+        "warm-up h" => "simulated hours before the measured window, until the run had settled",
+        "window h" => "simulated hours measured",
+        "note" => "how the row was measured, or why it is not like the others",
         _ => return None,
     })
 }

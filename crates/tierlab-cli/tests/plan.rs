@@ -131,9 +131,23 @@ fn a_plan_is_checked_by_simulation() {
     let Some(shared) = shared() else { return };
     cache();
     let trace = shared.join("traces/msr-hm0-1k.csv");
-    let v = json(&ok(&["plan", "--trace", trace.to_str().unwrap(), "--simulate", "--json"]));
+    let dir = tempdir();
+    let page = dir.join("plan-simulated.html");
+    let v = json(&ok(&["plan", "--trace", trace.to_str().unwrap(), "--simulate", "--json", "--html", page.to_str().unwrap()]));
     let sims = v["simulated"].as_array().unwrap();
     assert_eq!(sims[0]["design"], "planned");
+    // The page charts each design's simulated response time and says so when the plan's
+    // is far above the fastest design's (ten times, and above 50 ms).
+    let mean = |s: &serde_json::Value| s["report"]["system"]["response_time"]["mean_ms"].as_f64();
+    let planned = mean(&sims[0]).unwrap();
+    let fastest = sims.iter().filter_map(mean).fold(f64::INFINITY, f64::min);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Mean response time of each design replayed"), "the simulation is charted");
+    let slow = planned >= 50.0 && planned >= 10.0 * fastest;
+    assert_eq!(html.contains("class=\"warn\""), slow, "planned {planned} ms, fastest {fastest} ms");
+    if let Some(browser) = support::browser::chromium() {
+        support::browser::check_report(&browser, &page);
+    }
     let mut ran = 0;
     for s in sims {
         match s["report"].as_object() {
