@@ -53,8 +53,13 @@ impl Default for Link {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Scheme {
-    /// Apply each update at once, in log order; data disks always spinning.
+    /// The paper's baseline: each arriving update is reflected on the data volume at once,
+    /// in log order (the pages an arrival touches are read if not cached, then written
+    /// through); data disks always spinning.
     Conventional,
+    /// Conventional replication through a write-back apply cache: pages are written only
+    /// when the cache evicts them (a database's buffer pool); data disks always spinning.
+    ConventionalPooled,
     /// The paper's: defer within the RTO, compact each window (fold, sort, one I/O per
     /// page, adjacent pages merged), spin the data volume down between batches.
     Proposed,
@@ -68,8 +73,9 @@ pub enum Scheme {
 }
 
 impl Scheme {
-    pub const ALL: [Scheme; 5] = [
+    pub const ALL: [Scheme; 6] = [
         Scheme::Conventional,
+        Scheme::ConventionalPooled,
         Scheme::Proposed,
         Scheme::DeferredOnly,
         Scheme::CompactionOnly,
@@ -79,6 +85,7 @@ impl Scheme {
     pub fn name(self) -> &'static str {
         match self {
             Scheme::Conventional => "conventional",
+            Scheme::ConventionalPooled => "conventional-pooled",
             Scheme::Proposed => "proposed",
             Scheme::DeferredOnly => "deferred-only",
             Scheme::CompactionOnly => "compaction-only",
@@ -93,6 +100,46 @@ impl Scheme {
     }
     pub fn compacts(self) -> bool {
         matches!(self, Scheme::Proposed | Scheme::CompactionOnly)
+    }
+    /// Whether applied pages are written at once (every scheme but the pooled baseline):
+    /// the data volume holds no dirty page between applies.
+    pub fn writes_through(self) -> bool {
+        self != Scheme::ConventionalPooled
+    }
+}
+
+/// How a log record's change reaches its page.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Redo {
+    /// A row record changes part of a page, so the page is read (unless cached) before it
+    /// is written: what redo of a physical row log needs.
+    #[default]
+    ReadModifyWrite,
+    /// Pages are written without reading them first: what a log of whole page images
+    /// would allow. An upper bound on the apply speed of a row log.
+    Blind,
+}
+
+impl Redo {
+    pub fn name(self) -> &'static str {
+        match self {
+            Redo::ReadModifyWrite => "read-modify-write",
+            Redo::Blind => "blind",
+        }
+    }
+}
+
+impl std::str::FromStr for Redo {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "read-modify-write" | "rmw" => Ok(Redo::ReadModifyWrite),
+            "blind" => Ok(Redo::Blind),
+            _ => Err(format!(
+                "unknown redo `{s}`: expected read-modify-write (rmw) or blind"
+            )),
+        }
     }
 }
 
@@ -196,6 +243,9 @@ pub struct ReplicationConfig {
     pub merge_max_bytes: u64,
     /// The secondary's apply-side page cache (the same for every scheme), bytes.
     pub apply_cache_bytes: u64,
+    /// How a row record's change reaches its page (every scheme alike; forwarded blocks
+    /// are always written blind).
+    pub redo: Redo,
     /// Apply I/Os the secondary keeps outstanding.
     pub apply_depth: usize,
     /// Weight of the newest window in the apply-rate estimate.
@@ -236,6 +286,7 @@ impl Default for ReplicationConfig {
             window_bytes: 512 * MIB,
             merge_max_bytes: 256 * KIB,
             apply_cache_bytes: 512 * MIB,
+            redo: Redo::ReadModifyWrite,
             apply_depth: 64,
             ewma_weight: 0.3,
             data_disk_share: 0.944,

@@ -10,7 +10,7 @@ mod run;
 mod volume;
 
 pub use config::{
-    Link, ReplicationConfig, Scheme, Shipping, SourceSpec, DEFAULT_REPLICA_DISK,
+    Link, Redo, ReplicationConfig, Scheme, Shipping, SourceSpec, DEFAULT_REPLICA_DISK,
     DEFAULT_REPLICA_PROFILE,
 };
 pub use primary::{run_primary, Arrival, PrimaryReport};

@@ -5,16 +5,21 @@
 //! Applying one window:
 //! 1. take unapplied records in LSN order, up to the window size in original log bytes
 //!    (only records that have arrived);
-//! 2. deferring schemes read those bytes back from the log volume (sequential reads; the
-//!    immediate schemes, and a deferring one whose policy is staying up, apply from the
-//!    receive buffer);
+//! 2. deferring schemes take those bytes from the staging buffer: a second window buffer
+//!    that holds the next window's log. It fills straight from the link while it has
+//!    room and has caught up with the arrivals, and otherwise by sequential reads of the
+//!    log volume, issued as soon as the buffer is free (when the window before starts its
+//!    data I/O, or when the data volume is told to spin up), so the read-back overlaps
+//!    the apply instead of preceding it. The immediate schemes, and a deferring one whose
+//!    policy is staying up, apply from the receive buffer;
 //! 3. compact them (the scheme's folding, sorting, merging);
 //! 4. log variant: every page the window touches goes through the apply-side page cache;
-//!    a miss reads the page (read-modify-write), a dirty victim is written back; deferring
-//!    schemes (unless their policy is staying up) then write every dirty page
-//!    (ascending, adjacent pages merged, when they sort; in first-touch order otherwise)
-//!    so the data volume is clean before it may sleep. Block variant: the batch's blind
-//!    writes.
+//!    a miss reads the page (read-modify-write redo; blind redo does not read), a dirty
+//!    victim is written back; every scheme but the pooled baseline then writes every
+//!    dirty page (ascending, adjacent pages merged, when it sorts; in first-touch order
+//!    otherwise): the window's changes are reflected at once and the data volume is
+//!    clean before it may sleep. The pooled baseline writes pages only as the cache
+//!    evicts them. Block variant: the batch's blind writes.
 //!
 //! Apply I/O is issued in the order the applier produces it, at most `apply_depth` at
 //! once; the disks serve first come, first served, so the only elevator is the sort.
@@ -55,9 +60,11 @@ struct Window {
     log_bytes: u64,
     full: bool,
     phase: Phase,
-    /// The window leaves the data volume clean (segments, each written back), because
-    /// the volume may sleep after it.
+    /// The window leaves the data volume clean (segments, each written back): its
+    /// changes are reflected at once, and the volume may sleep after it.
     clean: bool,
+    /// The window's log comes from the staging buffer (a deferring scheme's window).
+    staged: bool,
 }
 
 /// What the secondary's executor counted.
@@ -76,6 +83,11 @@ pub struct ApplyStats {
     pub write_ios: u64,
     pub bytes_written: u64,
     pub log_bytes_read: u64,
+    /// Time windows waited for their log to be read back before their data I/O, s (part
+    /// of `apply_busy_s`).
+    pub log_wait_s: f64,
+    /// Log bytes staged straight from the link, never read back.
+    pub log_bytes_staged_from_link: u64,
     pub max_backlog_bytes: u64,
     /// The largest window taken (original log bytes): compaction's memory is bounded by
     /// it, never by the stream.
@@ -95,6 +107,11 @@ pub struct ReplicaController {
     page_bytes: u64,
     merge_max_bytes: u64,
     window_bytes: u64,
+    /// Row records' pages are written without being read (blind redo).
+    blind: bool,
+    /// The staging buffer holds (or is reading) the log up to this byte of the stream
+    /// (original log bytes, the coordinate of `applied_bytes` and `arrived_bytes`).
+    staged_end: u64,
     apply_depth: usize,
     cursor: Box<dyn UpdateSource + Send>,
     cursor_txn: Transaction,
@@ -153,6 +170,8 @@ impl ReplicaController {
                 s.page_bytes
             },
             window_bytes: cfg.window_bytes,
+            blind: cfg.redo == crate::config::Redo::Blind,
+            staged_end: 0,
             apply_depth: cfg.apply_depth,
             cursor: s.cursor,
             cursor_txn: Transaction::default(),
@@ -225,6 +244,8 @@ impl ReplicaController {
                 for d in self.data.devices() {
                     io.command(d, DeviceCommand::Wake);
                 }
+                // The log disk stages the first window while the data disks spin up.
+                self.stage(io);
                 io.timer(
                     now_ns + tierlab_array_sim::s_to_ns(self.spin_up_s),
                     SPUN_UP_TIMER,
@@ -266,17 +287,17 @@ impl ReplicaController {
             log_bytes += u64::from(r.log_bytes);
             self.records.push(r);
         }
-        // A deferring scheme reads its window back from the log volume and leaves the data
-        // volume clean (it may sleep next). Every immediate scheme, and a deferring one whose
-        // policy is staying up, applies from the receive buffer and writes pages back as the
-        // cache evicts them.
-        let windowed = self.scheme.defer() == Defer::UntilRto && !self.policy.staying_up();
+        // A deferring scheme takes its window from the staging buffer. Every immediate
+        // scheme, and a deferring one whose policy is staying up, applies from the receive
+        // buffer. Every scheme but the pooled baseline leaves the data volume clean.
+        let staged = self.scheme.defer() == Defer::UntilRto && !self.policy.staying_up();
         self.window = Some(Window {
             started_ns: now_ns,
             log_bytes,
             full,
             phase: Phase::LogRead,
-            clean: windowed,
+            clean: self.scheme.writes_through(),
+            staged,
         });
         if self.records.is_empty() {
             // The backlog is log the cursor cannot read (a failed stream): an empty window,
@@ -284,33 +305,82 @@ impl ReplicaController {
             self.finish_window(now_ns, io);
             return;
         }
-        if windowed {
-            let mut left = log_bytes.div_ceil(512) * 512;
-            while left > 0 {
-                let len = left.min(LOG_READ_CHUNK_BYTES);
-                if self.log_read_offset + len > self.log.capacity_bytes() {
-                    self.log_read_offset = 0;
-                }
-                let log = self.log;
-                if self
-                    .log_jobs
-                    .start(io, &log, Op::Read, self.log_read_offset, len, ())
-                {
-                    self.log_reads_in_flight += 1;
-                }
-                self.log_read_offset += len;
-                self.stats.log_bytes_read += len;
-                left -= len;
+        if staged {
+            // What the staging buffer does not hold yet is read now; reads already in
+            // flight for it are waited for.
+            let end = self.applied_bytes + log_bytes;
+            self.staged_end = self.staged_end.max(self.applied_bytes);
+            if self.staged_end < end {
+                self.read_log(io, end - self.staged_end);
+                self.staged_end = end;
             }
         }
-        if self.log_reads_in_flight == 0 {
+        if !staged || self.log_reads_in_flight == 0 {
             self.begin_data_phase(now_ns, io);
+        }
+    }
+
+    /// Read `bytes` of log back from the log volume, sequentially, in 1 MiB requests.
+    fn read_log(&mut self, io: &mut Io, bytes: u64) {
+        let mut left = bytes.div_ceil(512) * 512;
+        while left > 0 {
+            let len = left.min(LOG_READ_CHUNK_BYTES);
+            if self.log_read_offset + len > self.log.capacity_bytes() {
+                self.log_read_offset = 0;
+            }
+            let log = self.log;
+            if self
+                .log_jobs
+                .start(io, &log, Op::Read, self.log_read_offset, len, ())
+            {
+                self.log_reads_in_flight += 1;
+            }
+            self.log_read_offset += len;
+            self.stats.log_bytes_read += len;
+            left -= len;
+        }
+    }
+
+    /// The first byte of the log the staging buffer is for: the next window's.
+    fn stage_head(&self) -> u64 {
+        self.applied_bytes + self.window.as_ref().map_or(0, |w| w.log_bytes)
+    }
+
+    /// Whether the staging buffer may take log: a deferring scheme, and no window waiting
+    /// for its own log in it.
+    fn staging_free(&self) -> bool {
+        self.scheme.defer() == Defer::UntilRto
+            && self.window.as_ref().is_none_or(|w| w.phase != Phase::LogRead)
+    }
+
+    /// Fill the staging buffer with the next window's log that has arrived, reading from
+    /// the log volume what is not in it.
+    fn stage(&mut self, io: &mut Io) {
+        if !self.staging_free() {
+            return;
+        }
+        let head = self.stage_head();
+        self.staged_end = self.staged_end.max(head);
+        let want = (head + self.window_bytes).min(self.arrived_bytes);
+        if want > self.staged_end {
+            self.read_log(io, want - self.staged_end);
+            self.staged_end = want;
         }
     }
 
     /// Compact the window and queue its page reads (log variant) or writes (block variant).
     fn begin_data_phase(&mut self, now_ns: u64, io: &mut Io) {
+        if let Some(w) = &mut self.window {
+            w.phase = Phase::Reads;
+            if w.staged {
+                self.stats.log_wait_s += (now_ns - w.started_ns) as f64 / NS_PER_S as f64;
+            }
+        }
         self.compactor.compact_into(&self.records, &mut self.batch);
+        // The window's log is compacted: the staging buffer is free for the next one.
+        if self.window.as_ref().is_some_and(|w| w.staged) {
+            self.stage(io);
+        }
         let st = self.batch.stats;
         self.stats.records_applied += st.records_in;
         self.stats.net_entries += st.net_entries;
@@ -356,7 +426,7 @@ impl ReplicaController {
         for i in self.next_page..end {
             let page = self.batch.pages[i];
             let r = self.cache.reference(page, true);
-            if r.miss {
+            if r.miss && !self.blind {
                 self.stats.page_reads += 1;
                 run = match run {
                     Some((first, n)) if first + n == page && n < max_pages => Some((first, n + 1)),
@@ -530,6 +600,16 @@ impl Controller for ReplicaController {
                 io.complete(host);
                 self.stats.arrivals += 1;
                 self.arrived_lsn = self.arrived_lsn.max(arrival.last_lsn);
+                // The staging buffer takes the log straight from the link while it has
+                // caught up with the arrivals and has room.
+                if self.staging_free()
+                    && self.staged_end.max(self.stage_head()) == self.arrived_bytes
+                    && self.arrived_bytes + arrival.log_bytes
+                        <= self.stage_head() + self.window_bytes
+                {
+                    self.staged_end = self.arrived_bytes + arrival.log_bytes;
+                    self.stats.log_bytes_staged_from_link += arrival.log_bytes;
+                }
                 self.arrived_bytes += arrival.log_bytes;
                 self.decide(
                     now_ns,

@@ -140,7 +140,9 @@ pub struct ReplicationRun {
     pub system: Option<SystemEnergy>,
 }
 
-/// Run the primary and the secondary under `scheme`.
+/// Run the primary and the secondary under `scheme`. `progress` is told, now and then,
+/// how far the run is: whole seconds of primary time (commits up to that instant have
+/// reached the secondary), out of `cfg.duration_s`.
 pub fn run_replication(
     cfg: &ReplicationConfig,
     scheme: Scheme,
@@ -212,7 +214,10 @@ pub fn run_replication(
         .name("tierlab-primary".into())
         .spawn(move || run_primary(&primary_cfg, tx))
         .context("cannot start the primary's thread")?;
+    let reached_ns = Rc::new(std::cell::Cell::new(0u64));
+    let reached = reached_ns.clone();
     let requests = rx.into_iter().map(|a: Arrival| {
+        reached.set(a.arrive_ns);
         arrivals.borrow_mut().push_back(a);
         Ok::<_, std::io::Error>(IoRequest {
             time_ns: a.arrive_ns,
@@ -222,7 +227,9 @@ pub fn run_replication(
             op: Op::Write,
         })
     });
-    let report = sim.run(requests, Replay::Open, &mut controller, progress);
+    let report = sim.run(requests, Replay::Open, &mut controller, &mut |_| {
+        progress(reached_ns.get() / tierlab_types::NS_PER_S)
+    });
     let primary = primary
         .join()
         .map_err(|_| anyhow!("the primary's thread panicked"))??;
@@ -373,6 +380,9 @@ pub struct SchemeRow {
     /// The secondary site's whole power (controller, enclosures, disks), when its system
     /// is described.
     pub saving_system: Option<f64>,
+    /// The weighted saving against the pooled baseline (`conventional-pooled`), when it
+    /// was run beside.
+    pub saving_weighted_vs_pooled: Option<f64>,
 }
 
 /// Several schemes on the same primary.
@@ -380,6 +390,8 @@ pub struct SchemeRow {
 pub struct Comparison {
     /// The conventional run's mean data-disk utilisation: how busy the baseline is.
     pub u: f64,
+    /// The same of the pooled baseline, when it was run.
+    pub u_pooled: Option<f64>,
     pub rows: Vec<SchemeRow>,
 }
 
@@ -401,12 +413,21 @@ impl SchemeRow {
                 (Some(e), Some(b)) => Some(e.saving_against(b).system),
                 _ => None,
             },
+            saving_weighted_vs_pooled: None,
             run,
         }
     }
+
+    /// Also state the weighted saving against the pooled baseline `pooled`.
+    pub fn with_pooled(mut self, pooled: &ReplicationRun, data_disk_share: f64) -> SchemeRow {
+        self.saving_weighted_vs_pooled =
+            Some(SchemeRow::against(self.run.clone(), pooled, data_disk_share).saving_weighted);
+        self
+    }
 }
 
-/// Run conventional replication and each of `schemes` (conventional is always first).
+/// Run conventional replication and each of `schemes` (conventional is always first);
+/// `progress` is told each run's scheme and its progress as [`run_replication`] gives it.
 pub fn compare(
     cfg: &ReplicationConfig,
     schemes: &[Scheme],
@@ -420,8 +441,19 @@ pub fn compare(
         let run = run_replication(cfg, s, &mut |n| progress(s.name(), n))?;
         rows.push(SchemeRow::against(run, &base, cfg.data_disk_share));
     }
+    let pooled = rows
+        .iter()
+        .find(|r| r.run.scheme == Scheme::ConventionalPooled)
+        .map(|r| r.run.clone());
+    if let Some(p) = &pooled {
+        rows = rows
+            .into_iter()
+            .map(|r| r.with_pooled(p, cfg.data_disk_share))
+            .collect();
+    }
     Ok(Comparison {
         u: base.data_utilisation,
+        u_pooled: pooled.map(|p| p.data_utilisation),
         rows,
     })
 }
