@@ -7,7 +7,7 @@
 //! `tierlab_replication_sim`'s and the formulas `tierlab_replication`'s; this module turns
 //! flags and a config file into their values and renders what comes back.
 
-use crate::progress::{csv_field, requests_bar, runs_bar, write_file, write_json};
+use crate::progress::{csv_field, runs_bar, simulated_bar, write_file, write_json};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -19,7 +19,7 @@ use tierlab_replication::{
     UpdateSource, DEFAULT_DATA_FRACTION,
 };
 use tierlab_replication_sim::{
-    compare, data_standby, run_replication, Comparison, DataStandby, ReplicationConfig, ReplicationRun, Scheme, SchemeRow, Shipping, SourceSpec,
+    compare, data_standby, run_replication, Comparison, DataStandby, Redo, ReplicationConfig, ReplicationRun, Scheme, SchemeRow, Shipping, SourceSpec,
 };
 use tierlab_report::{fmt_bytes, Table};
 use tierlab_update_stream::{BlockForwarding, ForwardingConfig, TpccConfig, TpccLog};
@@ -31,8 +31,9 @@ pub enum ReplicateCommand {
     /// and the chosen schemes; report each scheme's power saving, apply speed-up r, batch
     /// interval, start/stop cycles, worst recovery time and per-disk energy. Default: the
     /// paper's set-up (160 TPC-C warehouses, 36Z15 disks, RTO 100 s, 512 MiB window, 4 h).
-    /// A release build takes about 75 CPU-seconds per simulated hour (`--hours 2`: about
-    /// 2.5 CPU-minutes).
+    /// A release build takes about 75 CPU-seconds per simulated hour and scheme, and
+    /// `run` simulates three by default: conventional, proposed and conventional-pooled
+    /// (`--hours 2`: about 7.5 CPU-minutes).
     Run(Box<RunArgs>),
     /// Run the schemes over the cross product of windows, RTOs, warehouse counts and
     /// standby levels (conventional replication once per workload) and report the savings
@@ -128,6 +129,12 @@ pub struct ReplicationOptions {
     /// The secondary's apply-side page cache: bytes, or with a unit (512M) (default 512M).
     #[arg(long, value_name = "BYTES", value_parser = crate::args::parse_bytes)]
     pub apply_cache: Option<u64>,
+    /// How a row record's change reaches its page, for every scheme: read-modify-write
+    /// (the page is read unless cached: what redo of a row log needs) or blind (pages
+    /// written without reading: what a log of whole page images would allow) (default
+    /// read-modify-write).
+    #[arg(long, value_name = "REDO")]
+    pub redo: Option<Redo>,
     /// One-way latency of the link, s (default 0).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub latency_s: Option<f64>,
@@ -150,9 +157,11 @@ pub struct ReplicationOptions {
     #[arg(long, value_name = "MODE", requires = "system")]
     pub low_power: Option<LowPower>,
     /// Schemes to run besides conventional replication, comma-separated: proposed,
-    /// deferred-only, compaction-only, idle-timeout (conventional is always run: it is
-    /// the reference for savings).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "proposed")]
+    /// conventional-pooled, deferred-only, compaction-only, idle-timeout (conventional,
+    /// which reflects each update at once, is always run: it is the reference for
+    /// savings; conventional-pooled applies through a write-back cache and, when listed,
+    /// each scheme's saving against it is reported beside).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "proposed,conventional-pooled")]
     pub schemes: Vec<String>,
     /// Print the result as JSON.
     #[arg(long, conflicts_with = "csv")]
@@ -389,6 +398,9 @@ impl ReplicationOptions {
         if let Some(b) = self.apply_cache {
             cfg.apply_cache_bytes = b;
         }
+        if let Some(r) = self.redo {
+            cfg.redo = r;
+        }
         if let Some(l) = self.latency_s {
             cfg.link.latency_s = l;
             given.push(("link.latency_s", "--latency-s"));
@@ -496,13 +508,14 @@ pub fn describe(cfg: &ReplicationConfig, standby: Option<&DataStandby>, policy: 
     lines.push((
         "secondary",
         format!(
-            "{} data + {} log disks, {}{profile}, {}, {} stripe unit, {} apply cache; the primary has the same disks",
+            "{} data + {} log disks, {}{profile}, {}, {} stripe unit, {} apply cache, {} redo; the primary has the same disks",
             cfg.data_disks,
             cfg.log_disks,
             cfg.disk,
             cfg.level,
             size_label(cfg.stripe_unit_bytes),
-            size_label(cfg.apply_cache_bytes)
+            size_label(cfg.apply_cache_bytes),
+            cfg.redo.name()
         ),
     ));
     if let Some(s) = standby {
@@ -578,9 +591,13 @@ pub fn never_slept(run: &ReplicationRun) -> Option<String> {
 /// Header and cells of the per-scheme table of `run`.
 pub fn scheme_cells(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
     let system = c.rows.iter().any(|r| r.saving_system.is_some());
+    let pooled = c.rows.iter().any(|r| r.saving_weighted_vs_pooled.is_some());
     let mut header = vec!["scheme", "saving %", "weighted %", "data %"];
     if system {
         header.push("system %");
+    }
+    if pooled {
+        header.push("weighted vs pooled %");
     }
     header.extend([
         "R_gen MiB/s",
@@ -602,6 +619,9 @@ pub fn scheme_cells(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
             let mut cells = vec![r.scheme.name().to_string(), percent(row.saving_total), percent(row.saving_weighted), percent(row.saving_data)];
             if system {
                 cells.push(row.saving_system.map_or("-".into(), percent));
+            }
+            if pooled {
+                cells.push(row.saving_weighted_vs_pooled.map_or("-".into(), percent));
             }
             cells.extend([
                 format!("{:.3}", r.r_gen_bytes_s / MIB_F),
@@ -672,14 +692,14 @@ pub fn primary_line(c: &Comparison) -> String {
     )
 }
 
-const CSV_ROW_HEADER: &str = "scheme,saving_total,saving_weighted,saving_data,r_gen_bytes_s,r_apl_bytes_s,r,t_wnd_planned_s,t_wnd_observed_s,cycles_per_day,worst_recovery_s,rto_violations,data_disk_w,log_disk_w,data_utilisation,data_start_stops_per_day,stayed_up_because,saving_system,system_w";
+const CSV_ROW_HEADER: &str = "scheme,saving_total,saving_weighted,saving_data,r_gen_bytes_s,r_apl_bytes_s,r,t_wnd_planned_s,t_wnd_observed_s,cycles_per_day,worst_recovery_s,rto_violations,data_disk_w,log_disk_w,data_utilisation,data_start_stops_per_day,stayed_up_because,saving_system,system_w,saving_weighted_vs_pooled";
 
 fn csv_row(row: &SchemeRow) -> String {
     let r = &row.run;
     let data: Vec<_> = r.disks.iter().filter(|d| d.role == "data").collect();
     let start_stops = if data.is_empty() { 0.0 } else { data.iter().map(|d| d.start_stops_per_day).sum::<f64>() / data.len() as f64 };
     format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
         r.scheme.name(),
         row.saving_total,
         row.saving_weighted,
@@ -698,7 +718,8 @@ fn csv_row(row: &SchemeRow) -> String {
         start_stops,
         csv_field(r.policy.stayed_up_because.as_deref().unwrap_or("")),
         row.saving_system.map(|v| v.to_string()).unwrap_or_default(),
-        r.system.as_ref().map(|e| e.total_w.to_string()).unwrap_or_default()
+        r.system.as_ref().map(|e| e.total_w.to_string()).unwrap_or_default(),
+        row.saving_weighted_vs_pooled.map(|v| v.to_string()).unwrap_or_default()
     )
 }
 
@@ -715,12 +736,23 @@ fn run_cmd(a: RunArgs) -> Result<()> {
     let single = Single { warehouses: a.warehouses, window: a.window, rto_s: a.rto_s, standby: a.standby.as_deref() };
     let s = a.opts.settings(single)?;
     let standby = data_standby(&s.cfg)?;
-    let bar = requests_bar("conventional");
-    let c = compare(&s.cfg, &s.schemes, &mut |name, n| {
-        bar.set_message(name.to_string());
-        bar.set_position(n);
+    // Progress in seconds of primary time over every run (conventional and each scheme).
+    let per_run_s = s.cfg.duration_s.ceil().max(1.0) as u64;
+    let runs = 1 + s.schemes.iter().filter(|&&k| k != Scheme::Conventional).count() as u64;
+    let bar = simulated_bar(per_run_s * runs);
+    let mut done_runs = 0u64;
+    let mut current = String::new();
+    let c = compare(&s.cfg, &s.schemes, &mut |name, secs| {
+        if current != name {
+            if !current.is_empty() {
+                done_runs += 1;
+            }
+            current = name.to_string();
+            bar.set_message(format!("{name} (run {} of {runs})", done_runs + 1));
+        }
+        bar.set_position(done_runs * per_run_s + secs.min(per_run_s));
     });
-    crate::progress::finish(&bar, "replicate run");
+    crate::progress::finish_counting(&bar, "replicate run", "s simulated");
     let c = c.map_err(|e| s.blame_error(e))?;
     let ctx = RunContext { lines: describe(&s.cfg, Some(&standby), true), all_disks: a.disks };
     if let Some(path) = &a.opts.html {
@@ -747,7 +779,10 @@ pub fn render_run(c: &Comparison, ctx: &RunContext) -> String {
     let (header, cells) = scheme_cells(c);
     s.push_str(&table(header, cells).render());
     s.push('\n');
-    s.push_str(&format!("u           {:.3} (conventional data-disk utilisation)\n", c.u));
+    s.push_str(&format!("u           {:.3} (conventional data-disk utilisation: each update reflected at once)\n", c.u));
+    if let Some(u) = c.u_pooled {
+        s.push_str(&format!("u pooled    {u:.3} (conventional-pooled: through the write-back apply cache)\n"));
+    }
     s.push_str(&format!("primary     {}\n", primary_line(c)));
     for row in &c.rows {
         if let Some(why) = &row.run.policy.stayed_up_because {
@@ -778,6 +813,8 @@ pub struct Baseline {
     /// The conventional run's mean data-disk utilisation.
     pub u: f64,
     pub run: ReplicationRun,
+    /// The pooled baseline of the same workload, when `conventional-pooled` is listed.
+    pub pooled: Option<ReplicationRun>,
 }
 
 /// One scheme at one point of the sweep.
@@ -832,7 +869,8 @@ fn sweep_cmd(a: SweepArgs) -> Result<()> {
         Some(list) => list.iter().map(|l| Some(l.trim().to_string())).collect(),
         None => vec![s.cfg.standby.clone()],
     };
-    let schemes: Vec<Scheme> = s.schemes.iter().copied().filter(|&k| k != Scheme::Conventional).collect();
+    let with_pooled = s.schemes.contains(&Scheme::ConventionalPooled);
+    let schemes: Vec<Scheme> = s.schemes.iter().copied().filter(|&k| k != Scheme::Conventional && k != Scheme::ConventionalPooled).collect();
     if schemes.is_empty() {
         bail!("--schemes: conventional replication is the reference a sweep runs anyway; name at least one other scheme");
     }
@@ -869,7 +907,7 @@ fn sweep_cmd(a: SweepArgs) -> Result<()> {
             }
         }
     }
-    let total = warehouses.len() * (1 + levels.len() * windows.len() * rtos.len() * schemes.len());
+    let total = warehouses.len() * (1 + usize::from(with_pooled) + levels.len() * windows.len() * rtos.len() * schemes.len());
     let bar = runs_bar(total);
     let mut baselines = Vec::new();
     let mut points = Vec::new();
@@ -879,6 +917,14 @@ fn sweep_cmd(a: SweepArgs) -> Result<()> {
         bar.set_message(format!("{workload}: conventional"));
         let base = run_replication(&base_cfg, Scheme::Conventional, &mut |_| {}).map_err(|e| sweep_blame.blame_error(e))?;
         bar.inc(1);
+        let pooled = if with_pooled {
+            bar.set_message(format!("{workload}: conventional-pooled"));
+            let run = run_replication(&base_cfg, Scheme::ConventionalPooled, &mut |_| {}).map_err(|e| sweep_blame.blame_error(e))?;
+            bar.inc(1);
+            Some(run)
+        } else {
+            None
+        };
         for level in &levels {
             for &window in &windows {
                 for &rto in &rtos {
@@ -895,14 +941,20 @@ fn sweep_cmd(a: SweepArgs) -> Result<()> {
                             rto_s: rto,
                             scheme,
                             infeasible,
-                            row: SchemeRow::against(run, &base, cfg.data_disk_share),
+                            row: {
+                                let row = SchemeRow::against(run, &base, cfg.data_disk_share);
+                                match &pooled {
+                                    Some(p) => row.with_pooled(p, cfg.data_disk_share),
+                                    None => row,
+                                }
+                            },
                         });
                         bar.inc(1);
                     }
                 }
             }
         }
-        baselines.push(Baseline { workload, warehouses: w, u: base.data_utilisation, run: base });
+        baselines.push(Baseline { workload, warehouses: w, u: base.data_utilisation, run: base, pooled });
     }
     crate::progress::finish(&bar, "replicate sweep");
     let report = SweepReport {
@@ -954,6 +1006,12 @@ pub fn sweep_lines(r: &SweepReport) -> Vec<(&'static str, String)> {
                 b.workload, b.u, b.run.data_disk_w, b.run.log_disk_w, b.run.primary.transactions_per_s
             ),
         ));
+        if let Some(p) = &b.pooled {
+            lines.push((
+                "pooled",
+                format!("conventional-pooled replication of {}: u {:.3}, data disk {:.2} W, log disk {:.2} W", b.workload, p.data_utilisation, p.data_disk_w, p.log_disk_w),
+            ));
+        }
     }
     lines
 }
@@ -967,6 +1025,7 @@ pub fn sweep_cells(r: &SweepReport) -> (Vec<String>, Vec<Vec<String>>) {
         "RTO s",
         "scheme",
         "weighted saving %",
+        "vs pooled %",
         "data saving %",
         "r",
         "T_wnd plan s",
@@ -988,6 +1047,7 @@ pub fn sweep_cells(r: &SweepReport) -> (Vec<String>, Vec<Vec<String>>) {
                 g(p.rto_s),
                 p.scheme.name().to_string(),
                 percent(p.row.saving_weighted),
+                p.row.saving_weighted_vs_pooled.map_or("-".into(), percent),
                 percent(p.row.saving_data),
                 format!("{:.2}", run.r),
             ];
@@ -1121,6 +1181,18 @@ pub struct PlanReport {
     pub log_disk_w: f64,
     pub data_fraction: f64,
     pub power: AnalyticPower,
+    /// In paper mode, when its worst recovery exceeds the RTO: the strict plan of the
+    /// same r and RTO, which does not.
+    pub strict: Option<StrictAlternative>,
+}
+
+/// The strict plan beside a paper-mode plan that overruns the RTO.
+#[derive(Clone, Debug, Serialize)]
+pub struct StrictAlternative {
+    pub t_wnd_s: f64,
+    pub cycles_per_day: f64,
+    pub worst_recovery_s: f64,
+    pub saving_total: f64,
 }
 
 /// One cell of the grid.
@@ -1255,7 +1327,19 @@ fn plan_cmd(a: PlanArgs) -> Result<()> {
     }
     let disk = plan_disk(&cfg, &standby.level)?;
     let power = analytic_power(&power_inputs(&standby, p.r, p.t_wnd_s, a.u)).map_err(|e| anyhow!("the analytic power model: {e}"))?;
+    let strict = if p.mode == PlanMode::Paper && p.worst_recovery_s > p.t_rto_s {
+        match plan(r_gen.unwrap_or(1.0), r_apl.unwrap_or(r), rto, &standby.costs, PlanMode::Strict) {
+            Ok(q) => {
+                let w = analytic_power(&power_inputs(&standby, q.r, q.t_wnd_s, a.u)).map_err(|e| anyhow!("the analytic power model: {e}"))?;
+                Some(StrictAlternative { t_wnd_s: q.t_wnd_s, cycles_per_day: q.cycles_per_day, worst_recovery_s: q.worst_recovery_s, saving_total: w.saving_total })
+            }
+            Err(_) => None,
+        }
+    } else {
+        None
+    };
     let report = PlanReport {
+        strict,
         days_to_rated_cycles: disk.rated_cycles.map(|c| days_to_cycles(c as f64, p.t_wnd_s)),
         disk,
         log_disk_w: standby.idle_w,
@@ -1307,11 +1391,17 @@ pub fn render_plan(r: &PlanReport) -> String {
     };
     line(&mut s, "r", format!("{}{rates}", g(p.r)));
     line(&mut s, "RTO", format!("{} s", g(p.t_rto_s)));
-    line(
-        &mut s,
-        "feasible",
-        format!("yes: r > 1, and the RTO exceeds spin-down + spin-up ({} s)", g(p.t_up_s + p.t_down_s)),
-    );
+    let spin_s = g(p.t_up_s + p.t_down_s);
+    let over = p.worst_recovery_s - p.t_rto_s;
+    let feasible = if over > 1e-9 {
+        format!(
+            "by the paper's conditions only (r > 1; the RTO exceeds spin-down + spin-up, {spin_s} s): recovery can take {:.1} s, {over:.1} s more than the RTO",
+            p.worst_recovery_s
+        )
+    } else {
+        format!("yes: r > 1, and the RTO exceeds spin-down + spin-up ({spin_s} s); no recovery takes longer than the RTO")
+    };
+    line(&mut s, "feasible", feasible);
     s.push('\n');
     line(&mut s, "T_wnd", format!("{:.1} s (the cycle: apply, spin down, stand by, spin up)", p.t_wnd_s));
     line(&mut s, "T_apl", format!("{:.1} s (applying, 1/r of the cycle)", p.t_apl_s));
@@ -1339,6 +1429,22 @@ pub fn render_plan(r: &PlanReport) -> String {
         PlanMode::Strict => "the RTO itself",
     };
     line(&mut s, "worst recovery", format!("{:.1} s ({worst})", p.worst_recovery_s));
+    if over > 1e-9 {
+        line(&mut s, "", format!("exceeds the RTO of {} s by {over:.1} s", g(p.t_rto_s)));
+        if let Some(st) = &r.strict {
+            line(
+                &mut s,
+                "strict mode",
+                format!(
+                    "T_wnd {:.1} s, {:.1} cycles/day, worst recovery {:.1} s (within the RTO), saving {} % of the storage",
+                    st.t_wnd_s,
+                    st.cycles_per_day,
+                    st.worst_recovery_s,
+                    percent(st.saving_total)
+                ),
+            );
+        }
+    }
     line(&mut s, "break-even", format!("{:.1} s of idle time pays for a spin-down", r.standby.break_even_s));
     if let Some(v) = r.log_volume_bytes {
         let window = r.window_bytes.map(|w| format!("a {} window fits", size_label(w))).unwrap_or_default();

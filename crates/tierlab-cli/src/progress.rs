@@ -28,13 +28,19 @@ pub fn requests_bar(what: &str) -> ProgressBar {
 
 /// A bar counting finished runs out of `total`, drawn on stderr where progress is shown.
 pub fn runs_bar(total: usize) -> ProgressBar {
+    counting_bar(total as u64, "{spinner} [{bar:24}] {pos}/{len} runs ({elapsed}, ETA {eta}) {msg}")
+}
+
+/// A bar counting seconds of simulated time out of `total_s`, with the time left, drawn
+/// on stderr where progress is shown.
+pub fn simulated_bar(total_s: u64) -> ProgressBar {
+    counting_bar(total_s, "{spinner} [{bar:24}] {pos}/{len} s simulated ({percent} %, {elapsed}, ETA {eta}) {msg}")
+}
+
+fn counting_bar(total: u64, template: &str) -> ProgressBar {
     let show = show();
-    let bar = ProgressBar::with_draw_target(Some(total as u64), if show { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() });
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{bar:24}] {pos}/{len} runs ({elapsed}, ETA {eta}) {msg}")
-            .map(|s| s.progress_chars("=> "))
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = ProgressBar::with_draw_target(Some(total), if show { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() });
+    bar.set_style(ProgressStyle::with_template(template).map(|s| s.progress_chars("=> ")).unwrap_or_else(|_| ProgressStyle::default_bar()));
     if show {
         bar.enable_steady_tick(std::time::Duration::from_millis(250));
     }
@@ -47,16 +53,22 @@ pub fn runs_bar(total: usize) -> ProgressBar {
 /// e.g. `tierlab array compare: 13/13 runs in 2 min 41 s` or `tierlab replicate run:
 /// 302400 requests in 12.3 s`; nothing in a session, whose caller reads the bars itself.
 pub fn finish(bar: &ProgressBar, command: &str) {
+    finish_counting(bar, command, "runs");
+}
+
+/// [`finish`] for a bar that counts `unit` out of a total (a [`simulated_bar`]: "s
+/// simulated").
+pub fn finish_counting(bar: &ProgressBar, command: &str, unit: &str) {
     bar.finish_and_clear();
     if std::io::stderr().is_terminal() || crate::session::active() {
         return;
     }
-    eprintln!("{}", summary(command, bar.position(), bar.length(), bar.elapsed()));
+    eprintln!("{}", summary(command, bar.position(), bar.length().map(|t| (t, unit)), bar.elapsed()));
 }
 
-fn summary(what: &str, done: u64, total: Option<u64>, took: std::time::Duration) -> String {
+fn summary(what: &str, done: u64, total: Option<(u64, &str)>, took: std::time::Duration) -> String {
     let count = match total {
-        Some(total) => format!("{done}/{total} runs"),
+        Some((total, unit)) => format!("{done}/{total} {unit}"),
         None => format!("{done} requests"),
     };
     let secs = took.as_secs_f64();
@@ -100,7 +112,8 @@ mod tests {
     #[test]
     fn a_piped_run_is_summed_up_in_one_line() {
         let t = std::time::Duration::from_secs(161);
-        assert_eq!(summary("array compare", 13, Some(13), t), "tierlab array compare: 13/13 runs in 2 min 41 s");
+        assert_eq!(summary("array compare", 13, Some((13, "runs")), t), "tierlab array compare: 13/13 runs in 2 min 41 s");
+        assert_eq!(summary("replicate run", 7200, Some((7200, "s simulated")), t), "tierlab replicate run: 7200/7200 s simulated in 2 min 41 s");
         assert_eq!(summary("replicate run", 302400, None, std::time::Duration::from_millis(12_340)), "tierlab replicate run: 302400 requests in 12.3 s");
     }
 

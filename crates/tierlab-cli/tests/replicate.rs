@@ -150,8 +150,13 @@ fn run_compares_schemes_deterministically() {
     let a = ok(&args);
     let v = json(&a);
     let rows = v["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 2);
+    assert_eq!(rows.len(), 3, "conventional, proposed and the pooled baseline by default");
     assert_eq!(rows[0]["run"]["scheme"], "conventional");
+    assert_eq!(rows[2]["run"]["scheme"], "conventional-pooled");
+    // The pooled baseline writes back only what its cache evicts: its disks are less busy.
+    let u_pooled = v["u_pooled"].as_f64().unwrap();
+    assert!(u_pooled < v["u"].as_f64().unwrap(), "u pooled {u_pooled}");
+    assert!(rows[1]["saving_weighted_vs_pooled"].as_f64().unwrap() < rows[1]["saving_weighted"].as_f64().unwrap());
     assert_eq!(rows[0]["saving_total"], 0.0);
     assert_eq!(rows[0]["run"]["policy"]["cycles"], 0);
     let u = v["u"].as_f64().unwrap();
