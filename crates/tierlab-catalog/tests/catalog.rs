@@ -465,6 +465,20 @@ fn t7k250_replication_profile_has_the_papers_transitions_as_printed() {
     assert_eq!((p.spec.active_w, p.spec.idle_w), (9.7, 5.24));
     assert!(p.spec.standby.iter().all(|l| l.is_usable()));
     assert!(p.assumptions[0].starts_with("FLAGGED"), "the garbled transitions are flagged");
+    // The paper's single transfer rate, cited to it.
+    assert_eq!(d.transfer.sustained_max_mb_s, Some(61.0));
+    assert_eq!(d.transfer.source.as_deref(), Some("replication"));
+}
+
+#[test]
+fn ibm_36z15_profiles_say_why_each_exists() {
+    let c = builtin();
+    let d = c.hdd("ibm-ultrastar-36z15").unwrap();
+    for (name, active_w, idle_w) in [("replication", 39.0, 22.3), ("hibernator", 13.5, 10.2)] {
+        let p = d.power_profile(name).unwrap();
+        assert_eq!((p.spec.active_w, p.spec.idle_w), (active_w, idle_w), "{name}");
+        assert!(p.assumptions.iter().any(|a| a.starts_with("Why this profile exists")), "{name}");
+    }
 }
 
 #[test]
