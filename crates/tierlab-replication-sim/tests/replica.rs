@@ -92,8 +92,11 @@ fn schemes_lose_no_log_and_only_deferral_sleeps() {
         .iter()
         .all(|d| d.start_stop_cycles == 0.0));
     assert_eq!(conventional.policy.cycles, 0);
+    // Applying continuously, conventional replication is exposed only for the arrivals
+    // that wait while it applies the ones before them (reflecting each at once keeps
+    // its disks busy, so that wait is seconds, not the batches of a deferring scheme).
     assert!(
-        conventional.policy.worst_recovery_s < 5.0,
+        conventional.policy.worst_recovery_s < cfg.rto_s / 4.0,
         "{}",
         conventional.policy.worst_recovery_s
     );
