@@ -37,7 +37,7 @@ const SKIPPED: [(&str, &str); 5] = [
 
 /// Long runs, as written → the short variant run instead: fewer hours, requests, loads or
 /// probe requests; the same command, options and outputs otherwise.
-const SHORT: [(&str, &str); 31] = [
+const SHORT: [(&str, &str); 32] = [
     // A published workload synthesised at a hundredth of its rate (97,000 requests for
     // Financial*, not 9.7 M: characterising and replaying those is minutes in a debug
     // build), with fewer probe requests per class shape.
@@ -58,6 +58,7 @@ const SHORT: [(&str, &str); 31] = [
     ("tierlab array simulate --scheme hibernator+ --iops 14", "tierlab array simulate --scheme hibernator+ --iops 14 --hours 0.2"),
     ("tierlab array compare --loads 7,14,140 --html arrays.html", "tierlab array compare --loads 7 --html arrays.html --hours 0.01 --warmup-s 10"),
     ("tierlab array compare --loads 7,14 --schemes raid5,raid-cr+,hibernator+,raid-drpm+,pdc-ld+", "tierlab array compare --loads 14 --schemes raid5,hibernator+ --hours 0.1"),
+    ("tierlab array compare --loads 140,700,1400 --schemes raid5,raid-cr+,hibernator+,raid-drpm+,pdc-ld+ --hours 4", "tierlab array compare --loads 140 --schemes raid5,raid-cr+ --hours 0.01"),
     ("tierlab array compare --loads 700 --r-limits 5,10,20,40,80 --schemes raid-cr+,hibernator+", "tierlab array compare --loads 700 --r-limits 5,80 --schemes raid-cr+,hibernator+ --hours 0.01 --warmup-s 10"),
     ("tierlab array compare --trace ../shared/traces/cloudphysics-io.csv --speeds 0.25,1 --sort", "tierlab array compare --trace ../shared/traces/cloudphysics-io.csv --speeds 0.25,1 --sort --max-requests 1000"),
     ("tierlab array compare --loads 7 --system examples/system-hibernator.toml", "tierlab array compare --loads 7 --system examples/system-hibernator.toml --hours 0.01 --warmup-s 10"),
