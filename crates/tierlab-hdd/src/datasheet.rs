@@ -16,7 +16,8 @@
 //!   transfers cross tracks without losing a revolution.
 //! - Firmware: 0.1 ms command overhead for every kind of request, no bus limit (the
 //!   interface outruns the media), write-back cache, zero-latency reads, read-ahead to
-//!   the end of a segment; the cache is split into 16 segments, any of which may hold
+//!   the end of a segment that a sequential read arriving at its front continues (the
+//!   stream runs at the media rate, as drives stream); the cache is split into 16 segments, any of which may hold
 //!   write-back data waiting for the media (16 scattered writes, or as many appending
 //!   writes as fill the segments, before a write waits for the media).
 //!
@@ -33,6 +34,9 @@
 //!   fitted to that mean and passes through the single-track and full-stroke figures;
 //!   the spec then records the curve's value at a third of the stroke as its `average_ms`,
 //!   which makes [`crate::SeekModel::Datasheet`] reproduce the same curve.
+//! - `streaming_read_ahead = false`: DiskSim's read-ahead semantics, under which the next
+//!   request of a sequential stream stops the read-ahead and waits for its sectors to
+//!   come round again.
 
 use crate::seek::solve3;
 use crate::spec::{CacheSpec, HddSpec, LbnMapping, Overheads, ReadAheadMode, SeekModel, Sparing, SpecError, ZoneSpec};
@@ -84,6 +88,10 @@ pub struct DatasheetTiming {
     pub zero_latency_read: bool,
     /// What the datasheet's average seek figure means.
     pub average_seek: AverageSeek,
+    /// A read arriving where the read-ahead has got to continues it
+    /// (`CacheSpec::read_ahead_continues`), as drives stream sequential reads; `false`
+    /// keeps DiskSim's semantics, under which such a read loses most of a revolution.
+    pub streaming_read_ahead: bool,
 }
 
 impl Default for DatasheetTiming {
@@ -93,6 +101,7 @@ impl Default for DatasheetTiming {
             command_overhead_ms: COMMAND_OVERHEAD_MS,
             zero_latency_read: true,
             average_seek: AverageSeek::ThirdStroke,
+            streaming_read_ahead: true,
         }
     }
 }
@@ -271,7 +280,7 @@ impl HddSpec {
                 zero_latency_read: t.zero_latency_read,
                 zero_latency_write: false,
                 stop_prefetch_in_sector: true,
-                read_ahead_continues: false,
+                read_ahead_continues: t.streaming_read_ahead,
                 write_back_in_every_segment: true,
             },
         };

@@ -54,8 +54,8 @@ fn spread(r: &CompareReport, alpha: f64) -> f64 {
 }
 
 /// What holds on both workloads: trends 2 (HDD-only cheapest up front, among drives of
-/// the same capacity — compaction at 1 MiB, the baselines' ES), 3 (SSD-only dearest up
-/// front, fastest) and 6 (configuration choices spread cost more as α grows).
+/// the same capacity — compaction at 1 MiB, the baselines' ES) and 3 (SSD-only dearest up
+/// front, fastest).
 fn common_trends(r: &CompareReport, name: &str) {
     let (ssd, hdd) = (row(r, "ssd-only"), row(r, "hdd-only"));
     for x in &r.rows {
@@ -67,7 +67,6 @@ fn common_trends(r: &CompareReport, name: &str) {
             assert!(x.mean_ms > ssd.mean_ms, "{name}: trend 3, `{}` faster than SSD-only", x.config);
         }
     }
-    assert!(spread(r, LONG_RUN) > 1.1 * spread(r, 1.0), "{name}: trend 6, spread {} at α=1e5 vs {} at α=1", spread(r, LONG_RUN), spread(r, 1.0));
 }
 
 #[test]
@@ -90,6 +89,10 @@ fn read_heavy_trends_hold() {
 fn write_heavy_trends_hold() {
     let Some(r) = study(WRITE_HEAVY) else { return };
     common_trends(&r, WRITE_HEAVY);
+    // Trend 6: configuration choices spread cost more as α grows. Judged here only: on
+    // the read-heavy trace no design but SSD-only carries the load, so its long-run costs
+    // are not compared.
+    assert!(spread(&r, LONG_RUN) > 1.1 * spread(&r, 1.0), "trend 6, spread {} at α=1e5 vs {} at α=1", spread(&r, LONG_RUN), spread(&r, 1.0));
     // Trend 1: a smaller ES lowers the long-run cost, at every PT.
     for mode in ["tiering", "caching"] {
         for pt in [2, 8] {
