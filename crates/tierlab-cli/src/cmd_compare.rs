@@ -81,7 +81,7 @@ pub fn render_legend(rows: &[RunRow]) -> String {
         None => format!("IOPS and every other column: the workload at its own arrival times ({:.1} IOPS\noffered), measured at steady state;", r.offered_iops),
     };
     format!(
-        "{iops} energy, moves, eu and $ per pass\nof the workload ({:.1} s); $ at α passes; ! cannot sustain the load, ~ never\nsettled; 95 % intervals in --json and --csv\n\n",
+        "{iops} energy, moves, eu and $ per pass\nof the workload ({:.1} s); $ at α passes; ! cannot sustain the load, ~ never\nsettled; 95 % intervals in --json and --csv; HDD eu counts start/stop cycles\nonly (head load/unload and media workload are not modelled)\n\n",
         r.pass_s
     )
 }

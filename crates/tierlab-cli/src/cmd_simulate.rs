@@ -239,7 +239,7 @@ pub fn render_text(r: &SimReport) -> String {
     }
     for d in &r.devices {
         s.push_str(&format!(
-            "\ndevice {} ({}): {} ops, utilisation {:.1} %, mean queue {:.2}, max queue {}\n",
+            "\ndevice {} ({}): {} ops, utilisation {:.1} % (an operation in service), mean queue {:.2}, max queue {}\n",
             d.device.name,
             d.device.kind,
             d.ops,
@@ -247,6 +247,12 @@ pub fn render_text(r: &SimReport) -> String {
             d.mean_queue_length,
             d.max_queue_length
         ));
+        if let Some(share) = mechanism_share(&d.device) {
+            s.push_str(&format!(
+                "mechanism working {:.1} % (active + seek, media work after completion such as write-back included)\n",
+                share * 100.0
+            ));
+        }
         let mut t = Table::new(["power state", "time (s)", "energy (J)"]);
         for st in &d.device.states {
             t.row([st.state.clone(), format!("{:.3}", st.time_ns as f64 / 1e9), format!("{:.1}", st.energy_j)]);
@@ -263,6 +269,15 @@ pub fn render_text(r: &SimReport) -> String {
         }
     }
     s
+}
+
+/// Share of the time its power model accounts for that a disk's mechanism works (its
+/// "active" and "seek" states, at any speed); `None` without such states.
+fn mechanism_share(d: &tierlab_sim::DeviceReport) -> Option<f64> {
+    let working = |name: &str| name.starts_with("active") || name.starts_with("seek");
+    let working_ns: u64 = d.states.iter().filter(|st| working(&st.state)).map(|st| st.time_ns).sum();
+    let total_ns: u64 = d.states.iter().map(|st| st.time_ns).sum();
+    (working_ns > 0 && total_ns > 0).then(|| working_ns as f64 / total_ns as f64)
 }
 
 #[cfg(test)]

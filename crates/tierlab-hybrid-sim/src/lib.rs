@@ -484,3 +484,54 @@ impl<D: Device + ?Sized> Device for HintedDevice<D> {
 
 #[cfg(test)]
 mod tests;
+
+/// What [`warm_instantly`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Warming {
+    /// Host requests routed.
+    pub requests: u64,
+    /// Migrations carried out (each completed at once).
+    pub migrations: u64,
+    /// Whether the placement settled before the warming's cap (set by its caller).
+    pub settled: bool,
+}
+
+/// Functional warming: drive `policy` through `requests` (virtual addresses, in arrival
+/// order) as if both devices served every piece and every copy instantly, so that its
+/// placement (which extents the SSD holds, what is dirty) reaches the state the workload
+/// leads it to without simulating the time that takes. Each request is routed at its
+/// arrival time and completes there; then every migration the policy wants starts and
+/// completes, and so does any the policy wants at the instant it asks to be woken before
+/// the next arrival. The policy sees the same requests, in the same order, at the same
+/// times as in a timed run; what differs is that nothing waits — queueing, migration
+/// throttling by device time and response-time feedback ([`Policy::observe`]) are absent,
+/// so a timed run still detects its own warm-up after this one.
+pub fn warm_instantly<P: Policy + ?Sized>(policy: &mut P, requests: impl Iterator<Item = IoRequest>) -> Result<Warming, PolicyError> {
+    let mut w = Warming::default();
+    let mut pieces = Vec::new();
+    let migrate = |policy: &mut P, now_ns: u64, w: &mut Warming| {
+        while let Some(m) = policy.next_migration(now_ns) {
+            policy.migration_copied(m.id);
+            policy.migration_done(now_ns, m.id, true);
+            w.migrations += 1;
+        }
+    };
+    for req in requests {
+        // Work that fell due while the drive was idle, before this arrival.
+        while let Some(at) = policy.next_wake_ns().filter(|&at| at < req.time_ns) {
+            let before = w.migrations;
+            migrate(policy, at, &mut w);
+            if w.migrations == before {
+                break;
+            }
+        }
+        pieces.clear();
+        // Migrations complete as they start, so no request has one to wait for.
+        if let Routing::Go = policy.route(req.time_ns, req.op, req.offset_bytes, req.len_bytes, &mut pieces)? {
+            policy.done(&pieces);
+        }
+        w.requests += 1;
+        migrate(policy, req.time_ns, &mut w);
+    }
+    Ok(w)
+}

@@ -270,3 +270,30 @@ fn the_policy_can_hold_the_ssds_wear_leveling() {
     let held = run(true);
     assert!(held < normal / 10.0, "held: {held} vs {normal}");
 }
+
+#[test]
+fn instant_warming_leaves_the_policy_where_the_timed_run_takes_it() {
+    // The same stream as `a_hot_set_moves_to_the_ssd_and_gets_faster`: 40 first writes,
+    // then 10 HDD extents read again and again.
+    let mut reqs: Vec<IoRequest> = (0..40u64).map(|e| IoRequest { time_ns: 0, volume: 0, offset_bytes: e * ES, len_bytes: 4096, op: Op::Write }).collect();
+    for i in 0..2000u64 {
+        reqs.push(IoRequest { time_ns: 1_000_000_000 + i * 20_000_000, volume: 0, offset_bytes: (30 + i % 10) * ES, len_bytes: 4096, op: Op::Read });
+    }
+    let mut warmed = tiering();
+    let w = warm_instantly(&mut warmed, reqs.iter().copied()).unwrap();
+    assert_eq!(w.requests, 2040, "every request routed");
+    let s = warmed.stats();
+    assert_eq!(w.migrations, s.promotions + s.demotions, "{w:?} {s:?}");
+    assert_eq!(s.pieces, 2040, "{s:?}");
+    for e in 30..40 {
+        assert_eq!(warmed.lookup(e).map(|l| l.0), Some(Tier::Ssd), "extent {e}");
+    }
+    // Nothing is in flight afterwards, so a timed run starts from a quiet drive: the hot
+    // set is served by the SSD from its first request.
+    let hot: Vec<_> = (0..200u64).map(|i| Ok::<_, std::convert::Infallible>(IoRequest { time_ns: 100_000_000_000 + i * 20_000_000, volume: 0, offset_bytes: (30 + i % 10) * ES, len_bytes: 4096, op: Op::Read })).collect();
+    let mut c = HybridController::new(warmed, Devices { ssd: 0, hdd: 1 });
+    sim().run(hot.into_iter(), Replay::Open, &mut c, &mut |_| {}).unwrap();
+    let after = c.policy_stats();
+    assert_eq!(after.ssd_hits - s.ssd_hits, 200, "{after:?}");
+    assert_eq!(after.promotions, s.promotions, "no moves left to make");
+}

@@ -11,6 +11,7 @@ use serde::Serialize;
 use tierlab_cost::{CostBreakdown, CostDevice, CostInputs, DemandBilling, PriceCatalog, Tariff, Wear, ALPHAS};
 use tierlab_measure::{Protocol, Stop, Sums};
 use tierlab_sim::Replay;
+use tierlab_hybrid_sim::Warming;
 use tierlab_types::SECONDS_PER_YEAR;
 
 /// SSD wear counts reads times this ratio as well as writes: the GreenDM dissertation
@@ -86,6 +87,11 @@ pub struct RunNote {
     /// Why the run stopped: `precise` (every key interval within target), `limit` (the
     /// request cap), `source-end`, or `unsustainable`.
     pub stop: Stop,
+    /// A tiering or caching policy's functional warming before the timed run: requests
+    /// it was driven through with instant devices, migrations, and whether its placement
+    /// settled (`None`: the policy started as built).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy_warming: Option<Warming>,
 }
 
 /// Half-widths of the 95 % intervals of a row's figures (same units as the figures).
@@ -263,6 +269,7 @@ impl Measured {
             measured_s: self.window.seconds(),
             settled: self.outcome.settled,
             stop: self.outcome.stop,
+            policy_warming: self.run.warming,
         }
     }
 }

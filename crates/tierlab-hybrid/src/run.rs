@@ -6,7 +6,8 @@ use crate::drive::{build, HybridParams, Mode};
 use crate::hdd::{build_hdd, HddChoice};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
-use tierlab_hybrid_sim::{Devices, HybridController};
+use tierlab_hybrid_sim::{warm_instantly, Devices, HybridController, Warming};
+use tierlab_policy::Policy;
 use tierlab_measure::{CounterProbe, Measurement, Outcome, Protocol, Window};
 use tierlab_sim::{Controller, Direct, Observer, Replay, SchedulerKind, SimError, SimReport, Simulation};
 use tierlab_trace::{ReadOptions, TraceError, TraceReader};
@@ -63,6 +64,8 @@ pub struct Run {
     pub usage: Usage,
     /// Tiering's demotion watermarks `(LT, HT)` as run.
     pub watermarks: Option<(u32, u32)>,
+    /// A measured tiering or caching run's functional warming before its timed run.
+    pub warming: Option<Warming>,
 }
 
 fn open_trace(path: &Path, options: &ReadOptions) -> Result<TraceReader> {
@@ -243,7 +246,7 @@ fn execute(workload: &Workload, config: &Config, protocol: Option<&Protocol>, pr
         let mut controller = if config.wrap { Direct::wrapping() } else { Direct::default() };
         let mut m = protocol.map(|p| Measurement::new(p, closed_loop, None));
         let report = source.run(sim, config.replay, &mut controller, m.as_mut().map(|m| m as &mut dyn Observer), progress)?;
-        return Ok((Run { report, usage, watermarks: None }, m.map(Measurement::finish)));
+        return Ok((Run { report, usage, watermarks: None, warming: None }, m.map(Measurement::finish)));
     };
     let capacity = config.hybrid.capacity_bytes.unwrap_or(span_bytes);
     let built = build(mode, &config.hybrid, &config.hdd, capacity)?;
@@ -252,7 +255,27 @@ fn execute(workload: &Workload, config: &Config, protocol: Option<&Protocol>, pr
     for d in built.devices {
         sim.add_device(d);
     }
-    let (report, outcome) = match built.policy {
+    let mut policy = built.policy;
+    let warming = match (policy.as_mut(), protocol) {
+        (Some(p), Some(proto)) if proto.detect_warmup && matches!(mode, Mode::Tiering | Mode::Caching) => {
+            let stream = match workload {
+                Workload::Trace { path, options } => {
+                    let layout = AddressMap::learn(config.hybrid.compact, config.hybrid.es, open_trace(path, options)?)?;
+                    let stream: Box<dyn Iterator<Item = IoRequest>> = Box::new(requests(path, options)?.map_while(Result::ok).map(move |q| layout.map(q)));
+                    stream
+                }
+                Workload::Synthetic(spec) => {
+                    // An independent sample of the same workload: the timed run does not
+                    // replay the very requests the policy was warmed on.
+                    let warm = WorkloadSpec { seed: spec.seed ^ WARMING_SEED, requests: u64::MAX, ..spec.clone() };
+                    Box::new(warm.generate()?.map_while(Result::ok))
+                }
+            };
+            Some(warm_policy(p.as_mut(), stream, proto)?)
+        }
+        _ => None,
+    };
+    let (report, outcome) = match policy {
         Some(p) => {
             let probe: CounterProbe = Box::new(policy_counters);
             let mut m = protocol.map(|p| Measurement::new(p, closed_loop, Some(probe)));
@@ -265,5 +288,41 @@ fn execute(workload: &Workload, config: &Config, protocol: Option<&Protocol>, pr
             (report, m.map(Measurement::finish))
         }
     };
-    Ok((Run { report, usage, watermarks }, outcome))
+    Ok((Run { report, usage, watermarks, warming }, outcome))
+}
+
+/// Mixed into a synthetic workload's seed for the stream a policy is warmed on.
+const WARMING_SEED: u64 = 0x5741_524d_494e_4721;
+
+/// Functional warming of a moving policy before its timed run (`warm_instantly`), in
+/// chunks of 20 batches of the protocol, until a chunk's SSD hit ratio is within 0.01 of
+/// the chunk's before and its moves per request within 10 % (or 0.002) of them — the
+/// placement has settled — or ten times the protocol's request cap has been used.
+fn warm_policy(policy: &mut dyn Policy, mut stream: Box<dyn Iterator<Item = IoRequest>>, protocol: &Protocol) -> Result<Warming> {
+    let chunk = 20 * protocol.batch_requests;
+    let cap = protocol.max_requests.saturating_mul(10);
+    let mut total = Warming::default();
+    let mut before: Option<(f64, f64)> = None;
+    let mut last = policy.stats();
+    while total.requests < cap {
+        let w = warm_instantly(policy, stream.by_ref().take(chunk.min(cap - total.requests) as usize)).map_err(|e| anyhow::anyhow!("warming the policy: {e}"))?;
+        total.requests += w.requests;
+        total.migrations += w.migrations;
+        let now = policy.stats();
+        let pieces = now.pieces.saturating_sub(last.pieces).max(1) as f64;
+        let hit = now.ssd_hits.saturating_sub(last.ssd_hits) as f64 / pieces;
+        let moves = w.migrations as f64 / w.requests.max(1) as f64;
+        last = now;
+        if w.requests < chunk {
+            break; // the stream ended
+        }
+        if let Some((hit0, moves0)) = before {
+            if (hit - hit0).abs() <= 0.01 && (moves - moves0).abs() <= (0.1 * moves0).max(0.002) {
+                total.settled = true;
+                break;
+            }
+        }
+        before = Some((hit, moves));
+    }
+    Ok(total)
 }
