@@ -257,7 +257,8 @@ fn execute(workload: &Workload, config: &Config, protocol: Option<&Protocol>, pr
     }
     let mut policy = built.policy;
     let warming = match (policy.as_mut(), protocol) {
-        (Some(p), Some(proto)) if proto.detect_warmup && matches!(mode, Mode::Tiering | Mode::Caching) => {
+        // A new, empty tiering drive (`populated` off) is measured as new, so it is not warmed.
+        (Some(p), Some(proto)) if proto.detect_warmup && (mode == Mode::Caching || (mode == Mode::Tiering && config.hybrid.populated)) => {
             let stream = match workload {
                 Workload::Trace { path, options } => {
                     let layout = AddressMap::learn(config.hybrid.compact, config.hybrid.es, open_trace(path, options)?)?;
