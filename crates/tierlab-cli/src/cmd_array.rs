@@ -1010,7 +1010,10 @@ mod tests {
         assert_eq!(s.array.closed_depth, Some(3));
         assert_eq!(s.scheme.r_limit_ms, 20.0);
         let s = sim(&[]).opts.settings().unwrap();
-        assert_eq!(s.array, ArrayConfig::default());
+        // The command measures through the measurement layer by default; the library's
+        // default configuration leaves that to its caller. Everything else agrees.
+        assert!(s.array.measure.is_some());
+        assert_eq!(s.array, ArrayConfig { measure: s.array.measure.clone(), ..ArrayConfig::default() });
         assert!(sim(&["--replay", "open", "--depth", "2"]).opts.settings().is_err());
         let e = sim(&["--r-limit-ms", "-1"]).opts.settings().unwrap_err();
         assert!(e.to_string().contains("--r-limit-ms"), "{e}");
