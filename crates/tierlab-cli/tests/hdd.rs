@@ -112,9 +112,11 @@ fn a_track_aligned_disk_cuts_requests_at_its_tracks_and_loses_the_boundary_block
     let splits = counters(&aligned)["track_splits"].as_f64().unwrap();
     assert!(splits > 0.0, "the bundled workload crosses boundaries: {}", counters(&aligned));
     assert_eq!(plain["requests"], aligned["requests"]);
-    // A split request pays a command per track: never faster on average.
+    // A split request pays a command per track, but the disk streams: the track's second
+    // command continues the read-ahead, so alignment neither wins nor loses much on small
+    // random requests (2026-11-29: 8.257 ms aligned against 8.305 ms).
     let mean = |r: &serde_json::Value| r["response_time"]["mean_ms"].as_f64().unwrap();
-    assert!(mean(&aligned) >= mean(&plain), "{} vs {}", mean(&aligned), mean(&plain));
+    assert!((mean(&aligned) / mean(&plain) - 1.0).abs() < 0.02, "{} vs {}", mean(&aligned), mean(&plain));
 }
 
 #[test]
