@@ -44,10 +44,20 @@ fn headless(browser: &Path, dir: &Path, width: u32, height: u32) -> Command {
     c
 }
 
+/// A new directory beside `page` for one Chromium run and its profile: tests of one
+/// binary run on parallel threads, and two Chromiums on one profile refuse each other
+/// (its SingletonLock).
+fn own_dir(page: &Path, prefix: &str) -> PathBuf {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = page.parent().unwrap().join(format!("{prefix}-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// Load `page` in headless Chromium at `width` × `height` and take a screenshot.
 pub fn load(browser: &Path, page: &Path, width: u32, height: u32) -> Loaded {
-    let dir = page.parent().unwrap().join(format!("chromium-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = own_dir(page, "chromium");
     let shot = dir.join("shot.png");
     let out = headless(browser, &dir, width, height)
         .args(["--enable-logging=stderr", "--v=0", &format!("--screenshot={}", shot.display())])
@@ -153,8 +163,7 @@ const INSPECT_JS: &str = r#"
 /// Load a copy of `page` with [`INSPECT_JS`] at the end of its body in headless Chromium
 /// at `width` px and return what it measured.
 pub fn inspect(browser: &Path, page: &Path, width: u32) -> Inspection {
-    let dir = page.parent().unwrap().join(format!("chromium-inspect-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = own_dir(page, "chromium-inspect");
     let html = std::fs::read_to_string(page).unwrap();
     let copy = dir.join("inspect.html");
     let at = html.rfind("</body>").unwrap_or(html.len());
