@@ -89,9 +89,9 @@ pub struct RunNote {
     pub stop: Stop,
     /// A tiering or caching policy's functional warming before the timed run: requests
     /// it was driven through with instant devices, migrations, and whether its placement
-    /// settled (`None`: the policy started as built).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub policy_warming: Option<Warming>,
+    /// settled (0 requests: the policy started as built). Always present, so that rows of
+    /// every design flatten to the same columns.
+    pub policy_warming: Warming,
 }
 
 /// Half-widths of the 95 % intervals of a row's figures (same units as the figures).
@@ -269,7 +269,7 @@ impl Measured {
             measured_s: self.window.seconds(),
             settled: self.outcome.settled,
             stop: self.outcome.stop,
-            policy_warming: self.run.warming,
+            policy_warming: self.run.warming.unwrap_or_default(),
         }
     }
 }
