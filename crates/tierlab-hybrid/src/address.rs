@@ -5,6 +5,7 @@ use tierlab_trace::Compactor;
 use tierlab_types::{IoRequest, MIB};
 
 /// How a trace's (volume, offset) addresses become one hybrid drive's addresses.
+#[derive(Clone)]
 pub enum AddressMap {
     /// Volumes end to end, each at a 1 MiB-aligned base: addresses keep their distances.
     EndToEnd { base: BTreeMap<u32, u64>, capacity_bytes: u64 },

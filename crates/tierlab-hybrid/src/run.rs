@@ -259,11 +259,12 @@ fn execute(workload: &Workload, config: &Config, protocol: Option<&Protocol>, pr
     let warming = match (policy.as_mut(), protocol) {
         // A new, empty tiering drive (`populated` off) is measured as new, so it is not warmed.
         (Some(p), Some(proto)) if proto.detect_warmup && (mode == Mode::Caching || (mode == Mode::Tiering && config.hybrid.populated)) => {
-            let stream = match workload {
+            let stream: Box<dyn Iterator<Item = IoRequest>> = match workload {
                 Workload::Trace { path, options } => {
-                    let layout = AddressMap::learn(config.hybrid.compact, config.hybrid.es, open_trace(path, options)?)?;
-                    let stream: Box<dyn Iterator<Item = IoRequest>> = Box::new(requests(path, options)?.map_while(Result::ok).map(move |q| layout.map(q)));
-                    stream
+                    // The address map the timed run learned, not a second pass to learn it.
+                    let Source::Trace(_, Some(layout)) = &source else { anyhow::bail!("a hybrid drive's trace source without its address map") };
+                    let layout = layout.clone();
+                    Box::new(requests(path, options)?.map_while(Result::ok).map(move |q| layout.map(q)))
                 }
                 Workload::Synthetic(spec) => {
                     // An independent sample of the same workload: the timed run does not

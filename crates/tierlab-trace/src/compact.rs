@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 use tierlab_types::IoRequest;
 
+#[derive(Clone)]
 pub struct Compactor {
     chunk_bytes: u64,
     /// (volume, chunk) → dense chunk number (the chunk's rank in (volume, chunk) order).
