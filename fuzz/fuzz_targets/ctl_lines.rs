@@ -4,5 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    tierlab_drive::fuzzing::ctl_lines(data);
+    tierlab_block_device::fuzzing::ctl_lines(data);
 });

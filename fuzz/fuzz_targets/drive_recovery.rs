@@ -7,5 +7,5 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, patches)) = data.split_first() else { return };
-    tierlab_drive::fuzzing::Template::get(mode & 1 == 1).recover_mutated(patches);
+    tierlab_block_device::fuzzing::Template::get(mode & 1 == 1).recover_mutated(patches);
 });

@@ -1,0 +1,296 @@
+//! `tierlab` commands run in-process, for the Python package: the same argument parsing,
+//! defaults, code and report as the binary, the report kept in memory instead of printed.
+//!
+//! A [`Job`] runs one command line on a thread of its own so that its caller stays free
+//! to draw progress (read with [`Job::progress`]), to notice Ctrl-C and to stop the run
+//! ([`Job::stop`]). A failure comes back as a [`Failure`] that says what kind it is and,
+//! where the error names one, the file, line and field at fault.
+
+use crate::session::{self, Shared};
+use clap::Parser;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+use tierlab_types::SourceLocation;
+
+/// What kind of failure, so a caller can raise the matching exception.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    /// The command line itself: an unknown option, a value that does not parse.
+    Usage,
+    /// A trace could not be read: its file, line and field are given where known.
+    Trace,
+    /// A configuration, catalog or parameter file is wrong: file, line and key.
+    Config,
+    /// The run was stopped through [`Job::stop`].
+    Interrupted,
+    /// Anything else, with the message the command line prints.
+    Other,
+}
+
+/// Why a command failed: its kind, the whole message (every cause, `: `-joined, as the
+/// binary prints them) and the place in a file it names, if any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub message: String,
+    pub location: Option<SourceLocation>,
+}
+
+/// A command's outcome: the bytes it wrote to stdout, or why it failed.
+pub type Outcome = Result<Vec<u8>, Failure>;
+
+/// One progress bar of a running command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BarState {
+    pub message: String,
+    pub position: u64,
+    /// Known for bars of runs, absent for counts of requests.
+    pub length: Option<u64>,
+}
+
+/// A command running on its own thread.
+pub struct Job {
+    shared: Arc<Shared>,
+    done: Arc<(Mutex<bool>, Condvar)>,
+    handle: JoinHandle<Outcome>,
+}
+
+impl Job {
+    /// Start `tierlab ARGS…` (`args` without the program name; none runs `overview`).
+    pub fn start(args: Vec<String>) -> std::io::Result<Job> {
+        Self::spawn(move || run_here(args))
+    }
+
+    /// A job that panics with `message`: for the Python package's tests, which check that
+    /// a panic becomes an error and the interpreter lives on.
+    #[doc(hidden)]
+    pub fn spawn_panic(message: String) -> std::io::Result<Job> {
+        Self::spawn(move || panic!("{message}"))
+    }
+
+    fn spawn(work: impl FnOnce() -> Result<(), Failure> + Send + 'static) -> std::io::Result<Job> {
+        let shared = Arc::new(Shared::default());
+        let done = Arc::new((Mutex::new(false), Condvar::new()));
+        let (s, d) = (shared.clone(), done.clone());
+        let handle = std::thread::Builder::new().name("tierlab-job".into()).stack_size(64 << 20).spawn(move || {
+            // Marks the job done however it ends, a panic included.
+            let _done = Done(d);
+            let (outcome, out) = session::run(s, work);
+            outcome.map(|()| out)
+        })?;
+        Ok(Job { shared, done, handle })
+    }
+
+    /// Wait up to `timeout` for the command to end; true once it has.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        let (lock, cvar) = &*self.done;
+        match lock.lock() {
+            Ok(finished) => match cvar.wait_timeout_while(finished, timeout, |f| !*f) {
+                Ok((finished, _)) => *finished,
+                Err(_) => true,
+            },
+            Err(_) => true,
+        }
+    }
+
+    /// The command's progress bars, oldest first.
+    pub fn progress(&self) -> Vec<BarState> {
+        let bars = match self.shared.bars.lock() {
+            Ok(b) => b.clone(),
+            Err(_) => return Vec::new(),
+        };
+        bars.iter().map(|b| BarState { message: b.message(), position: b.position(), length: b.length() }).collect()
+    }
+
+    /// Ask the command's simulations to stop; [`Job::finish`] then gives an
+    /// [`FailureKind::Interrupted`] failure (or the report, had it already ended).
+    pub fn stop(&self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Wait for the command to end and give its outcome.
+    pub fn finish(self) -> Outcome {
+        self.handle.join().unwrap_or_else(|p| {
+            let what = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
+            Err(Failure { kind: FailureKind::Other, message: format!("the command stopped on an internal error (a bug in tierlab, please report it): {what}"), location: None })
+        })
+    }
+}
+
+/// Sets a job's done flag when dropped.
+struct Done(Arc<(Mutex<bool>, Condvar)>);
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        let (lock, cvar) = &*self.0;
+        match lock.lock() {
+            Ok(mut finished) => *finished = true,
+            Err(poisoned) => *poisoned.into_inner() = true,
+        }
+        cvar.notify_all();
+    }
+}
+
+/// Run `tierlab ARGS…` on this thread and return what it printed (blocking).
+pub fn run(args: Vec<String>) -> Outcome {
+    let (outcome, out) = session::run(Arc::new(Shared::default()), || run_here(args));
+    outcome.map(|()| out)
+}
+
+fn run_here(args: Vec<String>) -> Result<(), Failure> {
+    let argv = std::iter::once("tierlab".to_string()).chain(args);
+    let cli = match crate::Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let text = e.render().to_string();
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+                use std::io::Write;
+                return session::stdout().write_all(text.as_bytes()).map_err(|e| failure(&e.into()));
+            }
+            return Err(Failure { kind: FailureKind::Usage, message: text.trim_end().trim_start_matches("error: ").to_string(), location: None });
+        }
+    };
+    let Some(command) = crate::command_of(cli) else {
+        return Err(Failure { kind: FailureKind::Other, message: "`overview` does not parse".into(), location: None });
+    };
+    crate::execute(command).map_err(|e| failure(&e))
+}
+
+/// Open the trace at `path` for streaming, reading it as `tierlab` would with the trace
+/// flags `args` (`--format`, `--sort`, `--volume`, `--start-s`, `--end-s`, `--speed`,
+/// `--max-requests`).
+pub fn open_trace(path: &std::path::Path, args: Vec<String>) -> Result<tierlab_trace::TraceReader, Failure> {
+    #[derive(Parser)]
+    #[command(name = "trace options")]
+    struct TraceFlags {
+        #[command(flatten)]
+        input: crate::args::TraceInput,
+    }
+    let flags = TraceFlags::try_parse_from(std::iter::once("trace".to_string()).chain(args))
+        .map_err(|e| Failure { kind: FailureKind::Usage, message: e.render().to_string().trim_end().trim_start_matches("error: ").to_string(), location: None })?;
+    flags.input.open(path).map_err(|e| failure(&e))
+}
+
+/// A JSON value (a configuration given as a Python dict) as a TOML document, for the
+/// commands that read configuration files.
+pub fn json_to_toml(json: &str) -> Result<String, Failure> {
+    let usage = |message: String| Failure { kind: FailureKind::Usage, message, location: None };
+    let value: toml::Value = serde_json::from_str(json).map_err(|e| usage(format!("not a configuration: {e}")))?;
+    if !value.is_table() {
+        return Err(usage("a configuration must be a table (a dict), not a single value".into()));
+    }
+    toml::to_string(&value).map_err(|e| usage(format!("cannot write the configuration as TOML: {e}")))
+}
+
+/// `e` as a [`Failure`]: its kind and location from the first cause that has them; the
+/// message joins the causes with `: `, leaving out a cause its predecessor already quotes.
+pub fn failure(e: &anyhow::Error) -> Failure {
+    let mut message = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            if !message.is_empty() {
+                message.push_str(": ");
+            }
+            message.push_str(&text);
+        }
+    }
+    let mut kind = FailureKind::Other;
+    let mut location = None;
+    for cause in e.chain() {
+        if let Some(tierlab_engine::SimError::Interrupted) = cause.downcast_ref::<tierlab_engine::SimError>() {
+            return Failure { kind: FailureKind::Interrupted, message, location: None };
+        }
+        if location.is_some() || kind != FailureKind::Other {
+            continue;
+        }
+        if let Some(t) = cause.downcast_ref::<tierlab_trace::TraceError>() {
+            kind = FailureKind::Trace;
+            location = match t {
+                tierlab_trace::TraceError::Parse { location, .. } => Some(location.clone()),
+                tierlab_trace::TraceError::Io { file, line, .. } => Some(SourceLocation { file: file.clone(), line: *line, field: String::new() }),
+                tierlab_trace::TraceError::Input { file, .. } => Some(SourceLocation { file: file.clone(), line: 0, field: String::new() }),
+                _ => None,
+            };
+        } else if let Some(c) = cause.downcast_ref::<tierlab_config::ConfigError>() {
+            kind = FailureKind::Config;
+            location = Some(c.location.clone());
+        } else if let Some(d) = cause.downcast_ref::<tierlab_disksim::Error>() {
+            kind = FailureKind::Config;
+            location = Some(d.location.clone());
+        } else if cause.downcast_ref::<clap::Error>().is_some() {
+            kind = FailureKind::Usage;
+        }
+    }
+    Failure { kind, message, location }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_command_gives_the_json_the_binary_prints() {
+        let out = run(args(&["workload", "show", "--json"])).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert!(v.get("requests").is_some(), "{v}");
+    }
+
+    #[test]
+    fn help_is_output_and_a_bad_flag_is_a_usage_failure() {
+        let help = String::from_utf8(run(args(&["simulate", "--help"])).unwrap()).unwrap();
+        assert!(help.contains("--trace"), "{help}");
+        let f = run(args(&["simulate", "--no-such-flag"])).unwrap_err();
+        assert_eq!(f.kind, FailureKind::Usage);
+        assert!(f.message.contains("--no-such-flag"), "{}", f.message);
+    }
+
+    #[test]
+    fn a_bad_trace_line_is_a_trace_failure_with_its_place() {
+        let dir = std::env::temp_dir().join(format!("tierlab-api-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("bad.disksim");
+        std::fs::write(&path, "0.0 0 0 8 1\n1.0 0 x 8 1\n").unwrap();
+        let f = run(args(&["trace", "stats", path.to_str().unwrap(), "--format", "disksim-ms"])).unwrap_err();
+        assert_eq!(f.kind, FailureKind::Trace, "{f:?}");
+        let at = f.location.unwrap();
+        assert_eq!((at.file.as_str(), at.line), (path.to_str().unwrap(), 2));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_trace_opens_with_the_commands_flags_and_a_dict_becomes_toml() {
+        let dir = std::env::temp_dir().join(format!("tierlab-api-open-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.disksim");
+        std::fs::write(&path, "0.0 0 0 8 1\n1.0 0 8 8 0\n2.0 0 16 8 1\n").unwrap();
+        let n = open_trace(&path, args(&["--format", "disksim-ms", "--max-requests", "2"])).unwrap().count();
+        assert_eq!(n, 2);
+        assert_eq!(open_trace(&path, args(&["--speed", "x"])).err().map(|f| f.kind), Some(FailureKind::Usage));
+        assert_eq!(json_to_toml(r#"{"a": {"b": [1, 2]}}"#).unwrap(), "[a]\nb = [1, 2]\n");
+        assert!(json_to_toml("[1]").is_err());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_stopped_job_ends_interrupted() {
+        let job = Job::start(args(&["simulate", "--json"])).unwrap();
+        job.stop();
+        assert!(job.wait(Duration::from_secs(60)));
+        let f = job.finish().unwrap_err();
+        assert_eq!(f.kind, FailureKind::Interrupted, "{f:?}");
+    }
+}
+
+/// The design families with their colour in every report, so that the Python plots use
+/// the same: (name as `--modes` gives it, name in a report's `mode` field, `#rrggbb`).
+pub fn design_families() -> Vec<(&'static str, &'static str, String)> {
+    crate::charts::DESIGN_FAMILIES.iter().map(|(name, mode, colour)| (*name, *mode, colour.hex())).collect()
+}

@@ -1,0 +1,266 @@
+//! `tierlab compare`: one workload on a matrix of drive designs, in the four currencies —
+//! performance, energy, endurance and dollars. The matrix and the runs are
+//! `tierlab_hybrid_study`'s; this module parses arguments and renders the rows.
+
+use crate::cmd_simulate::{ReplayMode, SimulateArgs};
+use crate::measure_args::PriceArgs;
+use crate::progress::{csv_field, requests_bar};
+use anyhow::{Context, Result};
+use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
+use tierlab_hybrid_study::{CostModel, FailedRow, Matrix, RunRow};
+use tierlab_report::Table;
+use tierlab_types::MIB;
+
+#[derive(Args)]
+pub struct CompareArgs {
+    /// The workload, device and replay options of `tierlab simulate` (its --hybrid knobs
+    /// are the defaults the sweeps below vary). Replay is closed-loop unless
+    /// `--replay open` is given.
+    #[command(flatten)]
+    pub base: SimulateArgs,
+    /// SSD shares of the capacity to try for tiering and caching.
+    #[arg(long, value_delimiter = ',', default_values_t = [0.25, 0.125])]
+    pub fractions: Vec<f64>,
+    /// Promotion / pre-fetch thresholds to try.
+    #[arg(long, value_delimiter = ',', default_values_t = [2, 8])]
+    pub pts: Vec<u32>,
+    /// Extent sizes (bytes) to try.
+    #[arg(long, value_delimiter = ',', default_values_t = [MIB, 256 * 1024])]
+    pub extents: Vec<u64>,
+    /// Concurrent-migration limits to try.
+    #[arg(long, value_delimiter = ',', default_values_t = [4])]
+    pub mcmls: Vec<u32>,
+    /// The designs to run (the others are left out): ssd-only, hdd-only, linear, tiering,
+    /// caching. `--modes tiering --fractions 0.25 --pts 2 --extents 1M --mcmls 4` is one run.
+    #[arg(long, value_delimiter = ',', value_enum, default_values_t = Matrix::DESIGNS)]
+    pub modes: Vec<tierlab_hybrid_study::Mode>,
+    #[command(flatten)]
+    pub prices: PriceArgs,
+    /// Each row is also priced over this many years (the workload at its own rate).
+    #[arg(long, default_value_t = 5.0)]
+    pub years: f64,
+    /// Also write the table as CSV here.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Also write a self-contained HTML report with charts here.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+impl CompareArgs {
+    /// The library's matrix: the base configuration (closed-loop by default) and the sweeps.
+    pub fn matrix(&self) -> Matrix {
+        Matrix {
+            base: self.base.config(ReplayMode::Closed),
+            fractions: self.fractions.clone(),
+            pts: self.pts.clone(),
+            extents: self.extents.clone(),
+            mcmls: self.mcmls.clone(),
+            modes: self.modes.clone(),
+        }
+    }
+
+    pub fn cost_model(&self) -> CostModel {
+        self.prices.cost_model(self.years)
+    }
+}
+
+/// The configurations that could not run, one line each, after the table.
+pub fn render_failed(failed: &[FailedRow]) -> String {
+    failed.iter().map(|f| format!("not run: {}: {}\n", f.config, f.error)).collect()
+}
+
+/// What each column of the table measures, for the lines above it.
+pub fn render_legend(rows: &[RunRow]) -> String {
+    let Some(r) = rows.first() else { return String::new() };
+    let closed = r.runs.iter().find(|n| n.replay.starts_with("closed"));
+    let iops = match closed {
+        Some(c) => format!("IOPS: as fast as the design goes ({}); every other column: the workload\nat its own arrival times ({:.1} IOPS offered), measured at steady state;", c.replay, r.offered_iops),
+        None => format!("IOPS and every other column: the workload at its own arrival times ({:.1} IOPS\noffered), measured at steady state;", r.offered_iops),
+    };
+    format!(
+        "{iops} energy, moves, eu and $ per pass\nof the workload ({:.1} s); $ at α passes; ! cannot sustain the load, ~ never\nsettled; 95 % intervals in --json and --csv; HDD eu counts start/stop cycles\nonly (head load/unload and media workload are not modelled)\n\n",
+        r.pass_s
+    )
+}
+
+/// The table's header and each row's cells, as the text and the HTML report show them.
+pub fn table_cells(rows: &[RunRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let header = vec![
+        "config", "IOPS", "mean ms", "p99 ms", "energy J", "avg W", "spun down %", "SSD hit %", "moves", "SSD eu", "HDD eu",
+        "$ α=1", "$ α=1e3", "$ α=1e5",
+    ];
+    let cells = rows
+        .iter()
+        .map(|r| {
+            let mark = match (r.sustainable, r.settled()) {
+                (false, _) => "!",
+                (true, false) => "~",
+                (true, true) => "",
+            };
+            let moves = if r.prefetches + r.evictions + r.write_backs > 0 {
+                format!("{}p/{}e/{}w", r.prefetches, r.evictions, r.write_backs)
+            } else {
+                format!("{}↑/{}↓", r.promotions, r.demotions)
+            };
+            vec![
+                format!("{}{mark}", r.config),
+                format!("{:.1}", r.throughput_iops),
+                format!("{:.3}", r.mean_ms),
+                format!("{:.3}", r.p99_ms),
+                format!("{:.1}", r.energy_j),
+                format!("{:.2}", r.average_power_w),
+                format!("{:.1}", r.hdd_spun_down_fraction * 100.0),
+                r.ssd_hit_ratio.map_or("-".into(), |h| format!("{:.1}", h * 100.0)),
+                moves,
+                format!("{:.3}", r.ssd_eu_read_tenth),
+                format!("{:.3}", r.hdd_eu),
+                format!("{:.2}", r.cost_at(1.0)),
+                format!("{:.2}", r.cost_at(1e3)),
+                format!("{:.2}", r.cost_at(1e5)),
+            ]
+        })
+        .collect();
+    (header, cells)
+}
+
+pub fn render_text(rows: &[RunRow]) -> String {
+    let (header, cells) = table_cells(rows);
+    let mut t = Table::new(header);
+    for c in cells {
+        t.row(c);
+    }
+    t.render()
+}
+
+pub fn render_csv(rows: &[RunRow], failed: &[FailedRow]) -> String {
+    let mut s = String::from(
+        "config,mode,ssd_fraction,extent_bytes,pt,mcml,lt,ht,throughput_iops,mean_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,energy_j,average_power_w,hdd_spun_down_fraction,ssd_hit_ratio,promotions,demotions,prefetches,evictions,write_backs,ssd_write_bytes,ssd_read_bytes,hdd_start_stop_cycles,ssd_eu_read_tenth,ssd_eu_read_hundredth,hdd_eu,offered_iops,sustainable,settled,pass_s,throughput_iops_hw,mean_ms_hw,energy_j_hw,ssd_hit_ratio_hw,ssd_eu_read_tenth_hw,horizon_years,horizon_usd,horizon_usd_hw",
+    );
+    for a in tierlab_cost::ALPHAS {
+        s.push_str(&format!(",cost_usd_alpha_{a}"));
+    }
+    s.push_str(",error\n");
+    // Every column but config, mode and error holds a figure.
+    let figures = s.matches(',').count() - 2;
+    let opt = |v: Option<String>| v.unwrap_or_default();
+    for r in rows {
+        s.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            csv_field(&r.config),
+            r.mode,
+            opt(r.ssd_fraction.map(|v| v.to_string())),
+            opt(r.extent_bytes.map(|v| v.to_string())),
+            opt(r.pt.map(|v| v.to_string())),
+            opt(r.mcml.map(|v| v.to_string())),
+            opt(r.lt.map(|v| v.to_string())),
+            opt(r.ht.map(|v| v.to_string())),
+            r.throughput_iops,
+            r.mean_ms,
+            r.p50_ms,
+            r.p90_ms,
+            r.p99_ms,
+            r.p999_ms,
+            r.max_ms,
+            r.energy_j,
+            r.average_power_w,
+            r.hdd_spun_down_fraction,
+            opt(r.ssd_hit_ratio.map(|v| v.to_string())),
+            r.promotions,
+            r.demotions,
+            r.prefetches,
+            r.evictions,
+            r.write_backs,
+            r.ssd_write_bytes,
+            r.ssd_read_bytes,
+            r.hdd_start_stop_cycles,
+            r.ssd_eu_read_tenth,
+            r.ssd_eu_read_hundredth,
+            r.hdd_eu
+        ));
+        let hw = &r.half_width;
+        s.push_str(&format!(
+            ",{},{},{},{},{},{},{},{},{},{},{},{}",
+            r.offered_iops,
+            r.sustainable,
+            r.settled(),
+            r.pass_s,
+            hw.throughput_iops,
+            hw.mean_ms,
+            hw.energy_j,
+            hw.ssd_hit_ratio,
+            hw.ssd_eu_read_tenth,
+            r.horizon.years,
+            r.horizon.total_usd,
+            hw.horizon_usd
+        ));
+        for c in &r.cost {
+            s.push_str(&format!(",{}", c.total_usd));
+        }
+        s.push_str(",\n");
+    }
+    // A configuration that did not run: its name, mode and why; every figure empty.
+    for f in failed {
+        s.push_str(&format!("{},{},{}{}\n", csv_field(&f.config), f.mode, ",".repeat(figures), csv_field(&f.error)));
+    }
+    s
+}
+
+pub fn run(a: CompareArgs) -> Result<()> {
+    let workload = a.base.workload()?;
+    let bar = requests_bar("simulating");
+    let mut current = String::new();
+    let protocol = a.base.measurement.protocol()?;
+    let report = tierlab_hybrid_study::compare(&a.matrix(), &workload, &a.cost_model(), &protocol, &mut |label, n| {
+        if label != current {
+            current = label.to_string();
+            bar.set_message(current.clone());
+        }
+        bar.set_position(n);
+    })?;
+    bar.finish_and_clear();
+    let rows = &report.rows;
+    if let Some(path) = &a.csv {
+        std::fs::write(path, render_csv(rows, &report.failed)).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &a.html {
+        std::fs::write(path, crate::html::render(rows, &report.failed)?).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let mut out = crate::session::stdout();
+    if a.base.json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}{}{}", render_legend(rows), render_text(rows), render_failed(&report.failed))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use tierlab_engine::Replay;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        compare: CompareArgs,
+    }
+
+    #[test]
+    fn compare_replays_closed_loop_unless_told_otherwise() {
+        let f = Flags::parse_from(["tierlab"]);
+        let m = f.compare.matrix();
+        assert_eq!(m.base.replay, Replay::Closed { depth: 1 });
+        let defaults = Matrix::new(m.base.clone());
+        assert_eq!((m.fractions, m.pts, m.extents, m.mcmls, m.modes), (defaults.fractions, defaults.pts, defaults.extents, defaults.mcmls, defaults.modes));
+        assert_eq!(f.compare.cost_model(), CostModel::default());
+        let f = Flags::parse_from(["tierlab", "--replay", "open"]);
+        assert_eq!(f.compare.matrix().base.replay, Replay::Open);
+        let f = Flags::parse_from(["tierlab", "--depth", "4"]);
+        assert_eq!(f.compare.matrix().base.replay, Replay::Closed { depth: 4 });
+    }
+}

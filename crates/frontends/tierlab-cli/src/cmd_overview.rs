@@ -1,0 +1,140 @@
+//! `tierlab overview` (and `tierlab` with no command): the question tierlab exists to
+//! answer, on one workload. Five drive designs — SSD-only, HDD-only, linear, GreenDM
+//! tiering and caching — each with its throughput, mean latency, energy, wear and cost
+//! over the drive's life, measured at steady state with 95 % intervals, and a verdict
+//! among the designs that carry the load: the fastest, the cheapest over the horizon, the
+//! best per dollar, with ties called. The runs, prices and verdict are
+//! `tierlab_hybrid_study::overview`'s; this module turns flags into its inputs and renders the
+//! result to fit 80 columns.
+
+use crate::cmd_simulate::{ReplayMode, SimulateArgs};
+use crate::measure_args::{with_interval, PriceArgs};
+use crate::progress::{requests_bar, write_json};
+use anyhow::Result;
+use clap::Args;
+use serde::Serialize;
+use std::io::Write;
+use tierlab_hybrid_study::{CostModel, Overview, Workload};
+use tierlab_report::{fmt_bytes, Table};
+
+#[derive(Args, Clone)]
+pub struct OverviewArgs {
+    /// The workload, devices and hybrid knobs, as `tierlab simulate` takes them. The
+    /// designs replay closed-loop unless `--replay open` is given, as `compare` does.
+    #[command(flatten)]
+    pub base: SimulateArgs,
+    /// The drive's life: each design is priced over this many years.
+    #[arg(long, default_value_t = 5.0)]
+    pub years: f64,
+    #[command(flatten)]
+    pub prices: PriceArgs,
+}
+
+pub fn run(a: OverviewArgs) -> Result<()> {
+    let workload = a.base.workload()?;
+    let describe = match &workload {
+        Workload::Trace { path, .. } => format!("trace {}", path.display()),
+        Workload::Synthetic(spec) => format!("{} ({}, {}, {:.0} % reads)", spec.name, rate(spec), fmt_bytes(spec.span_bytes), spec.read_fraction * 100.0),
+    };
+    let config = a.base.config(ReplayMode::Closed);
+    let cost = a.prices.cost_model(a.years);
+    let protocol = a.base.measurement.protocol()?;
+    let bar = requests_bar("simulating");
+    let result = tierlab_hybrid_study::overview(&config, &workload, &cost, &protocol, &mut |label, n| {
+        bar.set_message(label.split_whitespace().next().unwrap_or(label).to_string());
+        bar.set_position(n);
+    });
+    bar.finish_and_clear();
+    let overview = result?;
+    let mut out = crate::session::stdout();
+    if a.base.json {
+        return write_json(&mut out, &Report { workload: describe, overview: &overview });
+    }
+    write!(out, "{}", render(&describe, &overview, &config, &cost))?;
+    Ok(())
+}
+
+/// A synthetic workload's arrivals, as the overview's header states them.
+fn rate(spec: &tierlab_workload::WorkloadSpec) -> String {
+    match spec.arrival {
+        tierlab_workload::Arrival::Poisson { iops } => format!("Poisson, {iops} IOPS"),
+        tierlab_workload::Arrival::Fixed { iops } => format!("fixed rate, {iops} IOPS"),
+        tierlab_workload::Arrival::Back2back => "back to back".into(),
+    }
+}
+
+/// The JSON: the workload described, then the overview's fields.
+#[derive(Serialize)]
+struct Report<'a> {
+    workload: String,
+    #[serde(flatten)]
+    overview: &'a Overview,
+}
+
+/// Names joined for a sentence: `a`, `a and b`, `a, b and c`.
+fn joined(names: &[String]) -> String {
+    match names {
+        [] => "-".into(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The overview as people read it, within 80 columns. Byte-stable (golden-file tested).
+pub fn render(workload: &str, o: &Overview, config: &tierlab_hybrid_study::Config, cost: &CostModel) -> String {
+    let h = &config.hybrid;
+    let mut s = String::new();
+    s.push_str(&format!("workload   {workload}\n"));
+    s.push_str(&format!("devices    SSD {}, HDD {}\n", h.ssd, config.hdd.device));
+    let start = if h.populated { "holding their data" } else { "new and empty" };
+    s.push_str(&format!("hybrids    SSD share {}, extents {}, PT {}, MCML {}, {start}\n", h.ssd_fraction, fmt_bytes(h.es), h.pt, h.mcml));
+    s.push_str(&format!("spin-down  {}\n", o.spin_down));
+    s.push_str(&format!("prices     {}, tariff {} (demand billed {})\n", cost.prices, cost.tariff, cost.demand_billing));
+    s.push_str(&format!("wear       SSD: bytes written, reads count {} of a write; HDD: start/stop\n           cycles only (head load/unload and media workload are not modelled)\n", cost.read_effect));
+    let years = o.years;
+    let target = o.measurement.target_relative_half_width * 100.0;
+    s.push_str(&format!("measured   each run warmed up until steady, then run until its 95 % interval\n           (±) is within {target} %; max IOPS: closed loop, one request outstanding;\n           the rest: the workload at its own arrival times, for {years} years\n\n"));
+    let mut t = Table::new(["design", "max IOPS", "mean ms", &format!("kWh/{years}y"), "SSD life %", "HDD life %", &format!("$/{years}y")]);
+    for d in &o.designs {
+        let mark = match (d.sustainable, d.settled) {
+            (false, _) => "!",
+            (true, false) => "~",
+            (true, true) => "",
+        };
+        let life = |v: Option<f64>, hw: f64| v.map_or("-".into(), |v| with_interval(v, hw, 1));
+        t.row([
+            format!("{}{mark}", d.design),
+            with_interval(d.max_iops, d.max_iops_hw, 0),
+            with_interval(d.mean_ms, d.mean_ms_hw, 3),
+            with_interval(d.energy_kwh, d.energy_kwh_hw, 1),
+            life(d.ssd_life_pct, d.ssd_life_pct_hw),
+            life(d.hdd_life_pct, 0.0),
+            with_interval(d.cost_usd, d.cost_usd_hw, 0),
+        ]);
+    }
+    s.push_str(&t.render());
+    for d in o.designs.iter().filter(|d| !d.sustainable) {
+        s.push_str(&format!("! {}: cannot sustain {:.1} IOPS (max {:.1}); its figures are a saturated run's\n", d.design, d.offered_iops, d.max_iops));
+    }
+    if o.designs.iter().any(|d| d.sustainable && !d.settled) {
+        s.push_str("~ never settled: the warm-up was cut at the run's cap (--run-requests)\n");
+    }
+    for f in &o.failed {
+        s.push_str(&format!("not run: {}: {}\n", f.config, f.error));
+    }
+    s.push('\n');
+    let verdict = |names: &[String]| match names.len() {
+        0 => "-".to_string(),
+        1 => names[0].clone(),
+        _ => format!("{} (a tie: within each other's 95 % interval)", joined(names)),
+    };
+    s.push_str(&format!("verdict    among {}\n", joined(&o.judged)));
+    s.push_str(&format!("           fastest {}\n", verdict(&o.fastest)));
+    s.push_str(&format!("           cheapest over {years} years {}\n", verdict(&o.cheapest)));
+    s.push_str(&format!("           best IOPS/$ {}\n", verdict(&o.best_per_dollar)));
+    for n in &o.not_judged {
+        s.push_str(&format!("not judged {}: {}\n", n.design, n.reason));
+    }
+    s.push_str("more       tierlab compare (sweeps), tierlab simulate (one design), --help\n");
+    s
+}

@@ -1,0 +1,1722 @@
+//! `tierlab replicate …`: power-aware remote replication (Goda & Kitsuregawa, USENIX ATC
+//! 2008). `run` replays a primary and its secondary under conventional replication and
+//! the chosen schemes and states each one's saving; `sweep` does so over windows, RTOs,
+//! warehouse counts and standby levels (the paper's Figures 3 and 4); `plan` evaluates
+//! the batch formulas and the analytic power model without simulating (Table 3); `log`
+//! writes an update stream to a file that `run --log` replays. The runs are
+//! `tierlab_replication_sim`'s and the formulas `tierlab_update_log`'s; this module turns
+//! flags and a config file into their values and renders what comes back.
+
+use crate::progress::{csv_field, runs_bar, simulated_bar, write_file, write_json};
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Subcommand};
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use tierlab_replica_policy::Trigger;
+use tierlab_update_log::{
+    analytic_power, check_window, days_to_cycles, plan, AnalyticPower, BatchPlan, PlanError, PlanMode, PowerInputs, SourceError, Transaction,
+    UpdateSource, DEFAULT_DATA_FRACTION,
+};
+use tierlab_replication_sim::{
+    compare, data_standby, run_replication, Comparison, DataStandby, Redo, ReplicationConfig, ReplicationRun, Scheme, SchemeRow, Shipping, SourceSpec,
+};
+use tierlab_report::{fmt_bytes, Table};
+use tierlab_update_stream::{BlockForwarding, ForwardingConfig, TpccConfig, TpccLog};
+use tierlab_system_power::LowPower;
+
+#[derive(Subcommand)]
+pub enum ReplicateCommand {
+    /// Replay a primary at saturation and its secondary under conventional replication
+    /// and the chosen schemes; report each scheme's power saving, apply speed-up r, batch
+    /// interval, start/stop cycles, worst recovery time and per-disk energy. Default: the
+    /// paper's set-up (160 TPC-C warehouses, 36Z15 disks, RTO 100 s, 512 MiB window, 4 h).
+    /// A release build takes about 75 CPU-seconds per simulated hour and scheme, and
+    /// `run` simulates three by default: conventional, proposed and conventional-pooled
+    /// (`--hours 2`: about 7.5 CPU-minutes).
+    Run(Box<RunArgs>),
+    /// Run the schemes over the cross product of windows, RTOs, warehouse counts and
+    /// standby levels (conventional replication once per workload) and report the savings
+    /// as a table, JSON, CSV or a self-contained HTML report with the paper's charts.
+    /// Heavy: `--windows 32M,128M,512M --rtos 100,300` takes about 15 CPU-minutes in a
+    /// release build.
+    Sweep(Box<SweepArgs>),
+    /// The batch planner without simulation: the cycle length T_wnd, apply time, cycles
+    /// per day, worst recovery and the analytic power saving for a speed-up r (or R_gen
+    /// and R_apl) and an RTO on a disk's standby level; `--grid` prints the paper's grid.
+    Plan(Box<PlanArgs>),
+    /// Write an update stream (the TPC-C generator, or a trace's writes) to an update log
+    /// file, which `replicate run --log FILE` replays.
+    Log(Box<LogArgs>),
+}
+
+pub fn run(cmd: ReplicateCommand) -> Result<()> {
+    match cmd {
+        ReplicateCommand::Run(a) => run_cmd(*a),
+        ReplicateCommand::Sweep(a) => sweep_cmd(*a),
+        ReplicateCommand::Plan(a) => plan_cmd(*a),
+        ReplicateCommand::Log(a) => log_cmd(*a),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Options
+
+/// Options `run` and `sweep` share: the source, the sites, the link, the policy's mode.
+#[derive(Args, Clone, Debug)]
+pub struct ReplicationOptions {
+    /// A TOML file with the replication settings at top level (disk, power_profile,
+    /// standby, data_disks, log_disks, level, stripe_unit_bytes, primary_depth,
+    /// duration_s, warmup_s, rto_s, rto_mode, trigger, window_bytes, merge_max_bytes,
+    /// apply_cache_bytes, apply_depth, ewma_weight, data_disk_share), a `[link]` table and
+    /// a `[source]` table with `kind = "tpcc" | "forward" | "log-file"` (see
+    /// examples/replicate.toml). Flags given override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Transactions the TPC-C generator yields (default: as many as the duration takes).
+    #[arg(long, value_name = "N", conflicts_with_all = ["trace", "log"])]
+    pub transactions: Option<u64>,
+    /// Seed of the TPC-C generator (default 0).
+    #[arg(long, value_name = "N", conflicts_with_all = ["trace", "log"])]
+    pub seed: Option<u64>,
+    /// The TPC-C primary's database buffer: bytes, or with a unit (default 512M, the
+    /// paper's). A buffer smaller than the database makes the primary disk-bound.
+    #[arg(long, value_name = "BYTES", value_parser = crate::args::parse_bytes, conflicts_with_all = ["trace", "log"])]
+    pub buffer_pool: Option<u64>,
+    /// Requests the primary keeps outstanding (it runs at saturation) (default 128).
+    #[arg(long, value_name = "N")]
+    pub primary_depth: Option<u32>,
+    /// Forward the writes of this block trace (any format `tierlab trace formats` lists)
+    /// instead of running the TPC-C generator.
+    #[arg(long, value_name = "FILE", conflicts_with = "log")]
+    pub trace: Option<PathBuf>,
+    /// With --trace: pack the blocks the trace touches densely instead of laying its
+    /// volumes end to end.
+    #[arg(long, requires = "trace")]
+    pub compact: bool,
+    /// Replay this update log file (written by `tierlab replicate log`).
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// Primary time simulated, hours (default 4).
+    #[arg(long, value_name = "HOURS", conflicts_with = "duration_s", allow_negative_numbers = true)]
+    pub hours: Option<f64>,
+    /// Primary time simulated, s.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    pub duration_s: Option<f64>,
+    /// Measure the secondary from this many seconds on (default 600).
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    pub warmup_s: Option<f64>,
+    /// How the RTO bounds a batch: paper (recovery within the RTO while the disks spin,
+    /// the paper's formula) or strict (at every instant, spin-up included) (default paper).
+    #[arg(long, value_name = "MODE")]
+    pub rto_mode: Option<PlanMode>,
+    /// When a deferring secondary wakes its data volume: backlog (when the backlog reaches
+    /// what the RTO allows) or schedule (the batch formula's fixed cycle) (default backlog).
+    #[arg(long, value_name = "TRIGGER")]
+    pub trigger: Option<Trigger>,
+    /// Catalog drive of both sites (default ibm-ultrastar-36z15; `tierlab catalog list`).
+    #[arg(long, value_name = "ID")]
+    pub disk: Option<String>,
+    /// The drive's power profile (default replication, the paper's figures).
+    #[arg(long, value_name = "NAME")]
+    pub power_profile: Option<String>,
+    /// Disks of the secondary's data volume (and of the primary's) (default 16).
+    #[arg(long, value_name = "N")]
+    pub data_disks: Option<usize>,
+    /// Disks of the log volumes (default 1).
+    #[arg(long, value_name = "N")]
+    pub log_disks: Option<usize>,
+    /// The secondary's apply-side page cache: bytes, or with a unit (512M) (default 512M).
+    #[arg(long, value_name = "BYTES", value_parser = crate::args::parse_bytes)]
+    pub apply_cache: Option<u64>,
+    /// How a row record's change reaches its page, for every scheme: read-modify-write
+    /// (the page is read unless cached: what redo of a row log needs) or blind (pages
+    /// written without reading: what a log of whole page images would allow) (default
+    /// read-modify-write).
+    #[arg(long, value_name = "REDO")]
+    pub redo: Option<Redo>,
+    /// One-way latency of the link, s (default 0).
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    pub latency_s: Option<f64>,
+    /// Bandwidth of the link, bytes per second, or with a unit (100M) (default: not a
+    /// limit).
+    #[arg(long, value_name = "BYTES", value_parser = crate::args::parse_bytes)]
+    pub bandwidth: Option<u64>,
+    /// Ship asynchronously: a commit waits for the secondary only while more than this
+    /// many shipped bytes are not yet durable there (bytes, or with a unit: 16M).
+    /// Default: synchronous shipping.
+    #[arg(long, value_name = "BYTES", value_parser = crate::args::parse_bytes)]
+    pub async_lag: Option<u64>,
+    /// The secondary site's system description (TOML: a controller and the enclosures
+    /// holding its data and log disks, data first; see `tierlab system show`): reports
+    /// then give the site's whole power and its saving beside the disks'.
+    #[arg(long, value_name = "FILE")]
+    pub system: Option<PathBuf>,
+    /// What the data volume's sleep does in the system: spin-down (the drive's standby)
+    /// or power-down (the enclosure cuts the slots' power). Default: the system file's.
+    #[arg(long, value_name = "MODE", requires = "system")]
+    pub low_power: Option<LowPower>,
+    /// Schemes to run besides conventional replication, comma-separated: proposed,
+    /// conventional-pooled, deferred-only, compaction-only, idle-timeout (conventional,
+    /// which reflects each update at once, is always run: it is the reference for
+    /// savings; conventional-pooled applies through a write-back cache and, when listed,
+    /// each scheme's saving against it is reported beside).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "proposed,conventional-pooled")]
+    pub schemes: Vec<String>,
+    /// Print the result as JSON.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the result as CSV, one line per scheme (per point with `sweep`).
+    #[arg(long)]
+    pub csv: bool,
+    /// Also write a self-contained HTML report with charts here.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// TPC-C warehouses (default 160).
+    #[arg(long, value_name = "N", conflicts_with_all = ["trace", "log"])]
+    pub warehouses: Option<u32>,
+    /// Log read, compacted and applied per window: bytes, or with a unit (512M)
+    /// (default 512M).
+    #[arg(long, value_name = "BYTES", value_parser = crate::args::parse_bytes)]
+    pub window: Option<u64>,
+    /// The recovery time objective, s (default 100).
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    pub rto_s: Option<f64>,
+    /// The standby level the data volume sleeps in (default: the profile's deepest).
+    #[arg(long, value_name = "LEVEL")]
+    pub standby: Option<String>,
+    /// Show the per-disk table of every scheme, conventional included.
+    #[arg(long)]
+    pub disks: bool,
+    #[command(flatten)]
+    pub opts: ReplicationOptions,
+}
+
+#[derive(Args)]
+pub struct SweepArgs {
+    /// TPC-C warehouse counts, comma-separated (default: the config file's, else 160).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', conflicts_with_all = ["trace", "log"])]
+    pub warehouses: Option<Vec<u32>>,
+    /// Window sizes, comma-separated, each bytes or with a unit [default: 32M,128M,512M].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = crate::args::parse_bytes)]
+    pub windows: Option<Vec<u64>>,
+    /// RTOs, s, comma-separated [default: 30,100,300,1000].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', allow_negative_numbers = true)]
+    pub rtos: Option<Vec<f64>>,
+    /// Standby levels of the drive's profile, comma-separated (default: the config file's
+    /// level, else the profile's deepest).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub standby_levels: Option<Vec<String>>,
+    #[command(flatten)]
+    pub opts: ReplicationOptions,
+}
+
+/// A rate in bytes per second: `1048576`, `1M`, `4.03M`, `512K/s`, `20MiB/s` (binary
+/// units, as sizes are everywhere in tierlab).
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let t = t.strip_suffix("/s").unwrap_or(t).trim_end();
+    let digits = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let n: f64 = num.parse().map_err(|_| format!("expected a rate in bytes/s such as 1048576, 1M or 4.03M, found `{s}`"))?;
+    let mult: f64 = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1.0,
+        "K" | "KB" | "KIB" => 1024.0,
+        "M" | "MB" | "MIB" => 1024.0 * 1024.0,
+        "G" | "GB" | "GIB" => 1024.0 * 1024.0 * 1024.0,
+        u => return Err(format!("unknown unit `{u}` in `{s}` (expected K, M or G)")),
+    };
+    let v = n * mult;
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("expected a rate above zero, found `{s}`"))
+    }
+}
+
+/// The settings after the config file and the flags, and where each came from (for
+/// errors).
+#[derive(Clone)]
+struct Settings {
+    cfg: ReplicationConfig,
+    /// The config file's name and text.
+    file: Option<(String, String)>,
+    /// Settings a flag gave: (field, flag).
+    given: Vec<(&'static str, &'static str)>,
+    schemes: Vec<Scheme>,
+}
+
+impl Settings {
+    /// An error about `field` (`message` says what was expected) named after the flag
+    /// that set it, or located in the config file that did; `None` when it is a default.
+    fn blame(&self, field: &str, message: &str) -> Option<anyhow::Error> {
+        if let Some((_, flag)) = self.given.iter().find(|(f, _)| *f == field) {
+            return Some(anyhow!("{flag}: {message}"));
+        }
+        let (name, text) = self.file.as_ref()?;
+        let top = field.split('.').next().unwrap_or(field);
+        let in_file = text.parse::<toml::Table>().is_ok_and(|t| t.contains_key(top));
+        in_file.then(|| tierlab_config::field_error(text, name, tierlab_config::FieldError::new(field, message)).into())
+    }
+
+    /// `e`, when it is about a settings field (its message starts with the field in
+    /// backticks), blamed as [`Settings::blame`] does; otherwise unchanged.
+    fn blame_error(&self, e: anyhow::Error) -> anyhow::Error {
+        let text = e.to_string();
+        let Some((field, message)) = text.strip_prefix('`').and_then(|rest| rest.split_once('`')) else {
+            return e;
+        };
+        let message = message.trim_start_matches(':').trim_start();
+        // "`a` and `b`: …": a flag that set either is at fault before the file.
+        if let Some(second) = message.strip_prefix("and `").and_then(|m| m.split_once('`')).map(|(f, _)| f) {
+            let flagged = [second, field].into_iter().find(|f| self.given.iter().any(|(g, _)| g == f));
+            return self.blame(flagged.unwrap_or(field), &text).or_else(|| self.blame(second, &text)).unwrap_or(e);
+        }
+        self.blame(field, message).unwrap_or(e)
+    }
+
+    /// `cfg` (these settings with a sweep's values laid over them) checked, every problem
+    /// named after its flag or located in the config file.
+    fn check(&self, cfg: &ReplicationConfig) -> Result<()> {
+        cfg.check().map_err(|e| self.blame_error(e))?;
+        if let Some(spec) = &cfg.system {
+            if let Err(e) = spec.resolve_with_own_catalog(cfg.data_disks + cfg.log_disks) {
+                let e = e.within("system");
+                return Err(self.blame(&e.key, &e.message).unwrap_or_else(|| anyhow!("the secondary's system description: {e}")));
+            }
+        }
+        if let SourceSpec::Tpcc(t) = &cfg.source {
+            if let Err(errors) = t.check() {
+                let e = &errors.0[0];
+                return Err(self.blame(&format!("source.{}", e.field), &e.message).unwrap_or_else(|| anyhow!("{e}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn load_config(path: &Path) -> Result<(ReplicationConfig, String)> {
+    let cfg: ReplicationConfig = tierlab_config::load_toml(path)?;
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok((cfg, text))
+}
+
+/// The single-value settings of `run` (`sweep` passes none and lays its lists over them).
+#[derive(Default)]
+struct Single<'a> {
+    warehouses: Option<u32>,
+    window: Option<u64>,
+    rto_s: Option<f64>,
+    standby: Option<&'a str>,
+}
+
+impl ReplicationOptions {
+    fn settings(&self, single: Single) -> Result<Settings> {
+        let (mut cfg, file) = match &self.config {
+            Some(p) => {
+                let (cfg, text) = load_config(p)?;
+                (cfg, Some((p.display().to_string(), text)))
+            }
+            None => (ReplicationConfig::default(), None),
+        };
+        let mut given = Vec::new();
+        if let Some(path) = &self.trace {
+            cfg.source = SourceSpec::Forward { path: path.clone(), compact: self.compact };
+        } else if let Some(path) = &self.log {
+            cfg.source = SourceSpec::LogFile { path: path.clone() };
+        } else if single.warehouses.is_some() || self.transactions.is_some() || self.seed.is_some() || self.buffer_pool.is_some() {
+            if !matches!(cfg.source, SourceSpec::Tpcc(_)) {
+                cfg.source = SourceSpec::Tpcc(TpccConfig::default());
+            }
+            let SourceSpec::Tpcc(t) = &mut cfg.source else { unreachable!("set above") };
+            if let Some(w) = single.warehouses {
+                t.warehouses = w;
+                given.push(("source.warehouses", "--warehouses"));
+            }
+            if let Some(n) = self.transactions {
+                t.transactions = Some(n);
+                given.push(("source.transactions", "--transactions"));
+            }
+            if let Some(s) = self.seed {
+                t.seed = s;
+            }
+            if let Some(b) = self.buffer_pool {
+                t.buffer_pool_bytes = b;
+            }
+        }
+        if let Some(d) = self.primary_depth {
+            cfg.primary_depth = d;
+            given.push(("primary_depth", "--primary-depth"));
+        }
+        if let Some(h) = self.hours {
+            cfg.duration_s = h * 3600.0;
+            given.push(("duration_s", "--hours"));
+        }
+        if let Some(d) = self.duration_s {
+            cfg.duration_s = d;
+            given.push(("duration_s", "--duration-s"));
+        }
+        if let Some(w) = self.warmup_s {
+            cfg.warmup_s = w;
+            given.push(("warmup_s", "--warmup-s"));
+        }
+        if let Some(w) = single.window {
+            cfg.window_bytes = w;
+            given.push(("window_bytes", "--window"));
+        }
+        if let Some(r) = single.rto_s {
+            cfg.rto_s = r;
+            given.push(("rto_s", "--rto-s"));
+        }
+        if let Some(m) = self.rto_mode {
+            cfg.rto_mode = m;
+        }
+        if let Some(t) = self.trigger {
+            cfg.trigger = t;
+        }
+        if let Some(d) = &self.disk {
+            cfg.disk = d.clone();
+        }
+        if let Some(p) = &self.power_profile {
+            cfg.power_profile = Some(p.clone());
+        }
+        if let Some(s) = single.standby {
+            cfg.standby = Some(s.to_string());
+        }
+        if let Some(n) = self.data_disks {
+            cfg.data_disks = n;
+            given.push(("data_disks", "--data-disks"));
+        }
+        if let Some(n) = self.log_disks {
+            cfg.log_disks = n;
+            given.push(("log_disks", "--log-disks"));
+        }
+        if let Some(b) = self.apply_cache {
+            cfg.apply_cache_bytes = b;
+        }
+        if let Some(r) = self.redo {
+            cfg.redo = r;
+        }
+        if let Some(l) = self.latency_s {
+            cfg.link.latency_s = l;
+            given.push(("link.latency_s", "--latency-s"));
+        }
+        if let Some(b) = self.bandwidth {
+            cfg.link.bandwidth_bytes_s = Some(b as f64);
+            given.push(("link.bandwidth_bytes_s", "--bandwidth"));
+        }
+        if let Some(lag) = self.async_lag {
+            cfg.link.shipping = Shipping::Async { max_lag_bytes: lag };
+        }
+        if let Some(path) = &self.system {
+            cfg.system = Some(crate::cmd_array::load_system(path, cfg.data_disks + cfg.log_disks)?);
+        }
+        if let (Some(mode), Some(system)) = (self.low_power, cfg.system.as_mut()) {
+            system.low_power = mode;
+        }
+        let mut schemes = Vec::new();
+        for name in &self.schemes {
+            let s: Scheme = name.trim().parse().map_err(|e| anyhow!("--schemes: {e}"))?;
+            if !schemes.contains(&s) {
+                schemes.push(s);
+            }
+        }
+        if schemes.is_empty() {
+            bail!("--schemes: expected at least one scheme");
+        }
+        let s = Settings { cfg, file, given, schemes };
+        s.check(&s.cfg)?;
+        Ok(s)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Describing a configuration
+
+/// A number as short as it is exact: 15, 62.25, 904.8.
+fn g(v: f64) -> String {
+    format!("{v}")
+}
+
+/// A size as people write it: 4 MiB, 512 MiB, 1 GiB, else with two decimals.
+pub fn size_label(bytes: u64) -> String {
+    for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
+            return format!("{} {unit}", bytes >> shift);
+        }
+    }
+    fmt_bytes(bytes)
+}
+
+fn describe_source(s: &SourceSpec) -> String {
+    match s {
+        SourceSpec::Tpcc(t) => {
+            let n = t.transactions.map(|n| format!(", {n} transactions")).unwrap_or_default();
+            format!(
+                "TPC-C generator, {} warehouses{n}, seed {}, {} pages, {} buffer pool",
+                t.warehouses,
+                t.seed,
+                size_label(t.page_bytes),
+                size_label(t.buffer_pool_bytes)
+            )
+        }
+        SourceSpec::Forward { path, compact } => {
+            format!("block forwarding of trace {}{}", path.display(), if *compact { " (compact)" } else { "" })
+        }
+        SourceSpec::LogFile { path } => format!("update log {}", path.display()),
+    }
+}
+
+fn describe_standby(s: &DataStandby) -> String {
+    format!(
+        "{}: {} W; spin-down {} s / {} J, spin-up {} s / {} J; idle {} W, active {} W; break-even {:.1} s",
+        s.level,
+        g(s.costs.standby_w),
+        g(s.costs.down.time_s),
+        g(s.costs.down.energy_j),
+        g(s.costs.up.time_s),
+        g(s.costs.up.energy_j),
+        g(s.idle_w),
+        g(s.active_w),
+        s.break_even_s
+    )
+}
+
+fn rto_mode_name(m: PlanMode) -> &'static str {
+    match m {
+        PlanMode::Paper => "paper",
+        PlanMode::Strict => "strict",
+    }
+}
+
+fn trigger_name(t: Trigger) -> &'static str {
+    match t {
+        Trigger::Backlog => "backlog",
+        Trigger::Schedule => "schedule",
+    }
+}
+
+/// The configuration as (label, text) lines, for the text and HTML reports. `policy`:
+/// include the window and RTO (a sweep varies them).
+pub fn describe(cfg: &ReplicationConfig, standby: Option<&DataStandby>, policy: bool) -> Vec<(&'static str, String)> {
+    let mut lines = vec![("source", describe_source(&cfg.source))];
+    let profile = cfg.power_profile.as_deref().map(|p| format!(" ({p} profile)")).unwrap_or_default();
+    lines.push((
+        "secondary",
+        format!(
+            "{} data + {} log disks, {}{profile}, {}, {} stripe unit, {} apply cache, {} redo; the primary has the same disks",
+            cfg.data_disks,
+            cfg.log_disks,
+            cfg.disk,
+            cfg.level,
+            size_label(cfg.stripe_unit_bytes),
+            size_label(cfg.apply_cache_bytes),
+            cfg.redo.name()
+        ),
+    ));
+    if let Some(s) = standby {
+        lines.push(("standby", describe_standby(s)));
+    }
+    let shipping = match cfg.link.shipping {
+        Shipping::Sync => "synchronous shipping (RPO 0)".to_string(),
+        Shipping::Async { max_lag_bytes } => format!("asynchronous shipping, at most {} not yet durable at the secondary", size_label(max_lag_bytes)),
+    };
+    let bandwidth = match cfg.link.bandwidth_bytes_s {
+        Some(b) => format!("{}/s", fmt_bytes(b as u64)),
+        None => "not a limit".into(),
+    };
+    lines.push(("link", format!("{shipping}; one-way latency {} s; bandwidth {bandwidth}", g(cfg.link.latency_s))));
+    let mode = format!("{} mode, {} trigger", rto_mode_name(cfg.rto_mode), trigger_name(cfg.trigger));
+    if policy {
+        lines.push(("policy", format!("window {}, RTO {} s ({mode})", size_label(cfg.window_bytes), g(cfg.rto_s))));
+    } else {
+        lines.push(("policy", mode));
+    }
+    lines.push(("span", format!("{} s of primary time, measured after a {} s warm-up", g(cfg.duration_s), g(cfg.warmup_s))));
+    lines.push((
+        "saving",
+        format!(
+            "1 − power / conventional replication's power; weighted: data disks {} %, log disks {} % of the storage",
+            g((cfg.data_disk_share * 1000.0).round() / 10.0),
+            g(((1.0 - cfg.data_disk_share) * 1000.0).round() / 10.0)
+        ),
+    ));
+    lines
+}
+
+fn render_lines(lines: &[(&str, String)]) -> String {
+    lines.iter().map(|(k, v)| format!("{k:<11} {v}\n")).collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// Cells shared by the reports
+
+/// A share as a percentage to one decimal, without a "-0.0".
+fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if p.abs() < 0.05 {
+        "0.0".into()
+    } else {
+        format!("{p:.1}")
+    }
+}
+
+/// Seconds to one decimal; "—" when not finite or not measured (0).
+fn seconds(v: f64) -> String {
+    if v.is_finite() && v > 0.0 {
+        format!("{v:.1}")
+    } else {
+        "—".into()
+    }
+}
+
+const MIB_F: f64 = 1024.0 * 1024.0;
+
+/// Whether the data volume never entered standby in a run of a deferring scheme, and why.
+pub fn never_slept(run: &ReplicationRun) -> Option<String> {
+    let defers = matches!(run.scheme, Scheme::Proposed | Scheme::DeferredOnly);
+    let level = &run.standby.level;
+    let in_standby = |name: &str| name == level || name.strip_suffix(level.as_str()).is_some_and(|p| p.ends_with('_'));
+    let slept = run
+        .disks
+        .iter()
+        .any(|d| d.role == "data" && (d.start_stop_cycles > 0.0 || d.states.iter().any(|(name, time_s, _)| *time_s > 0.0 && in_standby(name))));
+    (defers && !slept).then(|| run.policy.stayed_up_because.clone().unwrap_or_else(|| "the data volume never slept".into()))
+}
+
+/// Header and cells of the per-scheme table of `run`.
+pub fn scheme_cells(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
+    let system = c.rows.iter().any(|r| r.saving_system.is_some());
+    let pooled = c.rows.iter().any(|r| r.saving_weighted_vs_pooled.is_some());
+    let mut header = vec!["scheme", "saving %", "weighted %", "data %"];
+    if system {
+        header.push("system %");
+    }
+    if pooled {
+        header.push("weighted vs pooled %");
+    }
+    header.extend([
+        "R_gen MiB/s",
+        "R_apl MiB/s",
+        "r",
+        "T_wnd plan s",
+        "T_wnd obs s",
+        "cycles/day",
+        "worst recovery s",
+        "RTO violations",
+        "data disk W",
+        "log disk W",
+    ]);
+    let cells = c
+        .rows
+        .iter()
+        .map(|row| {
+            let r = &row.run;
+            let mut cells = vec![r.scheme.name().to_string(), percent(row.saving_total), percent(row.saving_weighted), percent(row.saving_data)];
+            if system {
+                cells.push(row.saving_system.map_or("-".into(), percent));
+            }
+            if pooled {
+                cells.push(row.saving_weighted_vs_pooled.map_or("-".into(), percent));
+            }
+            cells.extend([
+                format!("{:.3}", r.r_gen_bytes_s / MIB_F),
+                format!("{:.3}", r.r_apl_bytes_s / MIB_F),
+                format!("{:.2}", r.r),
+                seconds(r.t_wnd_planned_s),
+                seconds(r.t_wnd_observed_s),
+                format!("{:.1}", r.cycles_per_day),
+                format!("{:.1}", r.policy.worst_recovery_s),
+                r.policy.rto_violations.to_string(),
+                format!("{:.2}", r.data_disk_w),
+                format!("{:.2}", r.log_disk_w),
+            ]);
+            cells
+        })
+        .collect();
+    (header.into_iter().map(str::to_string).collect(), cells)
+}
+
+/// Header and cells of one run's per-disk table.
+pub fn disk_cells(r: &ReplicationRun) -> (Vec<String>, Vec<Vec<String>>) {
+    let header = ["disk", "role", "W", "util %", "start/stops/day", "energy by state (s / J)"];
+    let cells = r
+        .disks
+        .iter()
+        .map(|d| {
+            let states: Vec<String> = d.states.iter().map(|(state, s, j)| format!("{state} {s:.1} / {j:.0}")).collect();
+            vec![
+                d.name.clone(),
+                d.role.to_string(),
+                format!("{:.2}", d.average_power_w),
+                format!("{:.1}", d.utilisation * 100.0),
+                format!("{:.1}", d.start_stops_per_day),
+                states.join(", "),
+            ]
+        })
+        .collect();
+    (header.into_iter().map(str::to_string).collect(), cells)
+}
+
+fn table(header: Vec<String>, cells: Vec<Vec<String>>) -> Table {
+    let mut t = Table::new(header);
+    for c in cells {
+        t.row(c);
+    }
+    t
+}
+
+/// The runs whose per-disk tables a `run` report shows.
+pub fn disk_tables(c: &Comparison, all: bool) -> impl Iterator<Item = &ReplicationRun> {
+    c.rows.iter().map(|r| &r.run).filter(move |r| all || r.scheme != Scheme::Conventional)
+}
+
+/// The primary's line: what it ran and how fast.
+pub fn primary_line(c: &Comparison) -> String {
+    let Some(base) = c.rows.first() else { return String::new() };
+    let p = &base.run.primary;
+    format!(
+        "{} transactions ({} commits, {} records, {} of log) in {:.1} s: {:.1} transactions/s, mean commit {:.3} ms, R_gen {:.3} MiB/s",
+        p.transactions,
+        p.commits,
+        p.records,
+        fmt_bytes(p.log_bytes),
+        p.span_s,
+        p.transactions_per_s,
+        p.mean_commit_ms,
+        p.r_gen_bytes_s / MIB_F
+    )
+}
+
+const CSV_ROW_HEADER: &str = "scheme,saving_total,saving_weighted,saving_data,r_gen_bytes_s,r_apl_bytes_s,r,t_wnd_planned_s,t_wnd_observed_s,cycles_per_day,worst_recovery_s,rto_violations,data_disk_w,log_disk_w,data_utilisation,data_start_stops_per_day,stayed_up_because,saving_system,system_w,saving_weighted_vs_pooled";
+
+fn csv_row(row: &SchemeRow) -> String {
+    let r = &row.run;
+    let data: Vec<_> = r.disks.iter().filter(|d| d.role == "data").collect();
+    let start_stops = if data.is_empty() { 0.0 } else { data.iter().map(|d| d.start_stops_per_day).sum::<f64>() / data.len() as f64 };
+    format!(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        r.scheme.name(),
+        row.saving_total,
+        row.saving_weighted,
+        row.saving_data,
+        r.r_gen_bytes_s,
+        r.r_apl_bytes_s,
+        r.r,
+        r.t_wnd_planned_s,
+        r.t_wnd_observed_s,
+        r.cycles_per_day,
+        r.policy.worst_recovery_s,
+        r.policy.rto_violations,
+        r.data_disk_w,
+        r.log_disk_w,
+        r.data_utilisation,
+        start_stops,
+        csv_field(r.policy.stayed_up_because.as_deref().unwrap_or("")),
+        row.saving_system.map(|v| v.to_string()).unwrap_or_default(),
+        r.system.as_ref().map(|e| e.total_w.to_string()).unwrap_or_default(),
+        row.saving_weighted_vs_pooled.map(|v| v.to_string()).unwrap_or_default()
+    )
+}
+
+// ---------------------------------------------------------------------------------------
+// run
+
+/// Everything a `run` report says besides the comparison.
+pub struct RunContext {
+    pub lines: Vec<(&'static str, String)>,
+    pub all_disks: bool,
+}
+
+fn run_cmd(a: RunArgs) -> Result<()> {
+    let single = Single { warehouses: a.warehouses, window: a.window, rto_s: a.rto_s, standby: a.standby.as_deref() };
+    let s = a.opts.settings(single)?;
+    let standby = data_standby(&s.cfg)?;
+    // Progress in seconds of primary time over every run (conventional and each scheme).
+    let per_run_s = s.cfg.duration_s.ceil().max(1.0) as u64;
+    let runs = 1 + s.schemes.iter().filter(|&&k| k != Scheme::Conventional).count() as u64;
+    let bar = simulated_bar(per_run_s * runs);
+    let mut done_runs = 0u64;
+    let mut current = String::new();
+    let c = compare(&s.cfg, &s.schemes, &mut |name, secs| {
+        if current != name {
+            if !current.is_empty() {
+                done_runs += 1;
+            }
+            current = name.to_string();
+            bar.set_message(format!("{name} (run {} of {runs})", done_runs + 1));
+        }
+        bar.set_position(done_runs * per_run_s + secs.min(per_run_s));
+    });
+    crate::progress::finish_counting(&bar, "replicate run", "s simulated");
+    let c = c.map_err(|e| s.blame_error(e))?;
+    let ctx = RunContext { lines: describe(&s.cfg, Some(&standby), true), all_disks: a.disks };
+    if let Some(path) = &a.opts.html {
+        write_file(path, crate::html_replicate::render_run(&c, &ctx)?)?;
+    }
+    let mut out = crate::session::stdout();
+    if a.opts.json {
+        write_json(&mut out, &c)?;
+    } else if a.opts.csv {
+        writeln!(out, "{CSV_ROW_HEADER}")?;
+        for row in &c.rows {
+            writeln!(out, "{}", csv_row(row))?;
+        }
+    } else {
+        write!(out, "{}", render_run(&c, &ctx))?;
+    }
+    Ok(())
+}
+
+/// The report of a `run` as people read it.
+pub fn render_run(c: &Comparison, ctx: &RunContext) -> String {
+    let mut s = render_lines(&ctx.lines);
+    s.push('\n');
+    let (header, cells) = scheme_cells(c);
+    s.push_str(&table(header, cells).render());
+    s.push('\n');
+    s.push_str(&format!("u           {:.3} (conventional data-disk utilisation: each update reflected at once)\n", c.u));
+    if let Some(u) = c.u_pooled {
+        s.push_str(&format!("u pooled    {u:.3} (conventional-pooled: through the write-back apply cache)\n"));
+    }
+    s.push_str(&format!("primary     {}\n", primary_line(c)));
+    for row in &c.rows {
+        if let Some(why) = &row.run.policy.stayed_up_because {
+            s.push_str(&format!("{:<11} stayed up because {why}\n", row.run.scheme.name()));
+        }
+    }
+    for row in &c.rows {
+        if let Some(e) = &row.run.system {
+            s.push_str(&format!("\n{}:\n{}", row.run.scheme.name(), crate::cmd_array::render_system_energy(e)));
+        }
+    }
+    for run in disk_tables(c, ctx.all_disks) {
+        s.push_str(&format!("\nper disk: {}\n", run.scheme.name()));
+        let (header, cells) = disk_cells(run);
+        s.push_str(&table(header, cells).render());
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------------------
+// sweep
+
+/// Conventional replication of one workload: the reference of every point that has it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Baseline {
+    pub workload: String,
+    pub warehouses: Option<u32>,
+    /// The conventional run's mean data-disk utilisation.
+    pub u: f64,
+    pub run: ReplicationRun,
+    /// The pooled baseline of the same workload, when `conventional-pooled` is listed.
+    pub pooled: Option<ReplicationRun>,
+}
+
+/// One scheme at one point of the sweep.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweepPoint {
+    pub workload: String,
+    pub warehouses: Option<u32>,
+    pub standby: String,
+    pub window_bytes: u64,
+    pub rto_s: f64,
+    pub scheme: Scheme,
+    /// The data volume never slept (a deferring scheme): why.
+    pub infeasible: Option<String>,
+    pub row: SchemeRow,
+}
+
+/// What a sweep ran and found.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweepReport {
+    /// The settings every point starts from.
+    pub config: ReplicationConfig,
+    pub windows_bytes: Vec<u64>,
+    pub rtos_s: Vec<f64>,
+    pub warehouses: Vec<Option<u32>>,
+    pub standby_levels: Vec<String>,
+    pub schemes: Vec<Scheme>,
+    pub baselines: Vec<Baseline>,
+    pub points: Vec<SweepPoint>,
+}
+
+fn sweep_cmd(a: SweepArgs) -> Result<()> {
+    let mut s = a.opts.settings(Single::default())?;
+    if a.warehouses.is_some() && !matches!(s.cfg.source, SourceSpec::Tpcc(_)) {
+        s.cfg.source = SourceSpec::Tpcc(TpccConfig::default());
+    }
+    let windows = a.windows.clone().unwrap_or_else(|| vec![32 << 20, 128 << 20, 512 << 20]);
+    let rtos = a.rtos.clone().unwrap_or_else(|| vec![30.0, 100.0, 300.0, 1000.0]);
+    if windows.is_empty() {
+        bail!("--windows: expected at least one window size");
+    }
+    if rtos.is_empty() {
+        bail!("--rtos: expected at least one RTO");
+    }
+    let warehouses: Vec<Option<u32>> = match (&a.warehouses, &s.cfg.source) {
+        (Some(list), _) if list.is_empty() => bail!("--warehouses: expected at least one warehouse count"),
+        (Some(list), _) => list.iter().map(|&w| Some(w)).collect(),
+        (None, SourceSpec::Tpcc(t)) => vec![Some(t.warehouses)],
+        (None, _) => vec![None],
+    };
+    let levels: Vec<Option<String>> = match &a.standby_levels {
+        Some(list) if list.is_empty() => bail!("--standby-levels: expected at least one level"),
+        Some(list) => list.iter().map(|l| Some(l.trim().to_string())).collect(),
+        None => vec![s.cfg.standby.clone()],
+    };
+    let with_pooled = s.schemes.contains(&Scheme::ConventionalPooled);
+    let schemes: Vec<Scheme> = s.schemes.iter().copied().filter(|&k| k != Scheme::Conventional && k != Scheme::ConventionalPooled).collect();
+    if schemes.is_empty() {
+        bail!("--schemes: conventional replication is the reference a sweep runs anyway; name at least one other scheme");
+    }
+    // Every configuration is checked before anything runs.
+    let mut standby_names = Vec::new();
+    let point_cfg = |w: Option<u32>, level: &Option<String>, window: u64, rto: f64| {
+        let mut cfg = s.cfg.clone();
+        if let (Some(w), SourceSpec::Tpcc(t)) = (w, &mut cfg.source) {
+            t.warehouses = w;
+        }
+        cfg.standby = level.clone();
+        cfg.window_bytes = window;
+        cfg.rto_s = rto;
+        cfg
+    };
+    let mut given = [&s.given[..], &[("window_bytes", "--windows"), ("rto_s", "--rtos")]].concat();
+    if a.warehouses.is_some() {
+        given.push(("source.warehouses", "--warehouses"));
+    }
+    let sweep_blame = Settings { given, ..s.clone() };
+    for w in &warehouses {
+        for level in &levels {
+            for &window in &windows {
+                for &rto in &rtos {
+                    sweep_blame.check(&point_cfg(*w, level, window, rto))?;
+                }
+            }
+            let standby = data_standby(&point_cfg(*w, level, windows[0], rtos[0])).map_err(|e| match level {
+                Some(_) if a.standby_levels.is_some() => anyhow!("--standby-levels: {e}"),
+                _ => e,
+            })?;
+            if !standby_names.contains(&standby.level) {
+                standby_names.push(standby.level);
+            }
+        }
+    }
+    let total = warehouses.len() * (1 + usize::from(with_pooled) + levels.len() * windows.len() * rtos.len() * schemes.len());
+    let bar = runs_bar(total);
+    let mut baselines = Vec::new();
+    let mut points = Vec::new();
+    for &w in &warehouses {
+        let base_cfg = point_cfg(w, &None, windows[0], rtos[0]);
+        let workload = base_cfg.source.label();
+        bar.set_message(format!("{workload}: conventional"));
+        let base = run_replication(&base_cfg, Scheme::Conventional, &mut |_| {}).map_err(|e| sweep_blame.blame_error(e))?;
+        bar.inc(1);
+        let pooled = if with_pooled {
+            bar.set_message(format!("{workload}: conventional-pooled"));
+            let run = run_replication(&base_cfg, Scheme::ConventionalPooled, &mut |_| {}).map_err(|e| sweep_blame.blame_error(e))?;
+            bar.inc(1);
+            Some(run)
+        } else {
+            None
+        };
+        for level in &levels {
+            for &window in &windows {
+                for &rto in &rtos {
+                    let cfg = point_cfg(w, level, window, rto);
+                    for &scheme in &schemes {
+                        bar.set_message(format!("{workload}: {} at {}, RTO {} s", scheme.name(), size_label(window), g(rto)));
+                        let run = run_replication(&cfg, scheme, &mut |_| {}).map_err(|e| sweep_blame.blame_error(e))?;
+                        let infeasible = never_slept(&run);
+                        points.push(SweepPoint {
+                            workload: workload.clone(),
+                            warehouses: w,
+                            standby: run.standby.level.clone(),
+                            window_bytes: window,
+                            rto_s: rto,
+                            scheme,
+                            infeasible,
+                            row: {
+                                let row = SchemeRow::against(run, &base, cfg.data_disk_share);
+                                match &pooled {
+                                    Some(p) => row.with_pooled(p, cfg.data_disk_share),
+                                    None => row,
+                                }
+                            },
+                        });
+                        bar.inc(1);
+                    }
+                }
+            }
+        }
+        baselines.push(Baseline { workload, warehouses: w, u: base.data_utilisation, run: base, pooled });
+    }
+    crate::progress::finish(&bar, "replicate sweep");
+    let report = SweepReport {
+        config: s.cfg.clone(),
+        windows_bytes: windows,
+        rtos_s: rtos,
+        warehouses,
+        standby_levels: standby_names,
+        schemes,
+        baselines,
+        points,
+    };
+    if let Some(path) = &a.opts.html {
+        write_file(path, crate::html_replicate::render_sweep(&report)?)?;
+    }
+    let mut out = crate::session::stdout();
+    if a.opts.json {
+        write_json(&mut out, &report)?;
+    } else if a.opts.csv {
+        write!(out, "{}", render_sweep_csv(&report))?;
+    } else {
+        write!(out, "{}", render_sweep(&report))?;
+    }
+    Ok(())
+}
+
+/// The sweep's settings as (label, text) lines.
+pub fn sweep_lines(r: &SweepReport) -> Vec<(&'static str, String)> {
+    let mut lines = describe(&r.config, None, false);
+    let swept: Vec<String> = r.warehouses.iter().flatten().map(u32::to_string).collect();
+    if let (SourceSpec::Tpcc(t), false) = (&r.config.source, swept.is_empty()) {
+        let one = TpccConfig { warehouses: 0, ..t.clone() };
+        lines[0].1 = describe_source(&SourceSpec::Tpcc(one)).replacen("0 warehouses", &format!("{} warehouses", swept.join(", ")), 1);
+    }
+    let windows: Vec<String> = r.windows_bytes.iter().map(|&w| size_label(w)).collect();
+    let rtos: Vec<String> = r.rtos_s.iter().map(|&t| g(t)).collect();
+    let schemes: Vec<&str> = r.schemes.iter().map(|s| s.name()).collect();
+    let mut sweep = format!("windows {}; RTOs {} s; standby {}; schemes {}", windows.join(", "), rtos.join(", "), r.standby_levels.join(", "), schemes.join(", "));
+    if r.warehouses.iter().any(Option::is_some) {
+        let w: Vec<String> = r.warehouses.iter().flatten().map(u32::to_string).collect();
+        sweep = format!("warehouses {}; {sweep}", w.join(", "));
+    }
+    lines.insert(3, ("sweep", sweep));
+    for b in &r.baselines {
+        lines.push((
+            "reference",
+            format!(
+                "conventional replication of {}: u {:.3}, data disk {:.2} W, log disk {:.2} W, {:.1} transactions/s",
+                b.workload, b.u, b.run.data_disk_w, b.run.log_disk_w, b.run.primary.transactions_per_s
+            ),
+        ));
+        if let Some(p) = &b.pooled {
+            lines.push((
+                "pooled",
+                format!("conventional-pooled replication of {}: u {:.3}, data disk {:.2} W, log disk {:.2} W", b.workload, p.data_utilisation, p.data_disk_w, p.log_disk_w),
+            ));
+        }
+    }
+    lines
+}
+
+/// Header and cells of the sweep's table.
+pub fn sweep_cells(r: &SweepReport) -> (Vec<String>, Vec<Vec<String>>) {
+    let header = [
+        "warehouses",
+        "standby",
+        "window",
+        "RTO s",
+        "scheme",
+        "weighted saving %",
+        "vs pooled %",
+        "data saving %",
+        "r",
+        "T_wnd plan s",
+        "T_wnd obs s",
+        "cycles/day",
+        "worst recovery s",
+        "violations",
+        "note",
+    ];
+    let cells = r
+        .points
+        .iter()
+        .map(|p| {
+            let run = &p.row.run;
+            let mut c = vec![
+                p.warehouses.map(|w| w.to_string()).unwrap_or_else(|| p.workload.clone()),
+                p.standby.clone(),
+                size_label(p.window_bytes),
+                g(p.rto_s),
+                p.scheme.name().to_string(),
+                percent(p.row.saving_weighted),
+                p.row.saving_weighted_vs_pooled.map_or("-".into(), percent),
+                percent(p.row.saving_data),
+                format!("{:.2}", run.r),
+            ];
+            match &p.infeasible {
+                Some(why) => {
+                    c.extend(["—", "—", "0.0"].map(String::from));
+                    c.push(format!("{:.1}", run.policy.worst_recovery_s));
+                    c.push(run.policy.rto_violations.to_string());
+                    c.push(format!("infeasible: {why}"));
+                }
+                None => c.extend([
+                    seconds(run.t_wnd_planned_s),
+                    seconds(run.t_wnd_observed_s),
+                    format!("{:.1}", run.cycles_per_day),
+                    format!("{:.1}", run.policy.worst_recovery_s),
+                    run.policy.rto_violations.to_string(),
+                ]),
+            }
+            c
+        })
+        .collect();
+    (header.into_iter().map(str::to_string).collect(), cells)
+}
+
+pub fn render_sweep(r: &SweepReport) -> String {
+    let mut s = render_lines(&sweep_lines(r));
+    s.push('\n');
+    let (header, cells) = sweep_cells(r);
+    s.push_str(&table(header, cells).render());
+    s
+}
+
+pub fn render_sweep_csv(r: &SweepReport) -> String {
+    let mut s = format!("workload,warehouses,standby,window_bytes,rto_s,{CSV_ROW_HEADER},infeasible\n");
+    for p in &r.points {
+        s.push_str(&format!(
+            "{},{},{},{},{},{},{}\n",
+            csv_field(&p.workload),
+            p.warehouses.map(|w| w.to_string()).unwrap_or_default(),
+            csv_field(&p.standby),
+            p.window_bytes,
+            p.rto_s,
+            csv_row(&p.row),
+            p.infeasible.is_some()
+        ));
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------------------
+// plan
+
+/// The paper's apply speed-ups: Table 3's three windows at 160 warehouses (inverted from
+/// its batch intervals) and the largest speed-up it quotes.
+pub const PAPER_RATIOS: [f64; 4] = [4.030, 9.5835, 20.4486, 49.3];
+/// The RTOs of the paper's Figure 3.
+pub const PAPER_RTOS_S: [f64; 4] = [30.0, 100.0, 300.0, 1000.0];
+
+#[derive(Args)]
+pub struct PlanArgs {
+    /// The apply speed-up r = R_apl / R_gen.
+    #[arg(long = "r", value_name = "R", allow_negative_numbers = true, conflicts_with_all = ["r_gen", "r_apl", "grid"])]
+    pub r: Option<f64>,
+    /// The log generation rate R_gen: bytes/s, or with a unit (1M, 4.5M).
+    #[arg(long, value_name = "RATE", value_parser = parse_rate, requires = "r_apl", conflicts_with = "grid")]
+    pub r_gen: Option<f64>,
+    /// The compacted apply rate R_apl: bytes/s, or with a unit (20M).
+    #[arg(long, value_name = "RATE", value_parser = parse_rate, requires = "r_gen")]
+    pub r_apl: Option<f64>,
+    /// The recovery time objective, s (default 100).
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, conflicts_with = "grid")]
+    pub rto_s: Option<f64>,
+    /// paper (recovery within the RTO while the disks spin) or strict (at every instant)
+    /// (default paper).
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<PlanMode>,
+    /// Catalog drive of the data volume (default ibm-ultrastar-36z15).
+    #[arg(long, value_name = "ID")]
+    pub disk: Option<String>,
+    /// The drive's power profile (default replication).
+    #[arg(long, value_name = "NAME")]
+    pub power_profile: Option<String>,
+    /// The standby level (default: the profile's deepest; `--grid`: every level).
+    #[arg(long, value_name = "LEVEL")]
+    pub standby: Option<String>,
+    /// Check that one batch of log fits a log volume of this size (bytes, or with a unit).
+    #[arg(long, value_name = "BYTES", value_parser = crate::args::parse_bytes, conflicts_with = "grid")]
+    pub log_volume: Option<u64>,
+    /// Check that a compaction window of this size fits the log volume.
+    #[arg(long, value_name = "BYTES", value_parser = crate::args::parse_bytes, requires = "log_volume")]
+    pub window: Option<u64>,
+    /// The conventional secondary's data-disk utilisation, for the analytic power model.
+    #[arg(long, value_name = "U", default_value_t = 1.0, allow_negative_numbers = true)]
+    pub u: f64,
+    /// Print the paper's grid instead: r ∈ {4.030, 9.5835, 20.4486, 49.3} × RTO ∈ {30,
+    /// 100, 300, 1000} s × the profile's standby levels.
+    #[arg(long)]
+    pub grid: bool,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The drive a plan is for.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlanDisk {
+    pub disk: String,
+    pub power_profile: Option<String>,
+    /// Its rated cycles of the kind the standby level wears ("start_stop" or
+    /// "load_unload"), when the catalog knows them.
+    pub cycle_kind: String,
+    pub rated_cycles: Option<u64>,
+}
+
+/// One plan: the batch formulas, the disk's limits and the analytic power model.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlanReport {
+    pub disk: PlanDisk,
+    pub standby: DataStandby,
+    pub r: f64,
+    /// Only when given: without the rates, byte figures are not known.
+    pub r_gen_bytes_s: Option<f64>,
+    pub r_apl_bytes_s: Option<f64>,
+    pub plan: BatchPlan,
+    pub u_max_bytes: Option<f64>,
+    pub batch_bytes: Option<f64>,
+    pub days_to_rated_cycles: Option<f64>,
+    pub log_volume_bytes: Option<u64>,
+    pub window_bytes: Option<u64>,
+    pub u: f64,
+    pub log_disk_w: f64,
+    pub data_fraction: f64,
+    pub power: AnalyticPower,
+    /// In paper mode, when its worst recovery exceeds the RTO: the strict plan of the
+    /// same r and RTO, which does not.
+    pub strict: Option<StrictAlternative>,
+}
+
+/// The strict plan beside a paper-mode plan that overruns the RTO.
+#[derive(Clone, Debug, Serialize)]
+pub struct StrictAlternative {
+    pub t_wnd_s: f64,
+    pub cycles_per_day: f64,
+    pub worst_recovery_s: f64,
+    pub saving_total: f64,
+}
+
+/// One cell of the grid.
+#[derive(Clone, Debug, Serialize)]
+pub struct GridCell {
+    pub standby: String,
+    pub r: f64,
+    pub rto_s: f64,
+    pub feasible: bool,
+    pub reason: Option<String>,
+    pub t_wnd_s: Option<f64>,
+    pub cycles_per_day: Option<f64>,
+    pub worst_recovery_s: Option<f64>,
+    pub saving_total: Option<f64>,
+    pub saving_data: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GridReport {
+    pub disk: PlanDisk,
+    pub mode: PlanMode,
+    pub u: f64,
+    pub standby: Vec<DataStandby>,
+    pub cells: Vec<GridCell>,
+}
+
+fn plan_config(a: &PlanArgs, standby: Option<String>) -> ReplicationConfig {
+    let mut cfg = ReplicationConfig::default();
+    if let Some(d) = &a.disk {
+        cfg.disk = d.clone();
+    }
+    if let Some(p) = &a.power_profile {
+        cfg.power_profile = Some(p.clone());
+    }
+    cfg.standby = standby;
+    cfg
+}
+
+/// A drive's standby levels in its profile's order, each with the kind of wear entering
+/// it counts, and the drive's rated cycles of each kind.
+struct DriveLevels {
+    levels: Vec<(String, String)>,
+    start_stop_cycles: Option<u64>,
+    load_unload_cycles: Option<u64>,
+}
+
+fn drive_levels(cfg: &ReplicationConfig) -> Result<DriveLevels> {
+    let cat = tierlab_hybrid_study::catalog(None)?;
+    let entry = cat.hdd(&cfg.disk)?;
+    let profile = tierlab_hybrid_study::power_profile(entry, cfg.power_profile.as_deref())?
+        .ok_or_else(|| anyhow!("drive `{}` has no power figures", cfg.disk))?;
+    let levels = profile
+        .spec
+        .standby
+        .iter()
+        .map(|l| {
+            let kind = serde_json::to_value(l.cycle).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+            (l.name.clone(), kind)
+        })
+        .collect();
+    Ok(DriveLevels { levels, start_stop_cycles: entry.start_stop_cycles, load_unload_cycles: entry.load_unload_cycles })
+}
+
+fn plan_disk(cfg: &ReplicationConfig, level: &str) -> Result<PlanDisk> {
+    let d = drive_levels(cfg)?;
+    let kind = d.levels.iter().find(|(n, _)| n == level).map(|(_, k)| k.clone()).unwrap_or_default();
+    let rated_cycles = match kind.as_str() {
+        "start_stop" => d.start_stop_cycles,
+        "load_unload" => d.load_unload_cycles,
+        _ => None,
+    };
+    Ok(PlanDisk { disk: cfg.disk.clone(), power_profile: cfg.power_profile.clone(), cycle_kind: kind, rated_cycles })
+}
+
+fn power_inputs(standby: &DataStandby, r: f64, t_wnd_s: f64, u: f64) -> PowerInputs {
+    PowerInputs {
+        active_w: standby.active_w,
+        idle_w: standby.idle_w,
+        costs: standby.costs,
+        r,
+        t_wnd_s,
+        u,
+        log_disk_w: standby.idle_w,
+        data_fraction: DEFAULT_DATA_FRACTION,
+    }
+}
+
+fn plan_cmd(a: PlanArgs) -> Result<()> {
+    if !(a.u.is_finite() && (0.0..=1.0).contains(&a.u)) {
+        bail!("--u: expected a utilisation from 0 to 1, found {}", a.u);
+    }
+    let mode = a.mode.unwrap_or_default();
+    if a.grid {
+        return grid_cmd(&a, mode);
+    }
+    let cfg = plan_config(&a, a.standby.clone());
+    let standby = data_standby(&cfg)?;
+    let rto = a.rto_s.unwrap_or(ReplicationConfig::default().rto_s);
+    if !(rto.is_finite() && rto > 0.0) {
+        bail!("--rto-s: expected a positive number of seconds, found {rto}");
+    }
+    let (r_gen, r_apl, r) = match (a.r, a.r_gen, a.r_apl) {
+        (Some(r), _, _) => {
+            if !r.is_finite() {
+                bail!("--r: expected a number, found {r}");
+            }
+            if r <= 1.0 {
+                bail!("--r: {}", PlanError::RatioNotAboveOne { r });
+            }
+            (None, None, r)
+        }
+        (None, Some(g), Some(p)) => (Some(g), Some(p), p / g),
+        _ => bail!("give the speed-up as --r R, or the rates as --r-gen RATE --r-apl RATE (or --grid for the paper's grid)"),
+    };
+    let flag_of = |e: &PlanError| match e {
+        PlanError::RatioNotAboveOne { .. } => if a.r.is_some() { "--r" } else { "--r-gen/--r-apl" },
+        PlanError::RtoTooShort { .. } => "--rto-s",
+        PlanError::OutOfRange { field: "t_rto_s", .. } | PlanError::NonFinite { field: "t_rto_s", .. } => "--rto-s",
+        _ => "plan",
+    };
+    let p = plan(r_gen.unwrap_or(1.0), r_apl.unwrap_or(r), rto, &standby.costs, mode).map_err(|e| match &e {
+        PlanError::RtoTooShort { .. } => anyhow!("{}: {e} ({}, standby `{}`)", flag_of(&e), cfg.disk, standby.level),
+        _ => anyhow!("{}: {e}", flag_of(&e)),
+    })?;
+    if let Some(log) = a.log_volume {
+        if let Some(w) = a.window {
+            check_window(w, log).map_err(|e| anyhow!("--window: {e}"))?;
+        }
+        if r_gen.is_some() {
+            p.check_log_volume(log).map_err(|e| anyhow!("--log-volume: {e} (log generated over one cycle of {:.1} s)", p.t_wnd_s))?;
+        }
+    }
+    let disk = plan_disk(&cfg, &standby.level)?;
+    let power = analytic_power(&power_inputs(&standby, p.r, p.t_wnd_s, a.u)).map_err(|e| anyhow!("the analytic power model: {e}"))?;
+    let strict = if p.mode == PlanMode::Paper && p.worst_recovery_s > p.t_rto_s {
+        match plan(r_gen.unwrap_or(1.0), r_apl.unwrap_or(r), rto, &standby.costs, PlanMode::Strict) {
+            Ok(q) => {
+                let w = analytic_power(&power_inputs(&standby, q.r, q.t_wnd_s, a.u)).map_err(|e| anyhow!("the analytic power model: {e}"))?;
+                Some(StrictAlternative { t_wnd_s: q.t_wnd_s, cycles_per_day: q.cycles_per_day, worst_recovery_s: q.worst_recovery_s, saving_total: w.saving_total })
+            }
+            Err(_) => None,
+        }
+    } else {
+        None
+    };
+    let report = PlanReport {
+        strict,
+        days_to_rated_cycles: disk.rated_cycles.map(|c| days_to_cycles(c as f64, p.t_wnd_s)),
+        disk,
+        log_disk_w: standby.idle_w,
+        standby,
+        r: p.r,
+        r_gen_bytes_s: r_gen,
+        r_apl_bytes_s: r_apl,
+        u_max_bytes: r_gen.map(|_| p.u_max_bytes),
+        batch_bytes: r_gen.map(|_| p.batch_bytes),
+        plan: p,
+        log_volume_bytes: a.log_volume,
+        window_bytes: a.window,
+        u: a.u,
+        data_fraction: DEFAULT_DATA_FRACTION,
+        power,
+    };
+    let mut out = crate::session::stdout();
+    if a.json {
+        write_json(&mut out, &report)?;
+    } else {
+        write!(out, "{}", render_plan(&report))?;
+    }
+    Ok(())
+}
+
+fn mode_text(m: PlanMode) -> &'static str {
+    match m {
+        PlanMode::Paper => "paper: recovery within the RTO while the disks spin (the paper's formula)",
+        PlanMode::Strict => "strict: recovery within the RTO at every instant, spin-up included",
+    }
+}
+
+fn describe_disk(d: &PlanDisk) -> String {
+    let profile = d.power_profile.as_deref().map(|p| format!(" ({p} profile)")).unwrap_or_default();
+    format!("{}{profile}", d.disk)
+}
+
+/// The report of one plan as people read it. Byte-stable (golden-file tested).
+pub fn render_plan(r: &PlanReport) -> String {
+    let p = &r.plan;
+    let mut s = String::new();
+    let line = |s: &mut String, k: &str, v: String| s.push_str(&format!("{k:<17}{v}\n"));
+    line(&mut s, "disk", describe_disk(&r.disk));
+    line(&mut s, "standby", describe_standby(&r.standby));
+    line(&mut s, "mode", mode_text(p.mode).to_string());
+    let rates = match (r.r_gen_bytes_s, r.r_apl_bytes_s) {
+        (Some(g), Some(a)) => format!(" (R_gen {:.3} MiB/s, R_apl {:.3} MiB/s)", g / MIB_F, a / MIB_F),
+        _ => String::new(),
+    };
+    line(&mut s, "r", format!("{}{rates}", g(p.r)));
+    line(&mut s, "RTO", format!("{} s", g(p.t_rto_s)));
+    let spin_s = g(p.t_up_s + p.t_down_s);
+    let over = p.worst_recovery_s - p.t_rto_s;
+    let feasible = if over > 1e-9 {
+        format!(
+            "by the paper's conditions only (r > 1; the RTO exceeds spin-down + spin-up, {spin_s} s): recovery can take {:.1} s, {over:.1} s more than the RTO",
+            p.worst_recovery_s
+        )
+    } else {
+        format!("yes: r > 1, and the RTO exceeds spin-down + spin-up ({spin_s} s); no recovery takes longer than the RTO")
+    };
+    line(&mut s, "feasible", feasible);
+    s.push('\n');
+    line(&mut s, "T_wnd", format!("{:.1} s (the cycle: apply, spin down, stand by, spin up)", p.t_wnd_s));
+    line(&mut s, "T_apl", format!("{:.1} s (applying, 1/r of the cycle)", p.t_apl_s));
+    line(&mut s, "T_idle", format!("{:.1} s (spin-down, standby, spin-up)", p.t_idle_s));
+    line(&mut s, "standby time", format!("{:.1} s per cycle", p.standby_s));
+    match (r.u_max_bytes, r.batch_bytes) {
+        (Some(u), Some(b)) => {
+            line(&mut s, "U_max", format!("{} (peak unapplied log, as applying starts)", fmt_bytes(u.round() as u64)));
+            line(&mut s, "batch", format!("{} (log per cycle: what the log volume must hold)", fmt_bytes(b.ceil() as u64)));
+        }
+        _ => {
+            line(&mut s, "U_max", format!("R_gen × {:.1} s (peak unapplied log; --r-gen and --r-apl give bytes)", p.t_idle_s));
+            line(&mut s, "batch", format!("R_gen × {:.1} s (log per cycle)", p.t_wnd_s));
+        }
+    }
+    line(&mut s, "cycles/day", format!("{:.1}", p.cycles_per_day));
+    let kind = r.disk.cycle_kind.replace('_', "/");
+    let limit = match (r.disk.rated_cycles, r.days_to_rated_cycles) {
+        (Some(c), Some(d)) => format!("{d:.0} days ({:.1} years) to the rated {c} {kind} cycles", d / 365.0),
+        _ => format!("unknown: the catalog has no rated {kind} cycles for {}", r.disk.disk),
+    };
+    line(&mut s, "cycle limit", limit);
+    let worst = match p.mode {
+        PlanMode::Paper => "T_RTO + T_up·(1 − 1/r): a disaster as spin-up starts",
+        PlanMode::Strict => "the RTO itself",
+    };
+    line(&mut s, "worst recovery", format!("{:.1} s ({worst})", p.worst_recovery_s));
+    if over > 1e-9 {
+        line(&mut s, "", format!("exceeds the RTO of {} s by {over:.1} s", g(p.t_rto_s)));
+        if let Some(st) = &r.strict {
+            line(
+                &mut s,
+                "strict mode",
+                format!(
+                    "T_wnd {:.1} s, {:.1} cycles/day, worst recovery {:.1} s (within the RTO), saving {} % of the storage",
+                    st.t_wnd_s,
+                    st.cycles_per_day,
+                    st.worst_recovery_s,
+                    percent(st.saving_total)
+                ),
+            );
+        }
+    }
+    line(&mut s, "break-even", format!("{:.1} s of idle time pays for a spin-down", r.standby.break_even_s));
+    if let Some(v) = r.log_volume_bytes {
+        let window = r.window_bytes.map(|w| format!("a {} window fits", size_label(w))).unwrap_or_default();
+        let batch = if r.batch_bytes.is_some() { "holds a batch" } else { "batch size unknown without --r-gen" };
+        let sep = if window.is_empty() { "" } else { "; " };
+        line(&mut s, "log volume", format!("{}: {batch}{sep}{window}", size_label(v)));
+    }
+    s.push('\n');
+    let w = &r.power;
+    line(
+        &mut s,
+        "power",
+        format!(
+            "data disk {:.2} W deferred against {:.2} W conventional (u = {}); analytic model",
+            w.p_data_proposed_w,
+            w.p_data_conventional_w,
+            g(r.u)
+        ),
+    );
+    line(
+        &mut s,
+        "saving",
+        format!(
+            "{} % of the storage, {} % of the data disks (data disks {:.1} % of the storage, log disks at idle {} W)",
+            percent(w.saving_total),
+            percent(w.saving_data),
+            r.data_fraction * 100.0,
+            g(r.log_disk_w)
+        ),
+    );
+    s
+}
+
+fn grid_cmd(a: &PlanArgs, mode: PlanMode) -> Result<()> {
+    let base = plan_config(a, None);
+    let all_levels = drive_levels(&base)?.levels;
+    let levels: Vec<String> = match &a.standby {
+        Some(l) => vec![l.clone()],
+        None => all_levels.iter().map(|(n, _)| n.clone()).collect(),
+    };
+    if levels.is_empty() {
+        bail!("drive `{}` has no standby level to plan for", base.disk);
+    }
+    let mut standby = Vec::new();
+    let mut cells = Vec::new();
+    for level in &levels {
+        let sb = data_standby(&plan_config(a, Some(level.clone())))?;
+        for &r in &PAPER_RATIOS {
+            for &rto in &PAPER_RTOS_S {
+                let cell = match plan(1.0, r, rto, &sb.costs, mode) {
+                    Ok(p) => {
+                        let power = analytic_power(&power_inputs(&sb, p.r, p.t_wnd_s, a.u)).map_err(|e| anyhow!("the analytic power model: {e}"))?;
+                        GridCell {
+                            standby: sb.level.clone(),
+                            r,
+                            rto_s: rto,
+                            feasible: true,
+                            reason: None,
+                            t_wnd_s: Some(p.t_wnd_s),
+                            cycles_per_day: Some(p.cycles_per_day),
+                            worst_recovery_s: Some(p.worst_recovery_s),
+                            saving_total: Some(power.saving_total),
+                            saving_data: Some(power.saving_data),
+                        }
+                    }
+                    Err(e) => GridCell {
+                        standby: sb.level.clone(),
+                        r,
+                        rto_s: rto,
+                        feasible: false,
+                        reason: Some(e.to_string()),
+                        t_wnd_s: None,
+                        cycles_per_day: None,
+                        worst_recovery_s: None,
+                        saving_total: None,
+                        saving_data: None,
+                    },
+                };
+                cells.push(cell);
+            }
+        }
+        standby.push(sb);
+    }
+    let disk = plan_disk(&base, &standby[0].level)?;
+    let report = GridReport { disk, mode, u: a.u, standby, cells };
+    let mut out = crate::session::stdout();
+    if a.json {
+        write_json(&mut out, &report)?;
+    } else {
+        write!(out, "{}", render_grid(&report))?;
+    }
+    Ok(())
+}
+
+/// The grid as people read it: one row per standby level and r, one column per RTO, each
+/// cell T_wnd and the storage saving (or "infeasible").
+pub fn render_grid(g_: &GridReport) -> String {
+    let mut s = format!("disk        {}\nmode        {}\n", describe_disk(&g_.disk), mode_text(g_.mode));
+    for sb in &g_.standby {
+        s.push_str(&format!("standby     {}\n", describe_standby(sb)));
+    }
+    s.push_str(&format!(
+        "cells       T_wnd and the analytic saving of the storage (u = {}, data disks {:.1} %, log disks at idle)\n\n",
+        g(g_.u),
+        DEFAULT_DATA_FRACTION * 100.0
+    ));
+    let mut header = vec!["standby".to_string(), "r".to_string()];
+    header.extend(PAPER_RTOS_S.iter().map(|r| format!("RTO {} s", g(*r))));
+    let mut t = Table::new(header);
+    for sb in &g_.standby {
+        for &r in &PAPER_RATIOS {
+            let mut row = vec![sb.level.clone(), g(r)];
+            for &rto in &PAPER_RTOS_S {
+                let cell = g_.cells.iter().find(|c| c.standby == sb.level && c.r == r && c.rto_s == rto);
+                row.push(match cell {
+                    Some(GridCell { t_wnd_s: Some(tw), saving_total: Some(sv), .. }) => format!("{tw:.0} s, {} %", percent(*sv)),
+                    _ => "infeasible".into(),
+                });
+            }
+            t.row(row);
+        }
+    }
+    s.push_str(&t.render());
+    let reasons: Vec<&GridCell> = g_.cells.iter().filter(|c| !c.feasible).collect();
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for c in reasons {
+        let why = c.reason.as_deref().unwrap_or("");
+        if !seen.iter().any(|(l, w)| *l == c.standby && *w == why) {
+            seen.push((&c.standby, why));
+        }
+    }
+    if !seen.is_empty() {
+        s.push('\n');
+        for (level, why) in seen {
+            s.push_str(&format!("infeasible  {level}: {why}\n"));
+        }
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------------------
+// log
+
+#[derive(Args)]
+pub struct LogArgs {
+    /// Transactions to write (required for the TPC-C generator, which has no end; with
+    /// --trace, at most this many).
+    #[arg(long, value_name = "N")]
+    pub transactions: Option<u64>,
+    /// TPC-C warehouses (default 160).
+    #[arg(long, value_name = "N", conflicts_with = "trace")]
+    pub warehouses: Option<u32>,
+    /// Seed of the TPC-C generator (default 0).
+    #[arg(long, value_name = "N", conflicts_with = "trace")]
+    pub seed: Option<u64>,
+    /// The TPC-C primary's database buffer: bytes, or with a unit (default 512M).
+    #[arg(long, value_name = "BYTES", value_parser = crate::args::parse_bytes, conflicts_with = "trace")]
+    pub buffer_pool: Option<u64>,
+    /// Forward the writes of this block trace instead of running the TPC-C generator.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// With --trace: pack the blocks the trace touches densely.
+    #[arg(long, requires = "trace")]
+    pub compact: bool,
+    /// The update log file to write.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: PathBuf,
+}
+
+/// A source cut after `limit` transactions, counting what it yields.
+struct Counted<'a> {
+    inner: &'a mut dyn UpdateSource,
+    limit: Option<u64>,
+    transactions: u64,
+    records: u64,
+    log_bytes: u64,
+}
+
+impl UpdateSource for Counted<'_> {
+    fn next_transaction(&mut self, out: &mut Transaction) -> Result<bool, SourceError> {
+        if self.limit.is_some_and(|l| self.transactions >= l) {
+            out.clear();
+            return Ok(false);
+        }
+        let more = self.inner.next_transaction(out)?;
+        if more {
+            self.transactions += 1;
+            self.records += out.records.len() as u64;
+            self.log_bytes += out.log_bytes();
+        }
+        Ok(more)
+    }
+    fn data_bytes(&self) -> u64 {
+        self.inner.data_bytes()
+    }
+    fn page_bytes(&self) -> u64 {
+        self.inner.page_bytes()
+    }
+}
+
+fn log_cmd(a: LogArgs) -> Result<()> {
+    let mut source: Box<dyn UpdateSource> = match &a.trace {
+        Some(path) => {
+            let forwarding = ForwardingConfig { compact: a.compact, ..ForwardingConfig::default() };
+            Box::new(BlockForwarding::open(path, &tierlab_trace::ReadOptions::default(), &forwarding).map_err(|e| anyhow!("{e}"))?)
+        }
+        None => {
+            let Some(n) = a.transactions else {
+                bail!("--transactions: the TPC-C generator has no end; say how many transactions to write");
+            };
+            let mut cfg = TpccConfig { transactions: Some(n), ..TpccConfig::default() };
+            if let Some(w) = a.warehouses {
+                cfg.warehouses = w;
+            }
+            if let Some(s) = a.seed {
+                cfg.seed = s;
+            }
+            if let Some(b) = a.buffer_pool {
+                cfg.buffer_pool_bytes = b;
+            }
+            if let Err(errors) = cfg.check() {
+                let e = &errors.0[0];
+                let flag = match e.field {
+                    "warehouses" => "--warehouses",
+                    "transactions" => "--transactions",
+                    other => other,
+                };
+                bail!("{flag}: {}", e.message);
+            }
+            Box::new(TpccLog::new(cfg).map_err(|e| anyhow!("TPC-C generator: {e}"))?)
+        }
+    };
+    let mut counted = Counted { inner: &mut *source, limit: a.transactions, transactions: 0, records: 0, log_bytes: 0 };
+    let file = std::fs::File::create(&a.output).with_context(|| format!("cannot create {}", a.output.display()))?;
+    tierlab_update_log::dump(&mut counted, std::io::BufWriter::new(file)).with_context(|| format!("writing {}", a.output.display()))?;
+    writeln!(
+        crate::session::stdout(),
+        "wrote {} transactions, {} records, {} of log to {}",
+        counted.transactions,
+        counted.records,
+        fmt_bytes(counted.log_bytes),
+        a.output.display()
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_take_units_and_decimals() {
+        assert_eq!(parse_rate("1048576"), Ok(1048576.0));
+        assert_eq!(parse_rate("1M"), Ok(1048576.0));
+        assert_eq!(parse_rate("2.5K/s"), Ok(2560.0));
+        assert!(parse_rate("0").is_err());
+        assert!(parse_rate("3Q").unwrap_err().contains("unknown unit"));
+    }
+
+    #[test]
+    fn sizes_read_as_written() {
+        assert_eq!(size_label(4 << 20), "4 MiB");
+        assert_eq!(size_label(1 << 30), "1 GiB");
+        assert_eq!(size_label(1536), "1.50 KiB");
+        assert_eq!(size_label(100), "100 B");
+    }
+
+    #[test]
+    fn modes_parse_and_reject_others() {
+        assert_eq!("strict".parse(), Ok(PlanMode::Strict));
+        assert_eq!("paper".parse(), Ok(PlanMode::Paper));
+        assert_eq!("schedule".parse(), Ok(Trigger::Schedule));
+        assert!("soon".parse::<Trigger>().unwrap_err().contains("`soon`"));
+    }
+}
