@@ -6,7 +6,7 @@
 
 use tierlab_array_policy::SchemeConfig;
 use tierlab_array_sim::{common_span_bytes, oltp_workload, run_array, ArrayConfig};
-use tierlab_hybrid_study::Workload;
+use tierlab_workload::Workload;
 use tierlab_report::process::{cpu_seconds, peak_rss_mib};
 
 fn run(disks: usize, nvram_bytes: u64, iops: f64, requests: u64) -> (u64, f64, f64) {

@@ -7,7 +7,7 @@ use tierlab_system_power::SystemEnergy;
 use anyhow::Result;
 use serde::Serialize;
 use tierlab_array_policy::{SchemeConfig, SchemeKind};
-use tierlab_hybrid_study::Workload;
+use tierlab_workload::Workload;
 
 /// One load level: a label (e.g. "140 req/s") and its workload.
 #[derive(Clone, Debug)]

@@ -2,18 +2,20 @@
 //! replay it, and summarise per disk and for the whole array.
 
 use crate::controller::{ArrayController, ExecutorStats};
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use tierlab_raid::{Geometry, Nvram, NvramConfig, RaidLevel};
 use tierlab_array_policy::{ArraySetup, SchemeConfig, SchemeReport, SpeedInfo, StandbyInfo, Transition};
 use tierlab_catalog::HddEntry;
-use tierlab_hybrid_study::{AddressMap, HddChoice, Workload};
+use tierlab_devices::{catalog, catalog_hdd, datasheet, power_profile, HddChoice};
 use tierlab_report::LatencySummary;
 use tierlab_engine::{Controller, Device, DeviceRun, Replay, SchedulerKind, SimError, SimReport, Simulation};
 use tierlab_system_power::{powered_down_level, DiskUsage, System, SystemEnergy, SystemSpec, SystemUsage, POWERED_DOWN};
 use tierlab_measure::{Interval, Measurement, Outcome, Protocol, Stop, Window};
+use tierlab_trace::AddressMap;
 use tierlab_types::{IoRequest, GIB, KIB, NS_PER_S};
+use tierlab_workload::{open_trace, Workload};
 
 /// Epochs in a row a scheme that plans per epoch must keep its tier sizes before its
 /// warm-up may end (the paper measures segments in which CR's tier membership holds).
@@ -117,11 +119,11 @@ pub struct DiskModel {
 impl DiskModel {
     /// The catalog drive `id` with its power profile (default: the first).
     pub fn from_catalog(id: &str, profile: Option<&str>) -> Result<DiskModel> {
-        let entry = tierlab_hybrid_study::catalog(None)?.hdd(id)?.clone();
-        let spec = &tierlab_hybrid_study::power_profile(&entry, profile)?
+        let entry = catalog(None)?.hdd(id)?.clone();
+        let spec = &power_profile(&entry, profile)?
             .ok_or_else(|| anyhow!("drive `{id}` has no power figures; an array needs them to account energy"))?
             .spec;
-        let sheet = tierlab_hybrid_study::datasheet(&entry, None)?;
+        let sheet = datasheet(&entry, None)?;
         let levels = spec.speed_levels(entry.rpm);
         let top_rpm = levels.iter().map(|l| l.rpm).max().unwrap_or(entry.rpm).max(1);
         let top_rate = sheet.sustained_transfer_mb_s * 1e6;
@@ -132,7 +134,7 @@ impl DiskModel {
         let speed_change = spec.speeds.as_ref().map_or(Transition { time_s: 0.0, energy_j: 0.0 }, |s| transition(s.change));
         let standby = spec.deepest_standby().and_then(|i| standby_info(&spec.standby[i]));
         let choice = HddChoice { device: id.into(), power_profile: profile.map(str::to_string), ..HddChoice::default() };
-        let capacity_bytes = tierlab_hybrid_study::catalog_hdd(&entry, &choice)?.capacity_bytes();
+        let capacity_bytes = catalog_hdd(&entry, &choice)?.capacity_bytes();
         Ok(DiskModel { entry, choice, capacity_bytes, speeds, speed_change, standby, average_seek_s: sheet.seek_average_ms / 1e3 })
     }
 
@@ -143,7 +145,7 @@ impl DiskModel {
         let Some(extra_s) = system.power_down_extra_s() else {
             return Ok(self);
         };
-        let profile_name = tierlab_hybrid_study::power_profile(&self.entry, self.choice.power_profile.as_deref())?
+        let profile_name = power_profile(&self.entry, self.choice.power_profile.as_deref())?
             .map(|p| p.name.clone())
             .ok_or_else(|| anyhow!("drive `{}` has no power figures, so its slot cannot be powered down", self.entry.id))?;
         let Some(profile) = self.entry.power_profiles.iter_mut().find(|p| p.name == profile_name) else {
@@ -158,7 +160,7 @@ impl DiskModel {
 
     /// One disk of the array, named `name`.
     pub fn build(&self, name: String) -> Result<Box<dyn Device + Send>> {
-        Ok(Box::new(Named { inner: tierlab_hybrid_study::catalog_hdd(&self.entry, &self.choice)?, name }))
+        Ok(Box::new(Named { inner: catalog_hdd(&self.entry, &self.choice)?, name }))
     }
 }
 
@@ -416,7 +418,7 @@ fn replay_workload(
 ) -> Result<(String, SimReport)> {
     match workload {
         Workload::Trace { path, options } => {
-            let open = || tierlab_trace::open(path, options).with_context(|| format!("cannot read trace {}", path.display()));
+            let open = || open_trace(path, options);
             let map = AddressMap::learn(cfg.compact, cfg.stripe_unit_bytes, open()?)?;
             if map.capacity_bytes() > capacity_bytes && !cfg.wrap {
                 bail!(

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use tierlab_raid::RaidLevel;
 use tierlab_array_policy::SchemeConfig;
 use tierlab_array_sim::{common_span_bytes, oltp_workload, run_array, ArrayConfig, ArrayRun};
-use tierlab_hybrid_study::Workload;
+use tierlab_workload::Workload;
 
 fn small(disks: usize) -> ArrayConfig {
     ArrayConfig { disks, nvram_bytes: 64 << 20, ..ArrayConfig::default() }

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use tierlab_array_policy::SchemeConfig;
 use tierlab_array_sim::{common_span_bytes, compare, oltp_workload_with, run_array, ArrayConfig, CompareRow, Load, OltpSkew, Protocol};
-use tierlab_hybrid_study::Workload;
+use tierlab_workload::Workload;
 use tierlab_trace::ReadOptions;
 
 /// The most a stable-load run may take (warm-up included): the measurement layer ends the

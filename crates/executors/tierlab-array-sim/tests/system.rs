@@ -3,7 +3,7 @@
 
 use tierlab_array_policy::SchemeConfig;
 use tierlab_array_sim::{common_span_bytes, compare, oltp_workload, run_array, ArrayConfig, ArrayRun, Load};
-use tierlab_hybrid_study::Workload;
+use tierlab_workload::Workload;
 use tierlab_system_power::{EnclosureGroup, LowPower, SystemSpec, POWERED_DOWN};
 
 fn system(low_power: LowPower) -> SystemSpec {

@@ -5,7 +5,7 @@
 //! page operation and idle power), or a disk timed by `tierlab-hdd` and powered by
 //! `tierlab-power` (seek, active and idle power; no spin-down unless asked for). Catalog
 //! disks are converted exactly as `tierlab simulate` converts them
-//! (`tierlab_hybrid_study::datasheet`), so a disk here is the disk of every other run.
+//! (`tierlab_devices::datasheet`), so a disk here is the disk of every other run.
 
 use crate::MixedError;
 use serde::Serialize;
@@ -125,8 +125,8 @@ impl HddModel {
             estimated.push(format!("transfer.sustained_max_mb_s = {mb_s}"));
         }
         let datasheet =
-            tierlab_hybrid_study::datasheet(&entry, None).map_err(|e| MixedError::Device(format!("{e:#}")))?;
-        let power = tierlab_hybrid_study::power_profile(&entry, power_profile)
+            tierlab_devices::datasheet(&entry, None).map_err(|e| MixedError::Device(format!("{e:#}")))?;
+        let power = tierlab_devices::power_profile(&entry, power_profile)
             .map_err(|e| MixedError::Device(format!("{e:#}")))?
             .map(|p| p.spec.clone());
         Ok(HddModel {

@@ -37,7 +37,7 @@ pub fn data_standby(cfg: &ReplicationConfig) -> Result<DataStandby> {
 }
 
 fn standby_of(cfg: &ReplicationConfig, model: &DiskModel) -> Result<DataStandby> {
-    let profile = tierlab_hybrid_study::power_profile(&model.entry, cfg.power_profile.as_deref())?
+    let profile = tierlab_devices::power_profile(&model.entry, cfg.power_profile.as_deref())?
         .ok_or_else(|| {
             anyhow!(
                 "drive `{}` has no power figures: a replica's energy cannot be accounted",

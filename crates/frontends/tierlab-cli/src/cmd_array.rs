@@ -16,11 +16,10 @@ use tierlab_raid::{Geometry, RaidLevel};
 use tierlab_array_policy::{SchemeConfig, SchemeKind};
 use tierlab_array_sim::{common_span_bytes, compare, oltp_workload_with, run_array, ArrayConfig, ArrayMeasured, ArrayRun, CompareRow, DiskModel, Load, OltpSkew, Protocol, Stop};
 use crate::measure_args::with_interval;
-use tierlab_hybrid_study::Workload;
 use tierlab_report::{fmt_bytes, Table};
 use tierlab_engine::SchedulerKind;
 use tierlab_system_power::{LowPower, SystemEnergy, SystemSpec};
-use tierlab_workload::Arrival;
+use tierlab_workload::{Arrival, Workload};
 
 /// The OLTP workload's default length in hours (the cap of a measured run).
 pub const DEFAULT_HOURS: f64 = 48.0;

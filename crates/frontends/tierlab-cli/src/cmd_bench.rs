@@ -9,7 +9,9 @@ use clap::Subcommand;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
-use tierlab_hybrid_study::{build, build_hdd, AddressMap};
+use tierlab_devices::build_hdd;
+use tierlab_hybrid_study::build;
+use tierlab_trace::AddressMap;
 use tierlab_hybrid_sim::{Devices, HybridController};
 use tierlab_engine::{Controller, Direct, Replay, SchedulerKind, Simulation};
 

@@ -14,7 +14,8 @@ use anyhow::Result;
 use clap::Args;
 use serde::Serialize;
 use std::io::Write;
-use tierlab_hybrid_study::{CostModel, Overview, Workload};
+use tierlab_hybrid_study::{CostModel, Overview};
+use tierlab_workload::Workload;
 use tierlab_report::{fmt_bytes, Table};
 
 #[derive(Args, Clone)]

@@ -10,7 +10,8 @@ use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
-use tierlab_hybrid_study::{Config, Run, Workload};
+use tierlab_hybrid_study::{Config, Run};
+use tierlab_workload::Workload;
 use tierlab_report::{fmt_bytes, LatencySummary, Table};
 use tierlab_engine::{Replay, SchedulerKind, SimReport};
 

@@ -1,11 +1,11 @@
 //! The HDD options of the command line: a catalog drive (datasheet figures and a power
-//! profile) or a DiskSim drive description. Building the device is `tierlab_hybrid_study`'s.
+//! profile) or a DiskSim drive description. Building the device is `tierlab_devices`'s.
 
 use clap::Args;
 use std::path::PathBuf;
-use tierlab_hybrid_study::{HddChoice, DEFAULT_HDD};
+use tierlab_devices::{HddChoice, DEFAULT_HDD};
 
-pub use tierlab_hybrid_study::catalog;
+pub use tierlab_devices::catalog;
 
 #[derive(Args, Clone, Debug)]
 pub struct DeviceChoice {

@@ -4,7 +4,8 @@
 
 use clap::Args;
 use tierlab_cache::Algorithm;
-use tierlab_hybrid_study::{HybridParams, Mode, SsdTiming, SsdWriteBuffer};
+use tierlab_devices::{SsdTiming, SsdWriteBuffer};
+use tierlab_hybrid_study::{HybridParams, Mode};
 use tierlab_hybrid_policy::WritePolicy;
 use tierlab_types::MIB;
 
@@ -117,7 +118,7 @@ mod tests {
     use super::*;
     use crate::devices::DeviceChoice;
     use clap::Parser;
-    use tierlab_hybrid_study::HddChoice;
+    use tierlab_devices::HddChoice;
 
     #[derive(Parser)]
     struct Flags {

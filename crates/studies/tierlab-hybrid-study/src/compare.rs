@@ -5,7 +5,7 @@
 
 use crate::drive::Mode;
 use crate::matrix::Matrix;
-use crate::run::{pass_of, simulate_measured, Config, Measured, Workload};
+use crate::run::{simulate_measured, Config, Measured};
 use anyhow::{anyhow, Context, Result};
 use serde::Serialize;
 use tierlab_cost::{CostBreakdown, CostDevice, CostInputs, DemandBilling, PriceCatalog, Tariff, Wear, ALPHAS};
@@ -13,6 +13,7 @@ use tierlab_measure::{Protocol, Stop, Sums};
 use tierlab_engine::Replay;
 use tierlab_hybrid_sim::Warming;
 use tierlab_types::SECONDS_PER_YEAR;
+use tierlab_workload::{pass_of, Workload};
 
 /// SSD wear counts reads times this ratio as well as writes: the GreenDM dissertation
 /// prices its cost results with a read-to-write effect of 1/10 (ch. 8, "the current cost

@@ -2,15 +2,13 @@
 //! combines them — GreenDM tiering or caching, HybridStore's dynamic controller (MixDyn)
 //! or its static 4 KiB split, the linear baseline, or a single device.
 
-use crate::hdd::{build_hdd, HddChoice};
 use anyhow::{anyhow, Context, Result};
 use tierlab_cache::Algorithm;
 use tierlab_hybrid_sim::ssd_hints;
 use tierlab_mixdyn::{MixDynParams, MixDynPolicy, PAGE_BYTES};
 use tierlab_hybrid_policy::{CachingParams, CachingPolicy, Geometry, LinearPolicy, Policy, TieringParams, TieringPolicy, WritePolicy};
+use tierlab_devices::{build_hdd, datasheet_ssd, filled_ssd, ssd_spec, HddChoice, SsdTiming, SsdWriteBuffer};
 use tierlab_engine::Device;
-use tierlab_ssd::{Precondition, Ssd, WriteBufferSpec};
-use tierlab_ssd_datasheet::DatasheetSsd;
 use tierlab_types::{MIB, NS_PER_S};
 
 /// The drive designs `compare` puts side by side.
@@ -62,47 +60,6 @@ impl Mode {
     /// The HDD holds the whole capacity (the SSD a subset of it).
     fn hdd_holds_all(self) -> bool {
         matches!(self, Mode::Caching | Mode::MixDyn | Mode::Static4k)
-    }
-}
-
-/// How the SSD is timed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-pub enum SsdTiming {
-    /// From its internals: NAND timelines, FTL, garbage collection (`tierlab-ssd`).
-    #[default]
-    Internals,
-    /// From its data sheet: QD1 latency, sequential bandwidth, IOPS at depth
-    /// (`tierlab-ssd-datasheet`); the catalog entry needs a `[datasheet]` section.
-    Datasheet,
-}
-
-/// The write buffer of an SSD timed from its internals (the data-sheet timing already
-/// acknowledges writes as the drive does, and ignores this).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SsdWriteBuffer {
-    /// As the catalog entry gives it (`[ssd.write_buffer]`); none where it gives none.
-    #[default]
-    Catalog,
-    /// None: every write waits for its NAND program, as in FlashSim.
-    Off,
-    /// The catalog entry's buffer, holding this many bytes.
-    Bytes(u64),
-}
-
-impl std::str::FromStr for SsdWriteBuffer {
-    type Err = String;
-    /// `on` (the catalog's), `off`, or a size in bytes (0 is `off`).
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "on" | "catalog" => Ok(SsdWriteBuffer::Catalog),
-            "off" => Ok(SsdWriteBuffer::Off),
-            _ => match s.parse::<u64>() {
-                Ok(0) => Ok(SsdWriteBuffer::Off),
-                Ok(bytes) => Ok(SsdWriteBuffer::Bytes(bytes)),
-                Err(_) => Err(format!("`{s}`: expected on, off or a size in bytes")),
-            },
-        }
     }
 }
 
@@ -175,9 +132,8 @@ impl Default for HybridParams {
 }
 
 /// The SSD, timed as `timing` asks. Timed from its internals, the part the drive uses
-/// (`[0, need_bytes)`) is already written once: the data a trace reads exists before the
-/// trace starts (a fresh model would answer reads of never-written pages without touching
-/// flash). Counters start at zero after the fill. `write_buffer` chooses its write buffer.
+/// (`[0, need_bytes)`) is already written once ([`filled_ssd`]). `write_buffer` chooses its
+/// write buffer.
 fn ssd_device(id: &str, timing: SsdTiming, write_buffer: SsdWriteBuffer, need_bytes: u64) -> Result<Box<dyn Device>> {
     let fits = |capacity: u64| {
         if capacity < need_bytes {
@@ -190,31 +146,9 @@ fn ssd_device(id: &str, timing: SsdTiming, write_buffer: SsdWriteBuffer, need_by
         fits(ssd.capacity_bytes())?;
         return Ok(Box::new(ssd));
     }
-    let mut spec = tierlab_ssd::catalog::builtin(id)?.ssd;
-    spec.write_buffer = match write_buffer {
-        SsdWriteBuffer::Catalog => spec.write_buffer,
-        SsdWriteBuffer::Off => None,
-        SsdWriteBuffer::Bytes(bytes) => Some(WriteBufferSpec {
-            bytes,
-            ..spec.write_buffer.ok_or_else(|| anyhow!("--ssd-write-buffer {bytes}: the catalog entry of SSD `{id}` (catalog/ssd/{id}.toml) has no [ssd.write_buffer] to take its acknowledgment time and host link from; give it one"))?
-        }),
-    };
-    let capacity = spec.capacity_bytes();
-    fits(capacity)?;
-    let mut ssd = Ssd::new(spec)?;
-    let occupancy = need_bytes as f64 / capacity.max(1) as f64;
-    ssd.precondition(&Precondition { occupancy, random_overwrites: 0.0, seed: 1 })?;
-    Ok(Box::new(ssd))
-}
-
-/// The catalog SSD `id` timed from its data sheet (its entry's `[datasheet]`), with its
-/// own name, idle power and rated endurance; `capacity_bytes` overrides its capacity (a
-/// server models a store of its own size this way).
-pub fn datasheet_ssd(id: &str, capacity_bytes: Option<u64>) -> Result<DatasheetSsd> {
-    let entry = tierlab_ssd::catalog::builtin(id)?;
-    let figures = entry.datasheet.ok_or_else(|| anyhow!("the catalog entry of SSD `{id}` (catalog/ssd/{id}.toml) has no [datasheet] section; give it one, or time the SSD from its internals"))?;
-    let spec = entry.ssd;
-    Ok(DatasheetSsd::new(&spec.name, capacity_bytes.unwrap_or(spec.capacity_bytes()), &figures, spec.energy.idle_w, spec.rated_endurance_bytes)?)
+    let spec = ssd_spec(id, write_buffer)?;
+    fits(spec.capacity_bytes())?;
+    Ok(Box::new(filled_ssd(spec, need_bytes)?))
 }
 
 fn round_down(bytes: u64, es: u64) -> u64 {

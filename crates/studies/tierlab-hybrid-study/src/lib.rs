@@ -18,22 +18,21 @@
 //! Errors are `anyhow` errors whose messages say which input was wrong and what was
 //! expected; nothing here panics on bad input.
 
-mod address;
 mod compare;
 mod drive;
-mod hdd;
 mod matrix;
 mod overview;
 mod run;
 
-pub use address::AddressMap;
 pub use compare::{compare, run_config, CompareReport, CostModel, FailedRow, HalfWidths, RunNote, RunRow, READ_EFFECT};
-pub use drive::{build, datasheet_ssd, Built, HybridParams, Mode, SsdTiming, SsdWriteBuffer};
-pub use hdd::{build_hdd, catalog, catalog_hdd, datasheet, hdd_spec, hdd_variants, power_profile, HddChoice, DEFAULT_HDD};
+pub use drive::{build, Built, HybridParams, Mode};
 pub use matrix::{Matrix, MatrixEntry};
 pub use overview::{overview, spin_down_at_break_even, Design, NotJudged, Overview};
-pub use run::{pass_of, pass_seconds, simulate, simulate_measured, Config, Measured, Run, Usage, Workload};
+pub use run::{simulate, simulate_measured, Config, Measured, Run, Usage};
 pub use tierlab_measure::Protocol;
+// The devices a configuration names are built by `tierlab-devices`; these names stay
+// reachable here for the command line's call sites that spell them through this crate.
+pub use tierlab_devices::{build_hdd, catalog, datasheet_ssd, hdd_spec, hdd_variants, power_profile, HddChoice, DEFAULT_HDD};
 
 #[cfg(test)]
 mod tests;

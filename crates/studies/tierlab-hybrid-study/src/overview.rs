@@ -6,13 +6,14 @@
 //! and left out of the verdict, which names what it chose among and calls ties.
 
 use crate::compare::{compare, CostModel, FailedRow, RunRow};
-use crate::hdd::{catalog, power_profile, HddChoice};
 use crate::matrix::Matrix;
-use crate::run::{Config, Workload};
+use crate::run::Config;
 use anyhow::{anyhow, Result};
 use serde::Serialize;
 use tierlab_measure::{Interval, Protocol};
+use tierlab_devices::{catalog, power_profile, HddChoice};
 use tierlab_engine::Replay;
+use tierlab_workload::Workload;
 
 /// One design as the overview states it; each figure with the half-width of its 95 %
 /// interval (`*_hw`).

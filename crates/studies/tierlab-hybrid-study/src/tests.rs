@@ -3,7 +3,8 @@
 use crate::*;
 use tierlab_engine::Replay;
 use tierlab_types::GIB;
-use tierlab_workload::WorkloadSpec;
+use tierlab_devices::SsdTiming;
+use tierlab_workload::{Workload, WorkloadSpec};
 
 /// The bundled default workload, cut to `n` requests over 4 GiB (a small span keeps the
 /// SSD's preconditioning quick).

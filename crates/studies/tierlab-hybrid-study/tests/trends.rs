@@ -5,7 +5,8 @@
 //! Skips with a note when ../shared is absent.
 
 use std::path::PathBuf;
-use tierlab_hybrid_study::{compare, CompareReport, Config, CostModel, HybridParams, Matrix, Mode, Protocol, RunRow, Workload};
+use tierlab_hybrid_study::{compare, CompareReport, Config, CostModel, HybridParams, Matrix, Mode, Protocol, RunRow};
+use tierlab_workload::Workload;
 use tierlab_engine::Replay;
 use tierlab_trace::ReadOptions;
 

@@ -1,8 +1,8 @@
 //! A measured tiering or caching run starts from the placement the workload leads its
 //! policy to (functional warming), not from a cold cache or an arbitrary layout.
 
-use tierlab_hybrid_study::{simulate_measured, Config, Mode, Protocol, Workload};
-use tierlab_workload::WorkloadSpec;
+use tierlab_hybrid_study::{simulate_measured, Config, Mode, Protocol};
+use tierlab_workload::{Workload, WorkloadSpec};
 
 /// The measured window's SSD hit ratio of `mode` on the bundled workload, and whether its
 /// policy was warmed and settled.

@@ -64,6 +64,7 @@
 //! or bytes), detection rules out implausible readings and otherwise refuses, naming
 //! each reading, rather than guess ([`detect`]).
 
+mod address_map;
 mod compact;
 mod decompress;
 pub mod detect;
@@ -77,6 +78,7 @@ mod reader;
 mod stats;
 mod threaded;
 
+pub use address_map::AddressMap;
 pub use compact::Compactor;
 pub use decompress::Compression;
 pub use error::TraceError;

@@ -5,7 +5,7 @@
 //! applies the bytes themselves. Any trace tierlab reads becomes such a stream:
 //!
 //! - the trace's (volume, offset) addresses become one data volume with
-//!   [`tierlab_hybrid_study::AddressMap`], as the array runs map them: volumes end to end at
+//!   [`tierlab_trace::AddressMap`], as the array runs map them: volumes end to end at
 //!   1 MiB-aligned bases, or, with `compact`, the touched `chunk_bytes` chunks packed
 //!   densely in address order. The map is learnt in one pass over the trace when the
 //!   source is opened; [`BlockForwarding::reopen`] re-reads the trace with the same map;
@@ -25,7 +25,7 @@
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tierlab_hybrid_study::AddressMap;
+use tierlab_trace::AddressMap;
 use tierlab_update_log::{
     PrimaryIo, PrimaryVolume, RecordKey, SourceError, Transaction, UpdateOp, UpdateRecord,
     UpdateSource,

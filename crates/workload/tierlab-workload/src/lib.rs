@@ -1,15 +1,18 @@
-//! Synthetic workloads for the patterns the storage research uses, deterministic from a
-//! seed: the same [`WorkloadSpec`] always yields the same requests, byte for byte.
+//! A run's workload ([`Workload`]): a trace file, or a synthetic workload for the
+//! patterns the storage research uses, deterministic from a seed: the same
+//! [`WorkloadSpec`] always yields the same requests, byte for byte.
 //!
 //! A generator is an iterator of [`IoRequest`]s; it holds O(streams) state, never the
 //! requests it made.
 
+mod source;
 mod zipf;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use tierlab_types::{IoRequest, Op, NS_PER_S};
+pub use source::{open_trace, pass_of, pass_seconds, Workload};
 pub use zipf::Zipf;
 
 /// A synthetic workload, as written in a TOML `[workload]` table.

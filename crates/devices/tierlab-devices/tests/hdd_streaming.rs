@@ -5,7 +5,7 @@
 //! to hold them to, and are left out.
 
 use tierlab_hdd::{Mechanics, ReadAheadMode};
-use tierlab_hybrid_study::{catalog, hdd_spec, HddChoice};
+use tierlab_devices::{catalog, hdd_spec, HddChoice};
 use tierlab_engine::DeviceOp;
 use tierlab_types::Op;
 

@@ -1,5 +1,5 @@
-//! The HDD of a configuration: a catalog drive (datasheet figures and a power profile) or
-//! a DiskSim drive description, with an optional spin-down policy.
+//! An HDD from its catalog entry (datasheet figures and a power profile) or from a DiskSim
+//! drive description, with an optional spin-down policy.
 
 use anyhow::{anyhow, Context, Result};
 use std::path::{Path, PathBuf};

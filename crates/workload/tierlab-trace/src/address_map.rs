@@ -1,18 +1,20 @@
-//! Mapping a trace's (volume, offset) addresses onto one hybrid drive's address space.
+//! Mapping a trace's (volume, offset) addresses onto one device's address space (a hybrid
+//! drive's, an array's, a replica's data volume).
 
+use crate::Compactor;
 use std::collections::BTreeMap;
-use tierlab_trace::Compactor;
 use tierlab_types::{IoRequest, MIB};
 
-/// How a trace's (volume, offset) addresses become one hybrid drive's addresses.
+/// How a trace's (volume, offset) addresses become one device's addresses.
 #[derive(Clone)]
 pub enum AddressMap {
     /// Volumes end to end, each at a 1 MiB-aligned base: addresses keep their distances.
     EndToEnd { base: BTreeMap<u32, u64>, capacity_bytes: u64 },
     /// Touched chunks packed densely in address order (`Compactor`). With the chunk equal
-    /// to the extent size, the drive's capacity is the data the trace touches, counted in
-    /// whole extents: the SSD share is then a share of that data, whatever the ES (with a
-    /// coarser chunk, lazy mapping would fit all the touched small extents on the SSD).
+    /// to a hybrid drive's extent size, the drive's capacity is the data the trace touches,
+    /// counted in whole extents: the SSD share is then a share of that data, whatever the
+    /// ES (with a coarser chunk, lazy mapping would fit all the touched small extents on
+    /// the SSD).
     Compact(Compactor),
 }
 
@@ -42,7 +44,7 @@ impl AddressMap {
         Ok(AddressMap::EndToEnd { base, capacity_bytes: next })
     }
 
-    /// Bytes the drive must expose to hold every mapped request.
+    /// Bytes the device must expose to hold every mapped request.
     pub fn capacity_bytes(&self) -> u64 {
         match self {
             AddressMap::EndToEnd { capacity_bytes, .. } => *capacity_bytes,
@@ -50,7 +52,7 @@ impl AddressMap {
         }
     }
 
-    /// The request at its drive address (the learning pass saw every request, so the
+    /// The request at its device address (the learning pass saw every request, so the
     /// compact map knows every chunk).
     pub fn map(&self, r: IoRequest) -> IoRequest {
         match self {
