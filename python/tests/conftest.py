@@ -1,11 +1,13 @@
-"""Shared fixtures: the repository, the real traces beside it, and the `tierlab` binary
-whose `--json` output the package must equal."""
+"""Shared fixtures: the repository, the real traces beside it, and the `tierlab` command
+line whose `--json` output the package must equal."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
+import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -22,32 +24,24 @@ def trace(name: str) -> Path:
     return path
 
 
-def _binary() -> Path | None:
+@pytest.fixture(scope="session")
+def cli_command() -> list[str]:
+    """The `tierlab` command line whose `--json` the package must equal: `$TIERLAB_BIN` (the
+    binary cargo builds; `.ci/run` sets it), else the `tierlab` command the package's wheel
+    installs beside this interpreter (the command line compiled into the extension; else
+    `python -m tierlab`), so that nothing skips after `pip install ./python`."""
     if os.environ.get("TIERLAB_BIN"):
-        return Path(os.environ["TIERLAB_BIN"])
-    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
-    for profile in ("debug", "python", "release"):
-        if (target / profile / "tierlab").exists():
-            return target / profile / "tierlab"
-    return None
+        return [os.environ["TIERLAB_BIN"]]
+    script = Path(sysconfig.get_path("scripts")) / "tierlab"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "tierlab"]
 
 
 @pytest.fixture(scope="session")
-def cli_path() -> Path:
-    """The `tierlab` binary."""
-    binary = _binary()
-    if binary is None:
-        pytest.skip("no tierlab binary: build it with `cargo build -p tierlab-cli` or set TIERLAB_BIN")
-    return binary
-
-
-@pytest.fixture(scope="session")
-def cli(cli_path):
-    """Run the `tierlab` binary with `--json` and parse what it prints."""
-    binary = cli_path
+def cli(cli_command):
+    """Run the `tierlab` command line with `--json` and parse what it prints."""
 
     def run(*args: str):
-        out = subprocess.run([str(binary), *map(str, args), "--json"], check=True, capture_output=True, env={**os.environ, "CI": "true"})
+        out = subprocess.run([*cli_command, *map(str, args), "--json"], check=True, capture_output=True, env={**os.environ, "CI": "true"})
         return json.loads(out.stdout)
 
     return run

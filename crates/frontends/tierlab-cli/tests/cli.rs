@@ -508,3 +508,17 @@ fn simulate_measures_at_steady_state_when_asked() {
     let text = ok(&args);
     assert!(text.contains("stopped by cannot sustain"), "{text}");
 }
+
+#[test]
+fn sweep_without_the_python_package_says_how_to_get_it() {
+    // `tierlab sweep` hands the file to the Python package; an interpreter without it is
+    // named, with the command that installs it.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tierlab"))
+        .args(["sweep", "no-such-sweep.toml"])
+        .env("TIERLAB_PYTHON", "false")
+        .env("CI", "true")
+        .output()
+        .expect("the tierlab binary runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("pip install ./python") && err.contains("false cannot import"), "{err}");
+}
