@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 import tierlab  # noqa: E402
-from tierlab.palette import FAMILIES, design_colour, design_name  # noqa: E402
+from tierlab.palette import FAMILIES, design_colour  # noqa: E402
 from tierlab.sweep import load  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -33,7 +33,7 @@ MARKERS = ["o", "s", "^", "D"]
 LINES = ["-", "--", ":", "-."]
 SMALL = [
     {"mode": ["ssd-only", "hdd-only"]},
-    {"mode": ["tiering", "caching"], "ssd_fraction": 0.25, "pt": 2, "es": [262144, 1048576], "mcml": 4},
+    {"mode": ["tiering", "caching"], "ssd_fraction": 0.25, "pt": 2, "extent_bytes": [262144, 1048576], "mcml": 4},
 ]
 
 
@@ -43,7 +43,7 @@ def cost_vs_alpha(df, path: Path) -> None:
     fig, axes = plt.subplots(1, len(workloads), figsize=SIZE_IN, dpi=DPI, squeeze=False)
     for ax, w in zip(axes[0], workloads):
         d = df[(df["workload"] == w) & df["error"].isna()]
-        picked = d[d["mode"].isin(["ssdonly", "hddonly"])]
+        picked = d[d["mode"].isin(["ssd-only", "hdd-only"])]
         cheapest = d[~d.index.isin(picked.index)].nsmallest(3, "cost_usd_alpha_1000")
         shown: dict[str, int] = {}
         for _, r in pd.concat([picked, cheapest]).iterrows():
@@ -76,8 +76,8 @@ def throughput_vs_energy(df, path: Path) -> None:
     fig, axes = plt.subplots(1, len(workloads), figsize=SIZE_IN, dpi=DPI, squeeze=False)
     for ax, w in zip(axes[0], workloads):
         d = df[(df["workload"] == w) & df["error"].isna()]
-        for mode, g in sorted(d.groupby("mode"), key=lambda mg: FAMILIES.index(design_name(mg[0])) if design_name(mg[0]) in FAMILIES else len(FAMILIES)):
-            ax.scatter(g["energy_j"], g["throughput_iops"], label=design_name(mode), color=design_colour(mode), s=18)
+        for mode, g in sorted(d.groupby("mode"), key=lambda mg: FAMILIES.index(mg[0]) if mg[0] in FAMILIES else len(FAMILIES)):
+            ax.scatter(g["energy_j"], g["throughput_iops"], label=mode, color=design_colour(mode), s=18)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("energy of one replay (J)")

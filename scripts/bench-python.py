@@ -33,11 +33,11 @@ from tierlab.sweep import load
 
 REPO = Path(__file__).resolve().parents[1]
 WORKLOAD = {"trace": str(REPO.parent / "shared/traces/blkreplay-linux-mysql.load.gz"), "compact": True}
-DESIGN = {"mode": "tiering", "ssd_fraction": 0.25, "pt": 2, "es": 1048576, "mcml": 4}
+DESIGN = {"mode": "tiering", "ssd_fraction": 0.25, "pt": 2, "extent_bytes": 1048576, "mcml": 4}
 
 
 def overhead(binary: str, repeat: int) -> dict:
-    argv = [binary, "compare", "--trace", WORKLOAD["trace"], "--compact", "--modes", "tiering", "--fractions", "0.25", "--pts", "2", "--extents", "1048576", "--mcmls", "4", "--json"]
+    argv = [binary, "compare", "--trace", WORKLOAD["trace"], "--compact", "--mode", "tiering", "--ssd-fraction", "0.25", "--pt", "2", "--extent-bytes", "1048576", "--mcml", "4", "--json"]
     cli, py = [], []
     tierlab.run(WORKLOAD, DESIGN, progress=False)  # warm the page cache and the library
     for _ in range(repeat):

@@ -17,8 +17,8 @@
 #              (the 1x trace touches 269,210 blocks, 1.03 GiB); Nx is the trace written N times
 #              back to back (times shifted, the same blocks), a file of N times the records
 #   hdd        tierlab bench simulate on one HDD, --repeat N
-#   tiering    tierlab bench simulate --hybrid tiering --compact, --repeat N
-#   caching    tierlab bench simulate --hybrid caching --compact, --repeat N
+#   tiering    tierlab bench simulate --mode tiering --compact, --repeat N
+#   caching    tierlab bench simulate --mode caching --compact, --repeat N
 #   array      tierlab array simulate (24 two-speed disks, hibernator+, 14 req/s),
 #              ARRAY_HOURS (default 1) x N simulated hours after a 600 s warm-up
 #   replicate  tierlab replicate run (160 warehouses), REPLICATE_HOURS (default 0.025) x N
@@ -67,7 +67,7 @@ run_study() {
   case $study in
     cache) measure "$BIN" cache "$(repeated "$n")" --block 4K --algorithms lru,arc,s3fifo --sizes 16M,64M,256M,1G --json ;;
     hdd) measure "$BIN" bench simulate "$trace" --repeat "$n" --json ;;
-    tiering | caching) measure "$BIN" bench simulate "$trace" --hybrid "$study" --compact --repeat "$n" --json ;;
+    tiering | caching) measure "$BIN" bench simulate "$trace" --mode "$study" --compact --repeat "$n" --json ;;
     array) measure "$BIN" array simulate --scheme hibernator+ --iops 14 --warmup-s 600 \
       --hours "$(awk -v h="$array_hours" -v n="$n" 'BEGIN { print h * n }')" --json ;;
     replicate) measure "$BIN" replicate run --warmup-s 60 \

@@ -18,11 +18,11 @@ done
 # full-timing tiering run is 1 M requests/CPU-s.
 echo "== closed-loop replay on a hybrid drive, full timing (linear: no migrations)"
 for mode in linear tiering caching; do
-  taskset -c 0 "$bin" bench simulate "$trace" --hybrid "$mode" --compact --repeat 10
+  taskset -c 0 "$bin" bench simulate "$trace" --mode "$mode" --compact --repeat 10
 done
 # The same drives with the SSD timed from its data sheet (tierlab-ssd-datasheet) instead
 # of its NAND internals.
 echo "== the same, SSD timed from its data sheet (--ssd-timing datasheet)"
 for mode in linear tiering caching; do
-  taskset -c 0 "$bin" bench simulate "$trace" --hybrid "$mode" --compact --repeat 10 --ssd-timing datasheet
+  taskset -c 0 "$bin" bench simulate "$trace" --mode "$mode" --compact --repeat 10 --ssd-timing datasheet
 done

@@ -15,7 +15,7 @@ command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get ins
 cargo build --release -q --bin tierlab
 bin=${CARGO_TARGET_DIR:-target}/release/tierlab
 args=()
-[ "$mode" = hdd ] || args=(--hybrid "$mode" --compact)
+[ "$mode" = hdd ] || args=(--mode "$mode" --compact)
 args+=("${more[@]}")
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

@@ -119,11 +119,11 @@ def report(path):
     for mode in ("tiering", "caching"):
         ms = [r for r in every if r["mode"] == mode]
         print(f"- {mode}: max IOPS above Mylinear at the same SSD share in {sum(r['throughput_iops'] > linear_all[r['ssd_fraction']]['throughput_iops'] for r in ms)} of {len(ms)}")
-    if not (by_mode["hddonly"] and by_mode["ssdonly"] and by_mode["tiering"] + by_mode["caching"]):
+    if not (by_mode["hdd-only"] and by_mode["ssd-only"] and by_mode["tiering"] + by_mode["caching"]):
         print(f"- not judged: HDD-only, SSD-only and a tiering or caching design must all sustain the load "
               f"(sustainable: {', '.join(r['config'] for r in rows) or 'none'})\n")
         return
-    hdd, ssd = by_mode["hddonly"][0], by_mode["ssdonly"][0]
+    hdd, ssd = by_mode["hdd-only"][0], by_mode["ssd-only"][0]
     moving = by_mode["tiering"] + by_mode["caching"]
     print(f"- judged: the {len(rows)} sustainable designs")
 

@@ -29,17 +29,17 @@ def test_simulate_with_defaults_equals_the_command_line(cli):
 
 def test_a_hybrid_run_on_a_real_trace_equals_the_command_line(cli):
     path = trace(WEB)
-    got = tierlab.simulate(path, hybrid="tiering", ssd_fraction=0.125, pt=2, replay="closed", depth=2, wrap=True, progress=False)
-    want = cli("simulate", "--trace", path, "--hybrid", "tiering", "--ssd-fraction", "0.125", "--pt", "2", "--replay", "closed", "--depth", "2", "--wrap")
+    got = tierlab.simulate(path, mode="tiering", ssd_fraction=0.125, pt=2, replay="closed", depth=2, wrap=True, progress=False)
+    want = cli("simulate", "--trace", path, "--mode", "tiering", "--ssd-fraction", "0.125", "--pt", "2", "--replay", "closed", "--depth", "2", "--wrap")
     assert got == want
     assert got["controller"]["policy"] == "tiering"
 
 
 def test_compare_rows_equal_the_command_line_and_become_one_row_per_run(cli):
     path = trace(WEB)
-    opts = dict(compact=True, fractions=[0.25], pts=[2], extents=[1048576], mcmls=[4], **QUICK)
+    opts = dict(compact=True, ssd_fraction=[0.25], pt=[2], extent_bytes=[1048576], mcml=[4], **QUICK)
     rows = tierlab.compare(path, progress=False, **opts)
-    assert rows == cli("compare", "--trace", path, "--compact", "--fractions", "0.25", "--pts", "2", "--extents", "1048576", "--mcmls", "4", *QUICK_FLAGS)
+    assert rows == cli("compare", "--trace", path, "--compact", "--ssd-fraction", "0.25", "--pt", "2", "--extent-bytes", "1048576", "--mcml", "4", *QUICK_FLAGS)
     df = tierlab.to_pandas(rows)
     assert list(df["config"]) == [r["config"] for r in rows] and len(df) == 5
     for col in ("throughput_iops", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "energy_j", "ssd_eu_read_tenth", "hdd_eu", "cost_usd_alpha_1", "cost_usd_alpha_100000", "horizon_cost_usd"):
@@ -53,9 +53,9 @@ def test_compare_rows_equal_the_command_line_and_become_one_row_per_run(cli):
 
 def test_one_run_is_the_compare_row_of_its_design():
     path = trace(WEB)
-    rows = tierlab.compare(path, compact=True, fractions=[0.125], pts=[8], extents=[262144], mcmls=[1], progress=False, **QUICK)
+    rows = tierlab.compare(path, compact=True, ssd_fraction=0.125, pt=8, extent_bytes=262144, mcml=1, progress=False, **QUICK)
     want = next(r for r in rows if r["mode"] == "caching")
-    got = tierlab.run({"trace": path, "compact": True}, {"mode": "caching", "ssd_fraction": 0.125, "pt": 8, "es": 262144, "mcml": 1}, progress=False, **QUICK)
+    got = tierlab.run({"trace": path, "compact": True}, {"mode": "caching", "ssd_fraction": 0.125, "pt": 8, "extent_bytes": 262144, "mcml": 1}, progress=False, **QUICK)
     assert got == want
 
 
@@ -121,10 +121,9 @@ def test_a_stopped_job_raises_interrupted():
 
 
 def test_plots_name_and_colour_design_families_as_the_reports_do():
-    from tierlab.palette import FAMILIES, design_colour, design_name
+    from tierlab.palette import FAMILIES, design_colour
 
     assert FAMILIES == ["ssd-only", "hdd-only", "linear", "tiering", "caching"]
-    assert (design_name("ssdonly"), design_name("hddonly"), design_name("tiering")) == ("ssd-only", "hdd-only", "tiering")
     colours = [design_colour(f) for f in FAMILIES]
     assert len(set(colours)) == len(FAMILIES) and all(c.startswith("#") and len(c) == 7 for c in colours)
-    assert design_colour("ssdonly") == design_colour("ssd-only")
+    assert design_colour("no-such") == "#999999"

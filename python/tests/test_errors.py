@@ -7,9 +7,13 @@ import pytest
 import tierlab
 
 
-def test_an_unknown_option_is_a_usage_error():
-    with pytest.raises(tierlab.UsageError) as e:
+def test_an_unknown_option_is_a_type_error_and_an_unknown_flag_a_usage_error():
+    # A function takes its command's parameters and no others, as any Python function.
+    with pytest.raises(TypeError, match="no_such_option"):
         tierlab.simulate(no_such_option=1, progress=False)
+    # `command` passes any flag on: the command refuses it.
+    with pytest.raises(tierlab.UsageError) as e:
+        tierlab.command("simulate", no_such_option=1, progress=False)
     assert "--no-such-option" in e.value.message
     assert isinstance(e.value, ValueError)
 
@@ -30,6 +34,11 @@ def test_a_bad_trace_line_names_file_line_and_field(tmp_path):
     with pytest.raises(tierlab.TraceError) as e:
         list(tierlab.read_trace(path, format="disksim-ms"))
     assert e.value.line == 2
+    # Met in the middle of a simulation, on a hybrid drive or the disk alone.
+    for design in ({}, {"mode": "ssd-only"}):
+        with pytest.raises(tierlab.TraceError) as e:
+            tierlab.simulate(path, format="disksim-ms", progress=False, **design)
+        assert (e.value.file, e.value.line) == (str(path), 2), design
 
 
 def test_a_missing_trace_is_a_trace_error_when_opened(tmp_path):

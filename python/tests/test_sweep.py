@@ -16,15 +16,15 @@ from conftest import REPO, trace
 WEB = "umass-websearch-small.disksim"
 DESIGNS = [
     {"mode": ["hdd-only", "ssd-only"]},
-    {"mode": "tiering", "ssd_fraction": 0.25, "pt": [2, 8], "es": 1048576, "mcml": 4},
+    {"mode": "tiering", "ssd_fraction": 0.25, "pt": [2, 8], "extent_bytes": 1048576, "mcml": 4},
 ]
 # Measured runs short enough for a test (the defaults run to 400,000 requests a run).
 OPTIONS = {"prices": "greendm-2012", "tariff": "lipa-285-recent", "run_requests": 20000, "batch_requests": 500}
 
 
 def test_designs_expand_to_every_combination_in_order():
-    got = tierlab.expand([{"mode": ["a", "b"], "pt": [1, 2], "es": 7}])
-    assert got == [{"mode": m, "pt": p, "es": 7} for m in "ab" for p in (1, 2)]
+    got = tierlab.expand([{"mode": ["a", "b"], "pt": [1, 2], "extent_bytes": 7}])
+    assert got == [{"mode": m, "pt": p, "extent_bytes": 7} for m in "ab" for p in (1, 2)]
 
 
 def test_a_sweep_equals_compare_and_resumes_where_it_stopped(ray_local, tmp_path):
@@ -35,7 +35,7 @@ def test_a_sweep_equals_compare_and_resumes_where_it_stopped(ray_local, tmp_path
     assert len(df) == 4 and df["error"].isna().all()
     assert list(df["design_index"]) == [0, 1, 2, 3] and set(df["workload"]) == {WEB}
 
-    rows = tierlab.compare(path, compact=True, fractions=[0.25], pts=[2, 8], extents=[1048576], mcmls=[4], modes=["ssd-only", "hdd-only", "tiering"], progress=False, **OPTIONS)
+    rows = tierlab.compare(path, compact=True, ssd_fraction=[0.25], pt=[2, 8], extent_bytes=[1048576], mcml=[4], mode=["ssd-only", "hdd-only", "tiering"], progress=False, **OPTIONS)
     want = tierlab.to_pandas(rows).set_index("config")
     got = df.set_index("config")
     assert sorted(got.index) == sorted(want.index)
@@ -48,7 +48,7 @@ def test_a_sweep_equals_compare_and_resumes_where_it_stopped(ray_local, tmp_path
     pd.testing.assert_frame_equal(again, df)
 
     # A sweep that stopped after these four runs, started again with its full design list.
-    more = [*DESIGNS, {"mode": "caching", "ssd_fraction": 0.25, "pt": 2, "es": 1048576, "mcml": 4}, {"mode": "tiering", "ssd_fraction": 1e-9}]
+    more = [*DESIGNS, {"mode": "caching", "ssd_fraction": 0.25, "pt": 2, "extent_bytes": 1048576, "mcml": 4}, {"mode": "tiering", "ssd_fraction": 1e-9}]
     full = tierlab.sweep([workload], more, OPTIONS, out=out, progress=False)
     assert len(sorted(out.glob("part-*.parquet"))) == len(parts) + 1
     assert len(full) == 6 and list(full["design_index"]) == list(range(6))
@@ -70,7 +70,7 @@ def test_the_command_line_front_end_runs_a_sweep_file(cli_command, tmp_path):
     out = subprocess.run([*cli_command, "sweep", str(f), "--workers", "1", "--json"], capture_output=True, text=True, env=env, timeout=600)
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)
-    assert [r["mode"] for r in rows] == ["hddonly", "linear"]
+    assert [r["mode"] for r in rows] == ["hdd-only", "linear"]
     assert (tmp_path / "result").is_dir()
     one = tierlab.run({"trace": str(path), "compact": True, "max_requests": 2000}, {"mode": "linear", "ssd_fraction": 0.25}, prices="greendm-2012", run_requests=20000, batch_requests=500, progress=False)
     assert rows[1]["energy_j"] == one["energy_j"] and rows[1]["cost_usd_alpha_1000"] == tierlab.flatten(one)["cost_usd_alpha_1000"]

@@ -8,7 +8,7 @@ objects; :func:`to_pandas` and :func:`to_arrow` make them tables, one row per ru
 :func:`sweep` runs workloads × designs as Ray tasks into a resumable Parquet dataset.
 
 >>> import tierlab
->>> report = tierlab.simulate(hybrid="tiering", ssd_fraction=0.25)   # doctest: +SKIP
+>>> report = tierlab.simulate(mode="tiering", ssd_fraction=0.25)   # doctest: +SKIP
 >>> tierlab.to_pandas(tierlab.compare("trace.csv", compact=True))    # doctest: +SKIP
 """
 
@@ -16,8 +16,10 @@ from ._native import __version__
 from .api import (
     array_compare,
     array_simulate,
+    cache,
     command,
     compare,
+    overview,
     plan,
     replicate_plan,
     replicate_run,
@@ -35,8 +37,10 @@ __all__ = [
     "__version__",
     "array_compare",
     "array_simulate",
+    "cache",
     "command",
     "compare",
+    "overview",
     "plan",
     "replicate_plan",
     "replicate_run",

@@ -31,6 +31,10 @@ def main(args: list[str]) -> int:
 def json_to_toml(json: str) -> str:
     """A configuration given as JSON text, as TOML."""
 
-def design_families() -> list[tuple[str, str, str]]:
-    """The design families and their colour in every report: (name as ``--modes``
-    gives it, name in a report's ``mode`` field, ``#rrggbb``)."""
+def design_families() -> list[tuple[str, str]]:
+    """The design families and their colour in every report: (name as ``--mode`` and a
+    report's ``mode`` give it, ``#rrggbb``)."""
+
+def describe(path: list[str]) -> str | None:
+    """The parameters of ``tierlab PATH…`` as JSON text, from the definitions its
+    ``--help`` prints (``None``: no such command)."""

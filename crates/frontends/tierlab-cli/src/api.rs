@@ -14,6 +14,8 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 use tierlab_types::SourceLocation;
 
+pub use crate::describe::{describe, json_commands, CommandSpec, ParamKind, ParamSpec};
+
 /// What kind of failure, so a caller can raise the matching exception.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailureKind {
@@ -204,28 +206,37 @@ pub fn failure(e: &anyhow::Error) -> Failure {
         if let Some(tierlab_engine::SimError::Interrupted) = cause.downcast_ref::<tierlab_engine::SimError>() {
             return Failure { kind: FailureKind::Interrupted, message, location: None };
         }
-        if location.is_some() || kind != FailureKind::Other {
-            continue;
-        }
-        if let Some(t) = cause.downcast_ref::<tierlab_trace::TraceError>() {
-            kind = FailureKind::Trace;
-            location = match t {
-                tierlab_trace::TraceError::Parse { location, .. } => Some(location.clone()),
-                tierlab_trace::TraceError::Io { file, line, .. } => Some(SourceLocation { file: file.clone(), line: *line, field: String::new() }),
-                tierlab_trace::TraceError::Input { file, .. } => Some(SourceLocation { file: file.clone(), line: 0, field: String::new() }),
-                _ => None,
-            };
-        } else if let Some(c) = cause.downcast_ref::<tierlab_config::ConfigError>() {
-            kind = FailureKind::Config;
-            location = Some(c.location.clone());
-        } else if let Some(d) = cause.downcast_ref::<tierlab_disksim::Error>() {
-            kind = FailureKind::Config;
-            location = Some(d.location.clone());
-        } else if cause.downcast_ref::<clap::Error>().is_some() {
-            kind = FailureKind::Usage;
+        if kind == FailureKind::Other {
+            if let Some((k, at)) = classify(cause) {
+                (kind, location) = (k, at);
+            }
         }
     }
     Failure { kind, message, location }
+}
+
+/// The kind of failure `cause` is, and the place it names. A simulation's request source
+/// failing (`SimError::Source`) is the reader's error inside it.
+fn classify(cause: &(dyn std::error::Error + 'static)) -> Option<(FailureKind, Option<SourceLocation>)> {
+    if let Some(tierlab_engine::SimError::Source(inner)) = cause.downcast_ref::<tierlab_engine::SimError>() {
+        return classify(inner.as_ref());
+    }
+    if let Some(t) = cause.downcast_ref::<tierlab_trace::TraceError>() {
+        let at = match t {
+            tierlab_trace::TraceError::Parse { location, .. } => Some(location.clone()),
+            tierlab_trace::TraceError::Io { file, line, .. } => Some(SourceLocation { file: file.clone(), line: *line, field: String::new() }),
+            tierlab_trace::TraceError::Input { file, .. } => Some(SourceLocation { file: file.clone(), line: 0, field: String::new() }),
+            _ => None,
+        };
+        return Some((FailureKind::Trace, at));
+    }
+    if let Some(c) = cause.downcast_ref::<tierlab_config::ConfigError>() {
+        return Some((FailureKind::Config, Some(c.location.clone())));
+    }
+    if let Some(d) = cause.downcast_ref::<tierlab_disksim::Error>() {
+        return Some((FailureKind::Config, Some(d.location.clone())));
+    }
+    cause.downcast_ref::<clap::Error>().map(|_| (FailureKind::Usage, None))
 }
 
 #[cfg(test)]
@@ -253,15 +264,21 @@ mod tests {
     }
 
     #[test]
-    fn a_bad_trace_line_is_a_trace_failure_with_its_place() {
+    fn a_bad_trace_line_is_a_trace_failure_with_its_place_read_alone_or_in_a_simulation() {
         let dir = std::env::temp_dir().join(format!("tierlab-api-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("bad.disksim");
-        std::fs::write(&path, "0.0 0 0 8 1\n1.0 0 x 8 1\n").unwrap();
-        let f = run(args(&["trace", "stats", path.to_str().unwrap(), "--format", "disksim-ms"])).unwrap_err();
-        assert_eq!(f.kind, FailureKind::Trace, "{f:?}");
-        let at = f.location.unwrap();
-        assert_eq!((at.file.as_str(), at.line), (path.to_str().unwrap(), 2));
+        std::fs::write(&path, "0.0 0 0 8 1\n1.0 0 8 8 1\n2.0 0 x 8 1\n").unwrap();
+        let file = path.to_str().unwrap();
+        let read = ["trace", "stats", file, "--format", "disksim-ms"];
+        let simulate = ["simulate", "--trace", file, "--format", "disksim-ms", "--json"];
+        let hybrid = ["simulate", "--trace", file, "--format", "disksim-ms", "--json", "--mode", "ssd-only"];
+        for command in [&read[..], &simulate[..], &hybrid[..]] {
+            let f = run(args(command)).unwrap_err();
+            assert_eq!(f.kind, FailureKind::Trace, "{f:?}");
+            let at = f.location.expect("the place");
+            assert_eq!((at.file.as_str(), at.line), (file, 3), "{command:?}");
+        }
         std::fs::remove_dir_all(&dir).ok();
     }
 
@@ -290,7 +307,7 @@ mod tests {
 }
 
 /// The design families with their colour in every report, so that the Python plots use
-/// the same: (name as `--modes` gives it, name in a report's `mode` field, `#rrggbb`).
-pub fn design_families() -> Vec<(&'static str, &'static str, String)> {
-    crate::charts::DESIGN_FAMILIES.iter().map(|(name, mode, colour)| (*name, *mode, colour.hex())).collect()
+/// the same: (name as `--mode` and a report's `mode` give it, `#rrggbb`).
+pub fn design_families() -> Vec<(&'static str, String)> {
+    crate::charts::DESIGN_FAMILIES.iter().map(|(name, colour)| (*name, colour.hex())).collect()
 }

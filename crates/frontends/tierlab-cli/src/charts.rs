@@ -80,15 +80,15 @@ pub const PALETTE: [Colour; 10] = [
     Colour(0xbc, 0xbd, 0x22), // olive
 ];
 
-/// The storage design families, as the command line names them (`--modes`), the name
-/// `RunRow::mode` gives them, and their colour in every report and in the Python plots
+/// The storage design families, as the command line (`--mode`) and a report's `mode`
+/// name them, and their colour in every report and in the Python plots
 /// (`tierlab.palette`, which reads this table).
-pub const DESIGN_FAMILIES: [(&str, &str, Colour); 5] = [
-    ("ssd-only", "ssdonly", Colour(0xd5, 0x5e, 0x00)),
-    ("hdd-only", "hddonly", Colour(0x59, 0x59, 0x59)),
-    ("linear", "linear", Colour(0xcc, 0x79, 0xa7)),
-    ("tiering", "tiering", Colour(0x00, 0x72, 0xb2)),
-    ("caching", "caching", Colour(0x00, 0x9e, 0x73)),
+pub const DESIGN_FAMILIES: [(&str, Colour); 5] = [
+    ("ssd-only", Colour(0xd5, 0x5e, 0x00)),
+    ("hdd-only", Colour(0x59, 0x59, 0x59)),
+    ("linear", Colour(0xcc, 0x79, 0xa7)),
+    ("tiering", Colour(0x00, 0x72, 0xb2)),
+    ("caching", Colour(0x00, 0x9e, 0x73)),
 ];
 
 /// How a series marks its points.

@@ -3,7 +3,7 @@
 
 use crate::args::TraceInput;
 use crate::devices::DeviceChoice;
-use crate::hybrid::HybridArgs;
+use crate::hybrid::{DesignArgs, HybridArgs};
 use anyhow::{anyhow, Result};
 use clap::Subcommand;
 use serde::Serialize;
@@ -18,7 +18,7 @@ use tierlab_engine::{Controller, Direct, Replay, SchedulerKind, Simulation};
 #[derive(Subcommand)]
 pub enum BenchCommand {
     /// Replay a trace closed-loop (depth 1) on one HDD, or on a hybrid drive with
-    /// `--hybrid`, `--repeat` times over in one run, and print requests simulated per
+    /// `--mode`, `--repeat` times over in one run, and print requests simulated per
     /// CPU-second and the peak resident memory.
     Simulate {
         trace: PathBuf,
@@ -26,6 +26,8 @@ pub enum BenchCommand {
         input: TraceInput,
         #[command(flatten)]
         device: DeviceChoice,
+        #[command(flatten)]
+        design: DesignArgs,
         #[command(flatten)]
         hybrid: HybridArgs,
         /// Replay the trace this many times back to back (memory must not grow with it).
@@ -58,20 +60,20 @@ fn rusage() -> (f64, u64) {
 }
 
 pub fn run(cmd: BenchCommand) -> Result<()> {
-    let BenchCommand::Simulate { trace, input, device, hybrid, repeat, json } = cmd;
+    let BenchCommand::Simulate { trace, input, device, design, hybrid, repeat, json } = cmd;
     if repeat == 0 {
         return Err(anyhow!("--repeat: expected at least 1"));
     }
     let mut sim = Simulation::new(SchedulerKind::Fcfs);
     let opts = input.read_options()?;
     // A hybrid drive's address map is learned from one pass before the clock starts.
-    let (layout, mut controller): (Option<AddressMap>, Box<dyn Controller>) = match hybrid.hybrid {
+    let (layout, mut controller): (Option<AddressMap>, Box<dyn Controller>) = match design.mode {
         None => {
             sim.add_device(build_hdd(&device.choice())?);
             (None, Box::new(Direct::default()))
         }
         Some(mode) => {
-            let params = hybrid.params();
+            let params = hybrid.params(&design);
             let layout = AddressMap::learn(params.compact, params.es, tierlab_trace::open(&trace, &opts)?)?;
             let built = build(mode, &params, &device.choice(), params.capacity_bytes.unwrap_or(layout.capacity_bytes()))?;
             for d in built.devices {
@@ -95,7 +97,7 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
     let cpu_s = cpu1 - cpu0;
     let r = BenchResult {
         trace: trace.display().to_string(),
-        drive: hybrid.hybrid.map_or("hdd".to_string(), |m| m.report_name()),
+        drive: design.mode.map_or("hdd".to_string(), |m| m.report_name()),
         repeat,
         requests: report.requests,
         cpu_s,

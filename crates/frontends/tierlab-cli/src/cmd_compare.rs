@@ -2,7 +2,8 @@
 //! performance, energy, endurance and dollars. The matrix and the runs are
 //! `tierlab_hybrid_study`'s; this module parses arguments and renders the rows.
 
-use crate::cmd_simulate::{ReplayMode, SimulateArgs};
+use crate::cmd_simulate::{ReplayMode, RunArgs};
+use crate::hybrid::DesignArgs;
 use crate::measure_args::PriceArgs;
 use crate::progress::{csv_field, requests_bar};
 use anyhow::{Context, Result};
@@ -15,27 +16,27 @@ use tierlab_types::MIB;
 
 #[derive(Args)]
 pub struct CompareArgs {
-    /// The workload, device and replay options of `tierlab simulate` (its --hybrid knobs
-    /// are the defaults the sweeps below vary). Replay is closed-loop unless
-    /// `--replay open` is given.
+    /// The workload, device and replay options of `tierlab simulate` (its other hybrid
+    /// knobs hold for every design). Replay is closed-loop unless `--replay open` is given.
     #[command(flatten)]
-    pub base: SimulateArgs,
-    /// SSD shares of the capacity to try for tiering and caching.
-    #[arg(long, value_delimiter = ',', default_values_t = [0.25, 0.125])]
-    pub fractions: Vec<f64>,
-    /// Promotion / pre-fetch thresholds to try.
-    #[arg(long, value_delimiter = ',', default_values_t = [2, 8])]
-    pub pts: Vec<u32>,
-    /// Extent sizes (bytes) to try.
-    #[arg(long, value_delimiter = ',', default_values_t = [MIB, 256 * 1024])]
-    pub extents: Vec<u64>,
-    /// Concurrent-migration limits to try.
-    #[arg(long, value_delimiter = ',', default_values_t = [4])]
-    pub mcmls: Vec<u32>,
+    pub base: RunArgs,
     /// The designs to run (the others are left out): ssd-only, hdd-only, linear, tiering,
-    /// caching. `--modes tiering --fractions 0.25 --pts 2 --extents 1M --mcmls 4` is one run.
-    #[arg(long, value_delimiter = ',', value_enum, default_values_t = Matrix::DESIGNS)]
-    pub modes: Vec<tierlab_hybrid_study::Mode>,
+    /// caching. `--mode tiering --ssd-fraction 0.25 --pt 2 --extent-bytes 1M --mcml 4` is
+    /// one run.
+    #[arg(long, alias = "modes", alias = "hybrid", value_delimiter = ',', value_enum, default_values_t = Matrix::DESIGNS)]
+    pub mode: Vec<tierlab_hybrid_study::Mode>,
+    /// SSD shares of the capacity to try for tiering and caching.
+    #[arg(long, alias = "fractions", value_delimiter = ',', default_values_t = [0.25, 0.125])]
+    pub ssd_fraction: Vec<f64>,
+    /// Extent sizes (bytes) to try.
+    #[arg(long, alias = "extents", alias = "es", value_name = "BYTES", value_delimiter = ',', default_values_t = [MIB, 256 * 1024])]
+    pub extent_bytes: Vec<u64>,
+    /// Promotion / pre-fetch thresholds to try.
+    #[arg(long, alias = "pts", value_delimiter = ',', default_values_t = [2, 8])]
+    pub pt: Vec<u32>,
+    /// Concurrent-migration limits to try.
+    #[arg(long, alias = "mcmls", value_delimiter = ',', default_values_t = [4])]
+    pub mcml: Vec<u32>,
     #[command(flatten)]
     pub prices: PriceArgs,
     /// Each row is also priced over this many years (the workload at its own rate).
@@ -53,12 +54,12 @@ impl CompareArgs {
     /// The library's matrix: the base configuration (closed-loop by default) and the sweeps.
     pub fn matrix(&self) -> Matrix {
         Matrix {
-            base: self.base.config(ReplayMode::Closed),
-            fractions: self.fractions.clone(),
-            pts: self.pts.clone(),
-            extents: self.extents.clone(),
-            mcmls: self.mcmls.clone(),
-            modes: self.modes.clone(),
+            base: self.base.config(&DesignArgs::default(), ReplayMode::Closed),
+            fractions: self.ssd_fraction.clone(),
+            pts: self.pt.clone(),
+            extents: self.extent_bytes.clone(),
+            mcmls: self.mcml.clone(),
+            modes: self.mode.clone(),
         }
     }
 

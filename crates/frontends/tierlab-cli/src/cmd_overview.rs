@@ -32,14 +32,14 @@ pub struct OverviewArgs {
 }
 
 pub fn run(a: OverviewArgs) -> Result<()> {
-    let workload = a.base.workload()?;
+    let workload = a.base.run.workload()?;
     let describe = match &workload {
         Workload::Trace { path, .. } => format!("trace {}", path.display()),
         Workload::Synthetic(spec) => format!("{} ({}, {}, {:.0} % reads)", spec.name, rate(spec), fmt_bytes(spec.span_bytes), spec.read_fraction * 100.0),
     };
     let config = a.base.config(ReplayMode::Closed);
     let cost = a.prices.cost_model(a.years);
-    let protocol = a.base.measurement.protocol()?;
+    let protocol = a.base.run.measurement.protocol()?;
     let bar = requests_bar("simulating");
     let result = tierlab_hybrid_study::overview(&config, &workload, &cost, &protocol, &mut |label, n| {
         bar.set_message(label.split_whitespace().next().unwrap_or(label).to_string());
@@ -48,7 +48,7 @@ pub fn run(a: OverviewArgs) -> Result<()> {
     bar.finish_and_clear();
     let overview = result?;
     let mut out = crate::session::stdout();
-    if a.base.json {
+    if a.base.run.json {
         return write_json(&mut out, &Report { workload: describe, overview: &overview });
     }
     write!(out, "{}", render(&describe, &overview, &config, &cost))?;

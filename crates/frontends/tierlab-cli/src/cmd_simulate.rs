@@ -3,7 +3,7 @@
 use crate::args::TraceInput;
 use crate::cmd_workload::load_spec;
 use crate::devices::DeviceChoice;
-use crate::hybrid::HybridArgs;
+use crate::hybrid::{DesignArgs, HybridArgs};
 use crate::measure_args::MeasureArgs;
 use crate::progress::requests_bar;
 use anyhow::{anyhow, Result};
@@ -23,8 +23,26 @@ pub enum ReplayMode {
     Closed,
 }
 
+/// `simulate`'s flags: a run's, and one design.
 #[derive(Args, Clone)]
 pub struct SimulateArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub design: DesignArgs,
+}
+
+impl SimulateArgs {
+    /// The run's configuration; `default_replay` applies when --replay is absent.
+    pub fn config(&self, default_replay: ReplayMode) -> Config {
+        self.run.config(&self.design, default_replay)
+    }
+}
+
+/// The flags of a run besides its design: the workload, the devices, the hybrid drive's
+/// other knobs, the replay and the measurement (`simulate`, `overview` and `compare`).
+#[derive(Args, Clone)]
+pub struct RunArgs {
     /// Replay this trace file (any format `tierlab trace formats` lists).
     #[arg(long, value_name = "FILE", conflicts_with = "workload")]
     pub trace: Option<PathBuf>,
@@ -65,7 +83,7 @@ pub struct SimulateArgs {
     pub measurement: MeasureArgs,
 }
 
-impl SimulateArgs {
+impl RunArgs {
     /// The request source: the trace, the workload file, or the bundled default workload.
     pub fn workload(&self) -> Result<Workload> {
         match &self.trace {
@@ -79,15 +97,16 @@ impl SimulateArgs {
         }
     }
 
-    /// The run's configuration; `default_replay` applies when --replay is absent.
-    pub fn config(&self, default_replay: ReplayMode) -> Config {
+    /// The configuration of a run of `design`; `default_replay` applies when --replay is
+    /// absent.
+    pub fn config(&self, design: &DesignArgs, default_replay: ReplayMode) -> Config {
         let replay = match self.replay.unwrap_or(default_replay) {
             ReplayMode::Open => Replay::Open,
             ReplayMode::Closed => Replay::Closed { depth: self.depth },
         };
         Config {
-            mode: self.hybrid.hybrid,
-            hybrid: self.hybrid.params(),
+            mode: design.mode,
+            hybrid: self.hybrid.params(design),
             hdd: self.device.choice(),
             replay,
             scheduler: self.scheduler,
@@ -98,6 +117,7 @@ impl SimulateArgs {
 
 pub fn run(a: SimulateArgs) -> Result<()> {
     let config = a.config(ReplayMode::Open);
+    let a = a.run;
     let mut workload = a.workload()?;
     if a.trace.is_none() && a.workload.is_none() {
         let (spec, note) = crate::cmd_workload::default_for(&config)?;
@@ -301,7 +321,7 @@ mod tests {
 
     #[test]
     fn trace_only_flags_are_refused_without_a_trace() {
-        let e = Flags::parse_from(["tierlab", "--sort"]).simulate.workload().unwrap_err();
+        let e = Flags::parse_from(["tierlab", "--sort"]).simulate.run.workload().unwrap_err();
         assert!(e.to_string().contains("--trace only"), "{e}");
     }
 }

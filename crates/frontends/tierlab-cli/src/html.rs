@@ -12,13 +12,13 @@ use tierlab_hybrid_study::{FailedRow, RunRow};
 
 /// A row's family: (index, name, colour).
 fn family(r: &RunRow) -> (usize, &'static str, Colour) {
-    let i = DESIGN_FAMILIES.iter().position(|f| f.1 == r.mode).unwrap_or(0);
-    (i, DESIGN_FAMILIES[i].0, DESIGN_FAMILIES[i].2)
+    let i = DESIGN_FAMILIES.iter().position(|f| f.0 == r.mode).unwrap_or(0);
+    (i, DESIGN_FAMILIES[i].0, DESIGN_FAMILIES[i].1)
 }
 
 /// The families present, as legend swatches.
 fn family_legend(rows: &[RunRow]) -> Vec<(Colour, String)> {
-    DESIGN_FAMILIES.iter().enumerate().filter(|(i, _)| rows.iter().any(|r| family(r).0 == *i)).map(|(_, f)| (f.2, f.0.to_string())).collect()
+    DESIGN_FAMILIES.iter().enumerate().filter(|(i, _)| rows.iter().any(|r| family(r).0 == *i)).map(|(_, f)| (f.1, f.0.to_string())).collect()
 }
 
 /// Bars of one figure per design, hatched where the design cannot carry the load.
@@ -63,7 +63,7 @@ fn pareto(rows: &[RunRow]) -> Result<String> {
         let points: Vec<(f64, f64, bool)> =
             rows.iter().filter(|r| family(r).0 == fi && r.sustainable).map(|r| (r.throughput_iops, r.horizon.total_usd, on_front(r, rows))).collect();
         if !points.is_empty() {
-            series.push(Series { label: f.0.to_string(), colour: f.2, dashed: false, marker: Marker::Circle, points });
+            series.push(Series { label: f.0.to_string(), colour: f.1, dashed: false, marker: Marker::Circle, points });
         }
     }
     let slow: Vec<(f64, f64, bool)> = rows.iter().filter(|r| !r.sustainable).map(|r| (r.throughput_iops, r.horizon.total_usd, false)).collect();
@@ -112,11 +112,11 @@ const PER_FAMILY: usize = 3;
 /// family, the designs cheapest at some α (at most [`PER_FAMILY`]). Returns the chart and
 /// how many designs it leaves out.
 fn relative_cost(rows: &[RunRow]) -> Result<Option<(String, usize)>> {
-    let Some(hdd) = rows.iter().find(|r| r.mode == "hddonly") else { return Ok(None) };
+    let Some(hdd) = rows.iter().find(|r| r.mode == "hdd-only") else { return Ok(None) };
     let cats: Vec<String> = hdd.cost.iter().map(|c| power_of_ten(c.alpha)).collect();
     let mut picked: Vec<&RunRow> = Vec::new();
     for (fi, _) in DESIGN_FAMILIES.iter().enumerate() {
-        let members: Vec<&RunRow> = rows.iter().filter(|r| family(r).0 == fi && r.mode != "hddonly" && r.sustainable).collect();
+        let members: Vec<&RunRow> = rows.iter().filter(|r| family(r).0 == fi && r.mode != "hdd-only" && r.sustainable).collect();
         let mut mine: Vec<&RunRow> = Vec::new();
         for i in 0..hdd.cost.len() {
             let best = members.iter().filter(|r| r.cost.get(i).is_some_and(|c| c.total_usd.is_finite())).min_by(|a, b| a.cost[i].total_usd.total_cmp(&b.cost[i].total_usd));
@@ -128,7 +128,7 @@ fn relative_cost(rows: &[RunRow]) -> Result<Option<(String, usize)>> {
         }
         picked.extend(mine);
     }
-    let left_out = rows.iter().filter(|r| r.mode != "hddonly").count() - picked.len();
+    let left_out = rows.iter().filter(|r| r.mode != "hdd-only").count() - picked.len();
     let mut shown_per_family = [0usize; DESIGN_FAMILIES.len()];
     let series: Vec<Series> = picked
         .iter()

@@ -1,6 +1,7 @@
-//! The `--hybrid …` options: an SSD and an HDD combined by a policy (GreenDM tiering or
-//! caching, HybridStore's MixDyn or static 4 KiB split, or a linear baseline). Building
-//! and running the drive is `tierlab_hybrid_study`'s.
+//! The design (`--mode` and the knobs `compare` sweeps) and the hybrid drive's other
+//! options: an SSD and an HDD combined by a policy (GreenDM tiering or caching,
+//! HybridStore's MixDyn or static 4 KiB split, or a linear baseline). Building and
+//! running the drive is `tierlab_hybrid_study`'s.
 
 use clap::Args;
 use tierlab_cache::Algorithm;
@@ -9,11 +10,41 @@ use tierlab_hybrid_study::{HybridParams, Mode};
 use tierlab_hybrid_policy::WritePolicy;
 use tierlab_types::MIB;
 
+/// The design: which drive, and the knobs `compare` sweeps. `simulate` and `overview`
+/// take one value of each; `compare` takes lists under the same names, and reports name
+/// them so too (`mode`, `ssd_fraction`, `extent_bytes`, `pt`, `mcml`).
+#[derive(Args, Clone, Debug, PartialEq)]
+pub struct DesignArgs {
+    /// Run this drive design instead of the HDD (--device) alone: a hybrid built from an
+    /// SSD and the HDD, or one of the two alone.
+    #[arg(long, alias = "hybrid", value_enum)]
+    pub mode: Option<Mode>,
+    /// The SSD's share of the drive's capacity (tiering, linear), or the cache's size as a
+    /// share of the capacity (caching).
+    #[arg(long, default_value_t = 0.25)]
+    pub ssd_fraction: f64,
+    /// Extent size ES in bytes (a multiple of 4 KiB, at most 1 MiB).
+    #[arg(long, alias = "es", value_name = "BYTES", default_value_t = MIB)]
+    pub extent_bytes: u64,
+    /// Promotion (tiering) or pre-fetch (caching) threshold PT.
+    #[arg(long, default_value_t = 2)]
+    pub pt: u32,
+    /// Maximum concurrent migrations MCML.
+    #[arg(long, default_value_t = 4)]
+    pub mcml: u32,
+}
+
+impl Default for DesignArgs {
+    /// The HDD alone, with the library's default knobs.
+    fn default() -> Self {
+        let p = HybridParams::default();
+        DesignArgs { mode: None, ssd_fraction: p.ssd_fraction, extent_bytes: p.es, pt: p.pt, mcml: p.mcml }
+    }
+}
+
+/// The hybrid drive's other knobs: its SSD, capacity, thresholds and policies.
 #[derive(Args, Clone, Debug)]
 pub struct HybridArgs {
-    /// Run a hybrid drive built from an SSD and the HDD (--device) instead of the HDD alone.
-    #[arg(long, value_enum)]
-    pub hybrid: Option<Mode>,
     /// The SSD, from the SSD catalog (catalog/ssd).
     #[arg(long, value_name = "ID", default_value = "intel-320-300gb")]
     pub ssd: String,
@@ -26,10 +57,6 @@ pub struct HybridArgs {
     /// FlashSim), or a size in bytes with the entry's other buffer figures.
     #[arg(long, value_name = "on|off|BYTES", default_value = "on")]
     pub ssd_write_buffer: SsdWriteBuffer,
-    /// The SSD's share of the drive's capacity (tiering, linear), or the cache's size as a
-    /// share of the capacity (caching).
-    #[arg(long, default_value_t = 0.25)]
-    pub ssd_fraction: f64,
     /// Capacity the hybrid drive exposes. Default: the workload's span, or the highest
     /// address the trace uses (its volumes laid end to end).
     #[arg(long, value_name = "BYTES")]
@@ -38,18 +65,9 @@ pub struct HybridArgs {
     /// volumes end to end: for traces of large, sparsely used volumes.
     #[arg(long)]
     pub compact: bool,
-    /// Extent size ES in bytes (a multiple of 4 KiB, at most 1 MiB).
-    #[arg(long, value_name = "BYTES", default_value_t = MIB)]
-    pub es: u64,
-    /// Promotion (tiering) or pre-fetch (caching) threshold PT.
-    #[arg(long, default_value_t = 2)]
-    pub pt: u32,
     /// Time window TW in seconds.
     #[arg(long, default_value_t = 60.0)]
     pub tw_s: f64,
-    /// Maximum concurrent migrations MCML.
-    #[arg(long, default_value_t = 4)]
-    pub mcml: u32,
     /// Tiering: demotion starts at this many free SSD extents (LT) (default: HT/2 with HT
     /// set, else GreenDM's 64, scaled down on an SSD under 512 extents).
     #[arg(long)]
@@ -90,19 +108,19 @@ fn parse_policy_param(s: &str) -> Result<(String, f64), String> {
 }
 
 impl HybridArgs {
-    /// The library's hybrid-drive knobs.
-    pub fn params(&self) -> HybridParams {
+    /// The library's hybrid-drive knobs, the design's among them.
+    pub fn params(&self, design: &DesignArgs) -> HybridParams {
         HybridParams {
             ssd: self.ssd.clone(),
             ssd_timing: self.ssd_timing,
             ssd_write_buffer: self.ssd_write_buffer,
-            ssd_fraction: self.ssd_fraction,
+            ssd_fraction: design.ssd_fraction,
             capacity_bytes: self.capacity_bytes,
             compact: self.compact,
-            es: self.es,
-            pt: self.pt,
+            es: design.extent_bytes,
+            pt: design.pt,
             tw_s: self.tw_s,
-            mcml: self.mcml,
+            mcml: design.mcml,
             lt: self.lt,
             ht: self.ht,
             write_policy: self.write_policy,
@@ -123,6 +141,8 @@ mod tests {
     #[derive(Parser)]
     struct Flags {
         #[command(flatten)]
+        design: DesignArgs,
+        #[command(flatten)]
         hybrid: HybridArgs,
         #[command(flatten)]
         device: DeviceChoice,
@@ -131,24 +151,34 @@ mod tests {
     #[test]
     fn command_line_defaults_are_the_library_defaults() {
         let f = Flags::parse_from(["tierlab"]);
-        assert_eq!(f.hybrid.hybrid, None);
-        assert_eq!(f.hybrid.params(), HybridParams::default());
+        assert_eq!(f.design.mode, None);
+        assert_eq!(f.hybrid.params(&f.design), HybridParams::default());
         assert_eq!(f.device.choice(), HddChoice::default());
+        assert_eq!(f.design, DesignArgs::default());
+        // The flags reports and `compare` use, and the names they had before.
+        let f = Flags::parse_from(["tierlab", "--mode", "tiering", "--extent-bytes", "262144"]);
+        let g = Flags::parse_from(["tierlab", "--hybrid", "tiering", "--es", "262144"]);
+        assert_eq!((f.design.mode, f.design.extent_bytes), (Some(Mode::Tiering), 262144));
+        assert_eq!(f.design, g.design);
         let f = Flags::parse_from(["tierlab", "--hybrid", "ssd-only", "--pt", "8", "--es", "65536", "--spin-down-s", "5"]);
-        assert_eq!(f.hybrid.hybrid, Some(Mode::SsdOnly));
-        assert_eq!((f.hybrid.params().pt, f.hybrid.params().es), (8, 65536));
+        assert_eq!(f.design.mode, Some(Mode::SsdOnly));
+        assert_eq!((f.hybrid.params(&f.design).pt, f.hybrid.params(&f.design).es), (8, 65536));
         assert_eq!(f.device.choice().spin_down_s, Some(5.0));
         let f = Flags::parse_from(["tierlab", "--hybrid", "tiering", "--ssd-timing", "datasheet"]);
-        assert_eq!(f.hybrid.params().ssd_timing, SsdTiming::Datasheet);
+        assert_eq!(f.hybrid.params(&f.design).ssd_timing, SsdTiming::Datasheet);
         for (arg, want) in [("off", SsdWriteBuffer::Off), ("on", SsdWriteBuffer::Catalog), ("1048576", SsdWriteBuffer::Bytes(1 << 20))] {
             let f = Flags::parse_from(["tierlab", "--hybrid", "ssd-only", "--ssd-write-buffer", arg]);
-            assert_eq!(f.hybrid.params().ssd_write_buffer, want);
+            assert_eq!(f.hybrid.params(&f.design).ssd_write_buffer, want);
         }
         assert!(Flags::try_parse_from(["tierlab", "--ssd-write-buffer", "big"]).is_err());
         let f = Flags::parse_from(["tierlab", "--hybrid", "mixdyn", "--policy-param", "redirect_p=0.5", "--policy-param", "idle_s = 2"]);
-        assert_eq!(f.hybrid.hybrid, Some(Mode::MixDyn));
-        assert_eq!(f.hybrid.params().policy_params, [("redirect_p".to_string(), 0.5), ("idle_s".to_string(), 2.0)]);
-        assert_eq!(Flags::parse_from(["tierlab", "--hybrid", "static4k"]).hybrid.hybrid, Some(Mode::Static4k));
+        assert_eq!(f.design.mode, Some(Mode::MixDyn));
+        assert_eq!(f.hybrid.params(&f.design).policy_params, [("redirect_p".to_string(), 0.5), ("idle_s".to_string(), 2.0)]);
+        assert_eq!(Flags::parse_from(["tierlab", "--hybrid", "static4k"]).design.mode, Some(Mode::Static4k));
+        // A report names a design as the command line does.
+        for m in <Mode as clap::ValueEnum>::value_variants() {
+            assert_eq!(clap::ValueEnum::to_possible_value(m).unwrap().get_name(), m.report_name());
+        }
         for bad in ["redirect_p", "=1", "x=y", "x=inf"] {
             assert!(Flags::try_parse_from(["tierlab", "--policy-param", bad]).is_err(), "{bad}");
         }

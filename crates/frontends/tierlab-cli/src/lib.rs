@@ -30,6 +30,7 @@ mod memory;
 mod measure_args;
 mod progress;
 mod session;
+mod describe;
 pub mod api;
 
 use clap::{Parser, Subcommand};

@@ -193,8 +193,16 @@ impl TraceBatches {
 
 /// The design families and their report colours: (name, mode, `#rrggbb`).
 #[pyfunction]
-fn design_families() -> Vec<(&'static str, &'static str, String)> {
+fn design_families() -> Vec<(&'static str, String)> {
     tierlab_cli::api::design_families()
+}
+
+/// The parameters of the command at `path` (`["array", "simulate"]`) as JSON text, from
+/// the definitions its `--help` prints; `None` if there is no such command. The package's
+/// functions take their signatures and docstrings from it.
+#[pyfunction]
+fn describe(path: Vec<String>) -> Option<String> {
+    api::describe(&path).and_then(|spec| serde_json::to_string(&spec).ok())
 }
 
 #[pymodule]
@@ -205,6 +213,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(json_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;
     m.add_function(wrap_pyfunction!(design_families, m)?)?;
+    m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -41,10 +41,19 @@ pub enum Mode {
 }
 
 impl Mode {
-    /// The name reports use: `tiering`, `caching`, `linear`, `ssdonly`, `hddonly`,
-    /// `mixdyn`, `static4k`.
+    /// The name reports use, the one the command line takes: `tiering`, `caching`,
+    /// `linear`, `ssd-only`, `hdd-only`, `mixdyn`, `static4k`.
     pub fn report_name(self) -> String {
-        format!("{self:?}").to_lowercase()
+        match self {
+            Mode::Tiering => "tiering",
+            Mode::Caching => "caching",
+            Mode::Linear => "linear",
+            Mode::SsdOnly => "ssd-only",
+            Mode::HddOnly => "hdd-only",
+            Mode::MixDyn => "mixdyn",
+            Mode::Static4k => "static4k",
+        }
+        .to_string()
     }
 
     /// Tiering and caching move data; the others do not.

@@ -116,7 +116,7 @@ pub fn spin_down_at_break_even(hdd: &mut HddChoice) -> Result<String> {
 /// run's label and completions.
 pub fn overview(base: &Config, workload: &Workload, cost: &CostModel, protocol: &Protocol, progress: &mut dyn FnMut(&str, u64)) -> Result<Overview> {
     if base.mode.is_some() {
-        return Err(anyhow!("--hybrid: the overview runs every design; use `tierlab simulate --hybrid` for one"));
+        return Err(anyhow!("--mode: the overview runs every design; use `tierlab simulate --mode` for one"));
     }
     let mut base = base.clone();
     let spin_down = spin_down_at_break_even(&mut base.hdd)?;
@@ -200,7 +200,7 @@ fn best(designs: &[&Design], key: impl Fn(&Design) -> Interval) -> Vec<String> {
 /// Share of a device's rated life the horizon uses, %, or `None` without that device. A
 /// row prices its SSD first where it has one, then its HDD.
 fn life_pct(r: &RunRow, ssd: bool) -> Option<f64> {
-    let (has_ssd, has_hdd) = (r.mode != "hddonly", r.mode != "ssdonly");
+    let (has_ssd, has_hdd) = (r.mode != "hdd-only", r.mode != "ssd-only");
     let i = match (ssd, has_ssd, has_hdd) {
         (true, true, _) => 0,
         (false, _, true) => usize::from(has_ssd),

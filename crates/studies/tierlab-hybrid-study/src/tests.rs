@@ -43,7 +43,7 @@ fn compare_prices_every_configuration_and_serialises_as_an_array() {
     assert_eq!(report.rows.len(), 5);
     let (ssd, hdd) = (report.row("ssd-only").unwrap(), report.row("hdd-only").unwrap());
     let tiering = report.row("tiering ssd=1/4 pt=2 es=1M mcml=4").unwrap();
-    assert_eq!((ssd.mode.as_str(), tiering.pt, ssd.pt), ("ssdonly", Some(2), None));
+    assert_eq!((ssd.mode.as_str(), tiering.pt, ssd.pt), ("ssd-only", Some(2), None));
     assert_eq!((ssd.ssd_hit_ratio, hdd.ssd_hit_ratio), (Some(1.0), Some(0.0)));
     // SSD-only costs most up front, HDD-only least; the disk alone is slowest.
     assert!(ssd.cost[0].purchase_usd > tiering.cost[0].purchase_usd && tiering.cost[0].purchase_usd > hdd.cost[0].purchase_usd);
