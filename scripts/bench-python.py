@@ -10,10 +10,10 @@
    row written (Ray's own start excluded); the speed-up, and from the runs' own times an
    estimate for a 10,000-run sweep.
 
-    python scripts/bench-python.py [--bin target/release/tierlab] [--repeat 7] [--workers 1,2] [--json]
+    python scripts/bench-python.py [--bin target/python/tierlab] [--repeat 7] [--workers 1,2] [--json]
 
-Build the binary and the wheel with the same profile (`cargo build --release -p
-tierlab-cli`; `pip install ./python`), or the comparison measures the build, not the call.
+Build the binary in the wheel's profile (`cargo build --profile python -p tierlab-cli --bin
+tierlab`; `pip install ./python`), or the comparison measures the build, not the call.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def scaling(workers: list[int]) -> dict:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bin", default=str(REPO / "target/release/tierlab"))
+    p.add_argument("--bin", default=str(REPO / "target/python/tierlab"))
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--workers", default="1,2")
     p.add_argument("--json", action="store_true")
