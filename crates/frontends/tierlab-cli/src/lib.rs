@@ -5,14 +5,17 @@
 mod args;
 mod charts;
 mod cmd_array;
+mod render_array;
 mod cmd_bench;
 mod cmd_cache;
 mod cmd_catalog;
 mod cmd_compare;
+mod render_compare;
 mod cmd_hdd;
 mod cmd_overview;
 mod cmd_plan;
 mod cmd_replicate;
+mod render_replicate;
 mod cmd_serve;
 mod cmd_simulate;
 mod cmd_ssd;

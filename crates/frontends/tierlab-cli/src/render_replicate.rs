@@ -1,0 +1,374 @@
+//! The replication studies' reports (a sweep's points, a run's context) and their table
+//! cells, shared by the text tables and the HTML reports, so the command and the HTML
+//! pages do not import each other.
+
+use serde::Serialize;
+use tierlab_replica_policy::Trigger;
+use tierlab_replication_sim::{Comparison, DataStandby, ReplicationConfig, ReplicationRun, Scheme, SchemeRow, Shipping, SourceSpec};
+use tierlab_update_log::PlanMode;
+use tierlab_update_stream::TpccConfig;
+use tierlab_report::fmt_bytes;
+/// Header and cells of one run's per-disk table.
+pub fn disk_cells(r: &ReplicationRun) -> (Vec<String>, Vec<Vec<String>>) {
+    let header = ["disk", "role", "W", "util %", "start/stops/day", "energy by state (s / J)"];
+    let cells = r
+        .disks
+        .iter()
+        .map(|d| {
+            let states: Vec<String> = d.states.iter().map(|(state, s, j)| format!("{state} {s:.1} / {j:.0}")).collect();
+            vec![
+                d.name.clone(),
+                d.role.to_string(),
+                format!("{:.2}", d.average_power_w),
+                format!("{:.1}", d.utilisation * 100.0),
+                format!("{:.1}", d.start_stops_per_day),
+                states.join(", "),
+            ]
+        })
+        .collect();
+    (header.into_iter().map(str::to_string).collect(), cells)
+}
+
+/// The runs whose per-disk tables a `run` report shows.
+pub fn disk_tables(c: &Comparison, all: bool) -> impl Iterator<Item = &ReplicationRun> {
+    c.rows.iter().map(|r| &r.run).filter(move |r| all || r.scheme != Scheme::Conventional)
+}
+
+/// The primary's line: what it ran and how fast.
+pub fn primary_line(c: &Comparison) -> String {
+    let Some(base) = c.rows.first() else { return String::new() };
+    let p = &base.run.primary;
+    format!(
+        "{} transactions ({} commits, {} records, {} of log) in {:.1} s: {:.1} transactions/s, mean commit {:.3} ms, R_gen {:.3} MiB/s",
+        p.transactions,
+        p.commits,
+        p.records,
+        fmt_bytes(p.log_bytes),
+        p.span_s,
+        p.transactions_per_s,
+        p.mean_commit_ms,
+        p.r_gen_bytes_s / MIB_F
+    )
+}
+
+/// Header and cells of the per-scheme table of `run`.
+pub fn scheme_cells(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
+    let system = c.rows.iter().any(|r| r.saving_system.is_some());
+    let pooled = c.rows.iter().any(|r| r.saving_weighted_vs_pooled.is_some());
+    let mut header = vec!["scheme", "saving %", "weighted %", "data %"];
+    if system {
+        header.push("system %");
+    }
+    if pooled {
+        header.push("weighted vs pooled %");
+    }
+    header.extend([
+        "R_gen MiB/s",
+        "R_apl MiB/s",
+        "r",
+        "T_wnd plan s",
+        "T_wnd obs s",
+        "cycles/day",
+        "worst recovery s",
+        "RTO violations",
+        "data disk W",
+        "log disk W",
+    ]);
+    let cells = c
+        .rows
+        .iter()
+        .map(|row| {
+            let r = &row.run;
+            let mut cells = vec![r.scheme.name().to_string(), percent(row.saving_total), percent(row.saving_weighted), percent(row.saving_data)];
+            if system {
+                cells.push(row.saving_system.map_or("-".into(), percent));
+            }
+            if pooled {
+                cells.push(row.saving_weighted_vs_pooled.map_or("-".into(), percent));
+            }
+            cells.extend([
+                format!("{:.3}", r.r_gen_bytes_s / MIB_F),
+                format!("{:.3}", r.r_apl_bytes_s / MIB_F),
+                format!("{:.2}", r.r),
+                seconds(r.t_wnd_planned_s),
+                seconds(r.t_wnd_observed_s),
+                format!("{:.1}", r.cycles_per_day),
+                format!("{:.1}", r.policy.worst_recovery_s),
+                r.policy.rto_violations.to_string(),
+                format!("{:.2}", r.data_disk_w),
+                format!("{:.2}", r.log_disk_w),
+            ]);
+            cells
+        })
+        .collect();
+    (header.into_iter().map(str::to_string).collect(), cells)
+}
+
+/// A size as people write it: 4 MiB, 512 MiB, 1 GiB, else with two decimals.
+pub fn size_label(bytes: u64) -> String {
+    for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
+            return format!("{} {unit}", bytes >> shift);
+        }
+    }
+    fmt_bytes(bytes)
+}
+
+/// Header and cells of the sweep's table.
+pub fn sweep_cells(r: &SweepReport) -> (Vec<String>, Vec<Vec<String>>) {
+    let header = [
+        "warehouses",
+        "standby",
+        "window",
+        "RTO s",
+        "scheme",
+        "weighted saving %",
+        "vs pooled %",
+        "data saving %",
+        "r",
+        "T_wnd plan s",
+        "T_wnd obs s",
+        "cycles/day",
+        "worst recovery s",
+        "violations",
+        "note",
+    ];
+    let cells = r
+        .points
+        .iter()
+        .map(|p| {
+            let run = &p.row.run;
+            let mut c = vec![
+                p.warehouses.map(|w| w.to_string()).unwrap_or_else(|| p.workload.clone()),
+                p.standby.clone(),
+                size_label(p.window_bytes),
+                g(p.rto_s),
+                p.scheme.name().to_string(),
+                percent(p.row.saving_weighted),
+                p.row.saving_weighted_vs_pooled.map_or("-".into(), percent),
+                percent(p.row.saving_data),
+                format!("{:.2}", run.r),
+            ];
+            match &p.infeasible {
+                Some(why) => {
+                    c.extend(["—", "—", "0.0"].map(String::from));
+                    c.push(format!("{:.1}", run.policy.worst_recovery_s));
+                    c.push(run.policy.rto_violations.to_string());
+                    c.push(format!("infeasible: {why}"));
+                }
+                None => c.extend([
+                    seconds(run.t_wnd_planned_s),
+                    seconds(run.t_wnd_observed_s),
+                    format!("{:.1}", run.cycles_per_day),
+                    format!("{:.1}", run.policy.worst_recovery_s),
+                    run.policy.rto_violations.to_string(),
+                ]),
+            }
+            c
+        })
+        .collect();
+    (header.into_iter().map(str::to_string).collect(), cells)
+}
+
+/// The sweep's settings as (label, text) lines.
+pub fn sweep_lines(r: &SweepReport) -> Vec<(&'static str, String)> {
+    let mut lines = describe(&r.config, None, false);
+    let swept: Vec<String> = r.warehouses.iter().flatten().map(u32::to_string).collect();
+    if let (SourceSpec::Tpcc(t), false) = (&r.config.source, swept.is_empty()) {
+        let one = TpccConfig { warehouses: 0, ..t.clone() };
+        lines[0].1 = describe_source(&SourceSpec::Tpcc(one)).replacen("0 warehouses", &format!("{} warehouses", swept.join(", ")), 1);
+    }
+    let windows: Vec<String> = r.windows_bytes.iter().map(|&w| size_label(w)).collect();
+    let rtos: Vec<String> = r.rtos_s.iter().map(|&t| g(t)).collect();
+    let schemes: Vec<&str> = r.schemes.iter().map(|s| s.name()).collect();
+    let mut sweep = format!("windows {}; RTOs {} s; standby {}; schemes {}", windows.join(", "), rtos.join(", "), r.standby_levels.join(", "), schemes.join(", "));
+    if r.warehouses.iter().any(Option::is_some) {
+        let w: Vec<String> = r.warehouses.iter().flatten().map(u32::to_string).collect();
+        sweep = format!("warehouses {}; {sweep}", w.join(", "));
+    }
+    lines.insert(3, ("sweep", sweep));
+    for b in &r.baselines {
+        lines.push((
+            "reference",
+            format!(
+                "conventional replication of {}: u {:.3}, data disk {:.2} W, log disk {:.2} W, {:.1} transactions/s",
+                b.workload, b.u, b.run.data_disk_w, b.run.log_disk_w, b.run.primary.transactions_per_s
+            ),
+        ));
+        if let Some(p) = &b.pooled {
+            lines.push((
+                "pooled",
+                format!("conventional-pooled replication of {}: u {:.3}, data disk {:.2} W, log disk {:.2} W", b.workload, p.data_utilisation, p.data_disk_w, p.log_disk_w),
+            ));
+        }
+    }
+    lines
+}
+
+/// Everything a `run` report says besides the comparison.
+pub struct RunContext {
+    pub lines: Vec<(&'static str, String)>,
+    pub all_disks: bool,
+}
+
+/// One scheme at one point of the sweep.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweepPoint {
+    pub workload: String,
+    pub warehouses: Option<u32>,
+    pub standby: String,
+    pub window_bytes: u64,
+    pub rto_s: f64,
+    pub scheme: Scheme,
+    /// The data volume never slept (a deferring scheme): why.
+    pub infeasible: Option<String>,
+    pub row: SchemeRow,
+}
+
+/// What a sweep ran and found.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweepReport {
+    /// The settings every point starts from.
+    pub config: ReplicationConfig,
+    pub windows_bytes: Vec<u64>,
+    pub rtos_s: Vec<f64>,
+    pub warehouses: Vec<Option<u32>>,
+    pub standby_levels: Vec<String>,
+    pub schemes: Vec<Scheme>,
+    pub baselines: Vec<Baseline>,
+    pub points: Vec<SweepPoint>,
+}
+
+/// A share as a percentage to one decimal, without a "-0.0".
+pub fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if p.abs() < 0.05 {
+        "0.0".into()
+    } else {
+        format!("{p:.1}")
+    }
+}
+
+/// A number as short as it is exact: 15, 62.25, 904.8.
+pub fn g(v: f64) -> String {
+    format!("{v}")
+}
+
+pub fn describe_source(s: &SourceSpec) -> String {
+    match s {
+        SourceSpec::Tpcc(t) => {
+            let n = t.transactions.map(|n| format!(", {n} transactions")).unwrap_or_default();
+            format!(
+                "TPC-C generator, {} warehouses{n}, seed {}, {} pages, {} buffer pool",
+                t.warehouses,
+                t.seed,
+                size_label(t.page_bytes),
+                size_label(t.buffer_pool_bytes)
+            )
+        }
+        SourceSpec::Forward { path, compact } => {
+            format!("block forwarding of trace {}{}", path.display(), if *compact { " (compact)" } else { "" })
+        }
+        SourceSpec::LogFile { path } => format!("update log {}", path.display()),
+    }
+}
+
+/// The configuration as (label, text) lines, for the text and HTML reports. `policy`:
+/// include the window and RTO (a sweep varies them).
+pub fn describe(cfg: &ReplicationConfig, standby: Option<&DataStandby>, policy: bool) -> Vec<(&'static str, String)> {
+    let mut lines = vec![("source", describe_source(&cfg.source))];
+    let profile = cfg.power_profile.as_deref().map(|p| format!(" ({p} profile)")).unwrap_or_default();
+    lines.push((
+        "secondary",
+        format!(
+            "{} data + {} log disks, {}{profile}, {}, {} stripe unit, {} apply cache, {} redo; the primary has the same disks",
+            cfg.data_disks,
+            cfg.log_disks,
+            cfg.disk,
+            cfg.level,
+            size_label(cfg.stripe_unit_bytes),
+            size_label(cfg.apply_cache_bytes),
+            cfg.redo.name()
+        ),
+    ));
+    if let Some(s) = standby {
+        lines.push(("standby", describe_standby(s)));
+    }
+    let shipping = match cfg.link.shipping {
+        Shipping::Sync => "synchronous shipping (RPO 0)".to_string(),
+        Shipping::Async { max_lag_bytes } => format!("asynchronous shipping, at most {} not yet durable at the secondary", size_label(max_lag_bytes)),
+    };
+    let bandwidth = match cfg.link.bandwidth_bytes_s {
+        Some(b) => format!("{}/s", fmt_bytes(b as u64)),
+        None => "not a limit".into(),
+    };
+    lines.push(("link", format!("{shipping}; one-way latency {} s; bandwidth {bandwidth}", g(cfg.link.latency_s))));
+    let mode = format!("{} mode, {} trigger", rto_mode_name(cfg.rto_mode), trigger_name(cfg.trigger));
+    if policy {
+        lines.push(("policy", format!("window {}, RTO {} s ({mode})", size_label(cfg.window_bytes), g(cfg.rto_s))));
+    } else {
+        lines.push(("policy", mode));
+    }
+    lines.push(("span", format!("{} s of primary time, measured after a {} s warm-up", g(cfg.duration_s), g(cfg.warmup_s))));
+    lines.push((
+        "saving",
+        format!(
+            "1 − power / conventional replication's power; weighted: data disks {} %, log disks {} % of the storage",
+            g((cfg.data_disk_share * 1000.0).round() / 10.0),
+            g(((1.0 - cfg.data_disk_share) * 1000.0).round() / 10.0)
+        ),
+    ));
+    lines
+}
+
+/// Seconds to one decimal; "—" when not finite or not measured (0).
+pub fn seconds(v: f64) -> String {
+    if v.is_finite() && v > 0.0 {
+        format!("{v:.1}")
+    } else {
+        "—".into()
+    }
+}
+
+pub const MIB_F: f64 = 1024.0 * 1024.0;
+
+/// Conventional replication of one workload: the reference of every point that has it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Baseline {
+    pub workload: String,
+    pub warehouses: Option<u32>,
+    /// The conventional run's mean data-disk utilisation.
+    pub u: f64,
+    pub run: ReplicationRun,
+    /// The pooled baseline of the same workload, when `conventional-pooled` is listed.
+    pub pooled: Option<ReplicationRun>,
+}
+
+pub fn describe_standby(s: &DataStandby) -> String {
+    format!(
+        "{}: {} W; spin-down {} s / {} J, spin-up {} s / {} J; idle {} W, active {} W; break-even {:.1} s",
+        s.level,
+        g(s.costs.standby_w),
+        g(s.costs.down.time_s),
+        g(s.costs.down.energy_j),
+        g(s.costs.up.time_s),
+        g(s.costs.up.energy_j),
+        g(s.idle_w),
+        g(s.active_w),
+        s.break_even_s
+    )
+}
+
+pub fn rto_mode_name(m: PlanMode) -> &'static str {
+    match m {
+        PlanMode::Paper => "paper",
+        PlanMode::Strict => "strict",
+    }
+}
+
+pub fn trigger_name(t: Trigger) -> &'static str {
+    match t {
+        Trigger::Backlog => "backlog",
+        Trigger::Schedule => "schedule",
+    }
+}
