@@ -9,6 +9,8 @@ import os
 import signal
 import threading
 import time
+from contextlib import contextmanager
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -99,15 +101,88 @@ def test_progress_bars_and_the_generic_command():
     assert report["requests"] == 20000 and math.isfinite(report["energy_j"])
 
 
+def _long_workload() -> dict:
+    """The bundled workload at 50 million requests: a run of a minute or more."""
+    return {**tierlab.command("workload", "show"), "requests": 50_000_000}
+
+
+def _job_threads_end(within_s: float) -> bool:
+    """Whether every command thread (`tierlab-job`) of this process ends within `within_s`."""
+    tasks = Path("/proc/self/task")
+    if not tasks.is_dir():
+        pytest.skip("needs /proc to see the command's thread")
+
+    def alive() -> int:
+        n = 0
+        for t in tasks.iterdir():
+            try:
+                n += (t / "comm").read_text().strip() == "tierlab-job"
+            except OSError:
+                pass  # the thread ended as we looked
+        return n
+
+    deadline = time.monotonic() + within_s
+    while alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive() == 0
+
+
+@contextmanager
+def sigint_raises_keyboard_interrupt():
+    """Python's own SIGINT handler for the block. A process started in the background by
+    a non-interactive shell (as a CI runner may start the tests) inherits SIGINT ignored,
+    Python then leaves it ignored, and a SIGINT is lost: the run ends normally."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def test_ctrl_c_stops_a_run_cleanly_and_the_next_run_still_works():
-    long = {**tierlab.command("workload", "show"), "requests": 50_000_000}
+    long = _long_workload()
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     start = time.monotonic()
-    timer.start()
+    with sigint_raises_keyboard_interrupt():
+        with pytest.raises(KeyboardInterrupt):
+            # Started inside the block: on a starved machine the signal may land before the
+            # run begins, and must still be this call's.
+            timer.start()
+            tierlab.simulate(workload=long, progress=False)
+        timer.join()
+    assert time.monotonic() - start < 20, "the run stopped at a progress point, not at its end"
+    assert _job_threads_end(within_s=10)
+    assert tierlab.simulate(progress=False)["requests"] == 20000
+
+
+def test_ctrl_c_landing_as_a_run_starts_stops_it(monkeypatch, tmp_path):
+    # A file that outlives the call (a dict's would be removed as the call unwinds, and the
+    # run end for want of it).
+    long = tmp_path / "long.toml"
+    long.write_text(tierlab._native.json_to_toml(json.dumps(_long_workload())))
+    real = tierlab._native.Job
+
+    def interrupted_as_it_starts(args):
+        real(args)  # started, then dropped: Ctrl-C landed before the caller held the job
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tierlab._native, "Job", interrupted_as_it_starts)
     with pytest.raises(KeyboardInterrupt):
         tierlab.simulate(workload=long, progress=False)
-    assert time.monotonic() - start < 20, "the run stopped at a progress point, not at its end"
-    assert tierlab.simulate(progress=False)["requests"] == 20000
+    assert _job_threads_end(within_s=10), "the run goes on though nobody waits for it"
+
+
+def test_a_job_stopped_while_it_runs_never_ends_as_finished():
+    # A trace's statistics are one pass that does not stop midway: the stop comes after
+    # the job's last look at it, as a stop racing a run's end does.
+    job = tierlab._native.Job(["trace", "stats", str(trace(WEB)), "--json"])
+    stopped = job.stop()
+    with pytest.raises(tierlab.Interrupted):
+        job.finish()
+    assert stopped is True
+    done = tierlab._native.Job(["workload", "show", "--json"])
+    assert done.wait(60) and done.stop() is False, "a job that has ended cannot be stopped"
+    assert json.loads(done.finish())["requests"] > 0
 
 
 def test_a_stopped_job_raises_interrupted():

@@ -12,8 +12,9 @@ class Job:
         """Wait without the GIL; True once the command ended."""
     def progress(self) -> list[tuple[str, int, int | None]]:
         """The command's bars: (message, position, length or None)."""
-    def stop(self) -> None:
-        """Stop the command's simulations at their next progress point."""
+    def stop(self) -> bool:
+        """Stop the command (its simulations at their next progress point); ``finish``
+        then raises ``Interrupted``. False if it had already ended."""
     def finish(self) -> bytes:
         """What the command printed; raises the typed errors of ``tierlab.errors``."""
 

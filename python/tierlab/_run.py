@@ -55,25 +55,29 @@ def run(args: Sequence[str], progress: bool | None = None) -> bytes:
     """Run ``tierlab ARGS…`` and return what it printed; raise ``tierlab.errors`` on failure.
 
     The command runs on a thread of its own without the GIL. Ctrl-C stops its simulations
-    at their next progress point and raises KeyboardInterrupt once they have stopped.
+    at their next progress point and raises KeyboardInterrupt once they have stopped,
+    wherever it lands: while the job starts, between two waits or as it ends (the job
+    then reports itself stopped, never finished; a job dropped unwaited for stops too).
     """
-    job = _native.Job([str(a) for a in args])
     bar = _Bar() if _show(progress) else None
+    job = None
     try:
+        job = _native.Job([str(a) for a in args])
         while not job.wait(_POLL_S):
             if bar is not None:
                 bar.update(job.progress())
+        return job.finish()
     except KeyboardInterrupt:
-        job.stop()
-        try:
-            job.finish()
-        except Exception:
-            pass
+        if job is not None:
+            job.stop()
+            try:
+                job.finish()
+            except Exception:
+                pass  # stopped (Interrupted), or already finished
         raise
     finally:
         if bar is not None:
             bar.close()
-    return job.finish()
 
 
 def run_json(args: Sequence[str], progress: bool | None = None) -> Any:

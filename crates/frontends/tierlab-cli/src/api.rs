@@ -9,7 +9,7 @@
 use crate::session::{self, Shared};
 use clap::Parser;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 use tierlab_types::SourceLocation;
@@ -52,11 +52,12 @@ pub struct BarState {
     pub length: Option<u64>,
 }
 
-/// A command running on its own thread.
+/// A command running on its own thread. Dropped before [`Job::finish`], it stops the
+/// command (which then ends at its next progress point, unwatched).
 pub struct Job {
     shared: Arc<Shared>,
     done: Arc<(Mutex<bool>, Condvar)>,
-    handle: JoinHandle<Outcome>,
+    handle: Option<JoinHandle<Outcome>>,
 }
 
 impl Job {
@@ -78,11 +79,11 @@ impl Job {
         let (s, d) = (shared.clone(), done.clone());
         let handle = std::thread::Builder::new().name("tierlab-job".into()).stack_size(64 << 20).spawn(move || {
             // Marks the job done however it ends, a panic included.
-            let _done = Done(d);
-            let (outcome, out) = session::run(s, work);
-            outcome.map(|()| out)
+            let done = Done(d);
+            let (outcome, out) = session::run(s.clone(), work);
+            done.settle(&s.stop, outcome.map(|()| out))
         })?;
-        Ok(Job { shared, done, handle })
+        Ok(Job { shared, done, handle: Some(handle) })
     }
 
     /// Wait up to `timeout` for the command to end; true once it has.
@@ -106,23 +107,68 @@ impl Job {
         bars.iter().map(|b| BarState { message: b.message(), position: b.position(), length: b.length() }).collect()
     }
 
-    /// Ask the command's simulations to stop; [`Job::finish`] then gives an
-    /// [`FailureKind::Interrupted`] failure (or the report, had it already ended).
-    pub fn stop(&self) {
-        self.shared.stop.store(true, Ordering::Relaxed);
+    /// Stop the command: its simulations stop at their next progress point (a run not yet
+    /// begun never starts), and [`Job::finish`] gives an [`FailureKind::Interrupted`]
+    /// failure whatever the command did meanwhile. True if the job was stopped; false if it
+    /// had already ended, in which case `finish` gives its outcome.
+    ///
+    /// The stop and the job's end are decided under one lock, so exactly one of them comes
+    /// first: a stop can never be lost nor a stopped job end as a finished one.
+    pub fn stop(&self) -> bool {
+        let (lock, _) = &*self.done;
+        let finished = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        if *finished {
+            return false;
+        }
+        self.shared.stop.store(true, Ordering::SeqCst);
+        true
     }
 
     /// Wait for the command to end and give its outcome.
-    pub fn finish(self) -> Outcome {
-        self.handle.join().unwrap_or_else(|p| {
+    pub fn finish(mut self) -> Outcome {
+        let Some(handle) = self.handle.take() else {
+            return Err(Failure { kind: FailureKind::Other, message: "the job has already finished".into(), location: None });
+        };
+        handle.join().unwrap_or_else(|p| {
             let what = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
             Err(Failure { kind: FailureKind::Other, message: format!("the command stopped on an internal error (a bug in tierlab, please report it): {what}"), location: None })
         })
     }
 }
 
+impl Drop for Job {
+    fn drop(&mut self) {
+        // Nobody will read the outcome (the caller was interrupted between starting the
+        // job and waiting for it, say): stop the work rather than let it run on unseen.
+        if self.handle.is_some() {
+            self.stop();
+        }
+    }
+}
+
+/// The failure of a job that was stopped.
+fn interrupted() -> Failure {
+    Failure { kind: FailureKind::Interrupted, message: "interrupted".into(), location: None }
+}
+
 /// Sets a job's done flag when dropped.
 struct Done(Arc<(Mutex<bool>, Condvar)>);
+
+impl Done {
+    /// The job's outcome, decided under the done lock that [`Job::stop`] takes: a stop that
+    /// came first turns any outcome into [`FailureKind::Interrupted`] (a command may finish
+    /// a pass that does not look at the stop flag, or a stop may come after the last
+    /// progress point); a stop that comes later finds the job done and changes nothing.
+    fn settle(self, stop: &std::sync::atomic::AtomicBool, outcome: Outcome) -> Outcome {
+        let (lock, cvar) = &*self.0;
+        let mut finished = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let outcome = if stop.load(Ordering::SeqCst) { Err(interrupted()) } else { outcome };
+        *finished = true;
+        drop(finished);
+        cvar.notify_all();
+        outcome
+    }
+}
 
 impl Drop for Done {
     fn drop(&mut self) {
@@ -294,6 +340,53 @@ mod tests {
         assert_eq!(json_to_toml(r#"{"a": {"b": [1, 2]}}"#).unwrap(), "[a]\nb = [1, 2]\n");
         assert!(json_to_toml("[1]").is_err());
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_stop_after_the_last_progress_point_still_ends_interrupted() {
+        // Work that never looks at the stop flag: a stop while it runs comes after its last
+        // progress point, as a stop racing a run's end does.
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let job = Job::spawn(move || {
+            go_rx.recv().ok();
+            Ok(())
+        })
+        .unwrap();
+        job.stop();
+        go_tx.send(()).unwrap();
+        assert!(job.wait(Duration::from_secs(60)));
+        assert_eq!(job.finish().map_err(|f| f.kind), Err(FailureKind::Interrupted));
+    }
+
+    #[test]
+    fn a_stop_after_the_job_ended_changes_nothing() {
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let job = Job::spawn(move || {
+            go_rx.recv().ok();
+            Ok(())
+        })
+        .unwrap();
+        assert!(!job.wait(Duration::from_millis(1)));
+        go_tx.send(()).unwrap();
+        assert!(job.wait(Duration::from_secs(60)));
+        assert!(!job.stop(), "the job had ended: nothing to stop");
+        assert!(job.finish().is_ok());
+    }
+
+    #[test]
+    fn a_job_dropped_before_it_is_waited_for_stops() {
+        let (seen_tx, seen_rx) = std::sync::mpsc::channel::<bool>();
+        let job = Job::spawn(move || {
+            let start = std::time::Instant::now();
+            while !tierlab_engine::interrupt::requested() && start.elapsed() < Duration::from_secs(30) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            seen_tx.send(tierlab_engine::interrupt::requested()).ok();
+            Ok(())
+        })
+        .unwrap();
+        drop(job);
+        assert_eq!(seen_rx.recv_timeout(Duration::from_secs(60)), Ok(true), "the dropped job was told to stop");
     }
 
     #[test]

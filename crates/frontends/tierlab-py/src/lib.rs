@@ -84,12 +84,12 @@ impl Job {
         }
     }
 
-    /// Ask the command's simulations to stop at their next progress point.
-    fn stop(&self) {
-        if let Ok(guard) = self.job.lock() {
-            if let Some(j) = guard.as_ref() {
-                j.stop();
-            }
+    /// Stop the command (its simulations at their next progress point): `finish` then
+    /// raises `Interrupted`. False if it had already ended.
+    fn stop(&self) -> bool {
+        match self.job.lock() {
+            Ok(guard) => guard.as_ref().is_some_and(|j| j.stop()),
+            Err(_) => false,
         }
     }
 
