@@ -30,7 +30,7 @@ from .api import (
 )
 from .errors import ConfigError, Error, Interrupted, TraceError, UsageError
 from .frames import flatten, to_arrow, to_pandas
-from .sweep import expand, sweep
+from .sweep import SweepInterrupted, expand, sweep
 from .trace import Request, Trace, read_trace
 
 __all__ = [
@@ -58,6 +58,7 @@ __all__ = [
     "to_pandas",
     "expand",
     "sweep",
+    "SweepInterrupted",
     "Request",
     "Trace",
     "read_trace",

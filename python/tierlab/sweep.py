@@ -3,8 +3,14 @@
 Each task is one :func:`tierlab.run` (one ``tierlab compare`` row) executed by the Rust
 core in a Ray worker. Rows are written to a Parquet dataset (a directory of part files)
 as runs complete, so a sweep that stops — Ctrl-C, a lost node — resumes where it stopped
-when started again: runs whose ``run_id`` is already in the dataset are skipped. A run's
-``run_id`` is a hash of its workload, design, options and tierlab's version.
+when started again: runs whose ``run_id`` already has a row without ``error`` are skipped;
+runs that failed are tried again.
+
+A run's ``run_id`` is a hash of its workload (a trace or workload file by the SHA-256 of
+its content, not its path or time stamp), design, options and tierlab's version; the
+sweep's ``study`` is a hash of all of them. One dataset can hold several studies: a sweep
+returns the rows of its own runs only, never another study's, and reuses a run another
+study already made (the same run gives the same row).
 
 Traces are read where they lie: a task gets the trace's path, not its bytes, so on a
 cluster every node must see the same path (a shared file system).
@@ -36,6 +42,21 @@ if TYPE_CHECKING:
 #: Rows kept before they are written as a part file, and the longest wait before writing.
 FLUSH_ROWS = 50
 FLUSH_S = 10.0
+#: After Ctrl-C on a Ray the caller started, how long running tasks get to stop by
+#: themselves (a run stops at its next progress point, within milliseconds) before they
+#: are killed.
+CANCEL_GRACE_S = 5.0
+#: Bytes read at a time when hashing a file.
+HASH_CHUNK_BYTES = 1 << 20
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a sweep. Its message says how many of its rows are saved; the same
+    sweep started again resumes from them. ``rows`` is that number."""
+
+    def __init__(self, rows: int):
+        super().__init__(f"interrupted: {rows} row{'' if rows == 1 else 's'} saved, run again to resume")
+        self.rows = rows
 
 
 def expand(designs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -65,10 +86,56 @@ def _name(w: Mapping[str, Any]) -> str:
     return "workload" if "workload" in w else "default"
 
 
-def run_id(workload: Mapping[str, Any], design: Mapping[str, Any], options: Mapping[str, Any]) -> str:
-    """The identity of one run in a dataset."""
-    text = json.dumps({"workload": workload, "design": design, "options": options, "version": _native.__version__}, sort_keys=True, default=str)
+def content_hash(path: str | os.PathLike) -> str | None:
+    """The SHA-256 of a file's bytes (hex), read in pieces of ``HASH_CHUNK_BYTES`` into one
+    buffer, so memory does not grow with the file; None if it cannot be read."""
+    h = hashlib.sha256()
+    buf = bytearray(HASH_CHUNK_BYTES)
+    view = memoryview(buf)
+    try:
+        with open(path, "rb", buffering=0) as f:
+            while n := f.readinto(buf):
+                h.update(view[:n])
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def workload_key(w: Mapping[str, Any], hashes: dict[str, str | None] | None = None) -> dict[str, Any]:
+    """What identifies a workload's runs: its flags, with the trace and workload files
+    (paths resolved) replaced by the hashes of their content — a file that cannot be read
+    stays a path, and its run an error. ``name`` is a label and left out. ``hashes``
+    caches each path's hash within a sweep."""
+    key = {k: v for k, v in w.items() if k != "name"}
+    for k in ("trace", "workload"):
+        path = key.get(k)
+        if isinstance(path, str):
+            digest = hashes.get(path) if hashes is not None and path in hashes else content_hash(path)
+            if hashes is not None:
+                hashes[path] = digest
+            key[k] = {"sha256": digest} if digest is not None else {"unreadable": path}
+    return key
+
+
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def run_id(workload_key: Mapping[str, Any], design: Mapping[str, Any], options: Mapping[str, Any]) -> str:
+    """The identity of one run in a dataset: its workload (as :func:`workload_key` gives
+    it), design, options and tierlab's version."""
+    return _digest({"workload": workload_key, "design": design, "options": options, "version": _native.__version__})
+
+
+def study_id(workload_keys: Sequence[Mapping[str, Any]], designs: Sequence[Mapping[str, Any]], options: Mapping[str, Any]) -> str:
+    """The identity of a sweep: every workload (by :func:`workload_key`), every design
+    (expanded), the options and tierlab's version."""
+    return _digest({"workloads": list(workload_keys), "designs": list(designs), "options": options, "version": _native.__version__})
+
+
+def _error_row(design: Mapping[str, Any], message: str) -> dict[str, Any]:
+    return {"config": json.dumps(design, sort_keys=True), "mode": design.get("mode"), "error": message}
 
 
 def execute(workload: Mapping[str, Any], design: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
@@ -79,32 +146,44 @@ def execute(workload: Mapping[str, Any], design: Mapping[str, Any], options: Map
         row = flatten(run_one(w, design, progress=False, **options))
         row["error"] = None
     except Error as e:
-        row = {"config": json.dumps(design, sort_keys=True), "mode": design.get("mode"), "error": e.message}
+        row = _error_row(design, e.message)
     row["elapsed_s"] = time.perf_counter() - start
     return row
 
 
 class _Dataset:
-    """A directory of Parquet part files, one per flush."""
+    """A directory of Parquet part files, one per flush, each written whole and renamed
+    into place; a run's newest row is its row. Beside them, ``_study-ID.json`` says what
+    each study was (the ``_`` keeps Parquet readers from taking it for data)."""
 
     def __init__(self, path: Path, restart: bool):
         self.path = path
         path.mkdir(parents=True, exist_ok=True)
         if restart:
-            for p in self.parts():
+            for p in [*self.parts(), *path.glob("_study-*.json")]:
                 p.unlink()
         self.next = len(self.parts())
 
     def parts(self) -> list[Path]:
         return sorted(self.path.glob("part-*.parquet"))
 
-    def done(self) -> set[str]:
+    def note_study(self, study: str, spec: Mapping[str, Any]) -> None:
+        path = self.path / f"_study-{study}.json"
+        if not path.exists():
+            tmp = self.path / f".{path.name}.tmp"
+            tmp.write_text(json.dumps(spec, indent=1, sort_keys=True, default=str) + "\n")
+            os.replace(tmp, path)
+
+    def errors_by_run(self) -> dict[str, bool]:
+        """Each run with a row: whether its newest row is an error."""
         import pyarrow.parquet as pq
 
-        ids: set[str] = set()
+        latest: dict[str, bool] = {}
         for p in self.parts():
-            ids.update(pq.read_table(p, columns=["run_id"]).column("run_id").to_pylist())
-        return ids
+            t = pq.read_table(p, columns=["run_id", "error"])
+            for rid, err in zip(t.column("run_id").to_pylist(), t.column("error").to_pylist()):
+                latest[rid] = err is not None
+        return latest
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         if not rows:
@@ -115,12 +194,14 @@ class _Dataset:
         while (self.path / f"part-{self.next:05d}.parquet").exists():
             self.next += 1
         final = self.path / f"part-{self.next:05d}.parquet"
-        tmp = final.with_suffix(".tmp")
+        tmp = self.path / f".{final.name}.tmp"
         pq.write_table(pa.Table.from_pylist(rows), tmp)
         os.replace(tmp, final)
         self.next += 1
 
-    def read(self) -> pandas.DataFrame:
+    def read(self, plan: Sequence[tuple[str, int, str, int]], study: str) -> pandas.DataFrame:
+        """The rows of ``plan``'s runs ((run_id, workload index, workload name, design
+        index) in order), each run's newest row, labelled as this study sees it."""
         import pandas as pd
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -130,13 +211,43 @@ class _Dataset:
             return pd.DataFrame()
         # A part whose runs all lack a figure holds a null column; promotion types it.
         df = pa.concat_tables(tables, promote_options="permissive").to_pandas()
-        return df.sort_values(["workload_index", "design_index"], kind="stable").reset_index(drop=True)
+        latest = df.drop_duplicates("run_id", keep="last").set_index("run_id", drop=False)
+        mine = [p for p in plan if p[0] in latest.index]
+        out = latest.loc[[p[0] for p in mine]].reset_index(drop=True)
+        out["workload"] = [p[2] for p in mine]
+        out["workload_index"] = [p[1] for p in mine]
+        out["design_index"] = [p[3] for p in mine]
+        out["study"] = study
+        return out
 
 
 def _remote():
     import ray
 
     return ray.remote(num_cpus=1, max_retries=2)(execute)
+
+
+def _stop_tasks(ray: Any, pending: dict[Any, Any], take: Any) -> None:
+    """Stop the tasks in flight on a Ray the caller started (which outlives the sweep)
+    after Ctrl-C: ask each to stop (it raises KeyboardInterrupt in its worker, which stops
+    the run at its next progress point), keep the rows of any that complete meanwhile, and
+    only then kill what is left (killing first is what crashes Ray's driver most often)."""
+    for ref in list(pending):
+        try:
+            ray.cancel(ref, force=False)
+        except Exception:
+            pass
+    try:
+        ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=CANCEL_GRACE_S)
+        for ref in ready:
+            take(ref, stopping=True)
+    except KeyboardInterrupt:
+        pass  # Ctrl-C again: stop waiting
+    for ref in list(pending):
+        try:
+            ray.cancel(ref, force=True)
+        except Exception:
+            pass
 
 
 def sweep(
@@ -158,34 +269,55 @@ def sweep(
             ``{"workload": {...}}``, an optional ``name``).
         designs: dicts as :func:`tierlab.run` takes; list values expand.
         options: flags common to every run (``prices``, ``tariff``…).
-        out: the Parquet dataset (directory) rows are written to as runs complete.
+        out: the Parquet dataset (directory) rows are written to as runs complete; it may
+            hold other studies' rows, which this sweep neither returns nor disturbs.
         address: a Ray cluster; default ``$RAY_ADDRESS``, else a local Ray.
         workers: CPUs of the local Ray (tasks at once); ignored on a cluster.
-        restart: forget the rows already in ``out``.
+        restart: forget every row already in ``out``.
         progress: a bar (default: on a terminal or in a notebook).
         base: the directory relative trace paths start from (default: the current one).
 
     Returns:
-        Every row of the dataset, in workload then design order: the compare row's
-        columns (see :mod:`tierlab.frames`) plus ``workload``, ``workload_index``,
-        ``design_index``, ``run_id``, ``error`` and ``elapsed_s``.
-    """
-    import ray
+        This sweep's rows, in workload then design order: the compare row's columns (see
+        :mod:`tierlab.frames`) plus ``workload``, ``workload_index``, ``design_index``,
+        ``run_id``, ``study``, ``error`` and ``elapsed_s``.
 
+    Raises:
+        SweepInterrupted: on Ctrl-C, once the rows that completed are saved and the tasks
+            in flight stopped; its message says how many rows the dataset holds.
+    """
     options = dict(options or {})
     root = Path(base) if base is not None else Path.cwd()
     ws = [_workload(w, root) for w in workloads]
     ds = expand(designs)
+    hashes: dict[str, str | None] = {}
+    keys = [workload_key(w, hashes) for w in ws]
+    study = study_id(keys, ds, options)
+    plan = [(run_id(keys[wi], d, options), wi, _name(w), di) for (wi, w), (di, d) in itertools.product(enumerate(ws), enumerate(ds))]
     dataset = _Dataset(Path(out), restart)
-    done = dataset.done()
-    todo = []
-    for (wi, w), (di, d) in itertools.product(enumerate(ws), enumerate(ds)):
-        rid = run_id(w, d, options)
-        if rid not in done:
-            todo.append((rid, wi, w, di, d))
+    dataset.note_study(study, {"study": study, "workloads": ws, "workload_keys": keys, "designs": ds, "options": options, "version": _native.__version__})
+    try:
+        _run_plan(plan, ws, ds, options, dataset, study, address, workers, progress)
+    except KeyboardInterrupt:
+        mine = {p[0] for p in plan}
+        raise SweepInterrupted(sum(1 for rid in dataset.errors_by_run() if rid in mine)) from None
+    return dataset.read(plan, study)
+
+
+def _run_plan(plan, ws, ds, options, dataset: _Dataset, study: str, address, workers, progress) -> None:
+    """Run the runs of ``plan`` that have no row, or only an error row, into ``dataset``."""
+    latest = dataset.errors_by_run()
+    todo, seen = [], set()
+    for rid, wi, _, di in plan:
+        if (rid not in latest or latest[rid]) and rid not in seen:
+            seen.add(rid)
+            todo.append((rid, wi, di))
+    if not todo:
+        return
+    import ray
 
     started_ray = False
-    if todo and not ray.is_initialized():
+    if not ray.is_initialized():
         address = address or os.environ.get("RAY_ADDRESS")
         if address:
             ray.init(address=address, log_to_driver=False)
@@ -197,44 +329,66 @@ def sweep(
     if show:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(ws) * len(ds), initial=len(ws) * len(ds) - len(todo), unit=" runs", dynamic_ncols=True)
+        total = len({p[0] for p in plan})
+        bar = tqdm(total=total, initial=total - len(todo), unit=" runs", dynamic_ncols=True)
+    pending: dict[Any, tuple[str, int, int]] = {}
+    buffered: list[dict[str, Any]] = []
+
+    def take(ref: Any, stopping: bool = False) -> None:
+        rid, wi, di = pending.pop(ref)
+        try:
+            row = ray.get(ref)
+        except ray.exceptions.TaskCancelledError:
+            return
+        except ray.exceptions.RayError as e:
+            if stopping or isinstance(getattr(e, "cause", None), KeyboardInterrupt):
+                return  # stopped by Ctrl-C (the terminal's reaches the workers too): no row
+            # The task or its worker failed (a node lost, a worker killed): an error row,
+            # tried again when the sweep is.
+            row = _error_row(ds[di], f"the run's Ray task failed: {type(e).__name__}: {e}".splitlines()[0])
+        row.update(run_id=rid, workload=_name(ws[wi]), workload_index=wi, design_index=di, study=study)
+        buffered.append(row)
+        if bar is not None:
+            bar.update(1)
+
     try:
-        if todo:
-            task = _remote()
-            # Tasks in flight: enough to keep every CPU busy, few enough that waiting on
-            # them stays cheap and Ctrl-C has little to cancel.
-            window = max(8, 4 * int(ray.cluster_resources().get("CPU", 1)))
-            queue = iter(todo)
-            pending: dict[Any, tuple[str, int, dict[str, Any], int]] = {}
-            buffered: list[dict[str, Any]] = []
-            last = time.monotonic()
-            try:
-                while True:
-                    for rid, wi, w, di, d in itertools.islice(queue, window - len(pending)):
-                        pending[task.remote(w, d, options)] = (rid, wi, w, di)
-                    if not pending:
-                        break
-                    ready, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
+        task = _remote()
+        # Tasks in flight: enough to keep every CPU busy, few enough that waiting on them
+        # stays cheap and Ctrl-C has little to cancel.
+        window = max(8, 4 * int(ray.cluster_resources().get("CPU", 1)))
+        queue = iter(todo)
+        last = time.monotonic()
+        try:
+            while True:
+                for rid, wi, di in itertools.islice(queue, window - len(pending)):
+                    pending[task.remote(ws[wi], ds[di], options)] = (rid, wi, di)
+                if not pending:
+                    break
+                ready, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
+                for ref in ready:
+                    take(ref)
+                if len(buffered) >= FLUSH_ROWS or (buffered and time.monotonic() - last >= FLUSH_S):
+                    dataset.write(buffered)
+                    buffered, last = [], time.monotonic()
+        except KeyboardInterrupt:
+            if started_ray:
+                # Ray ends with the sweep, and every task with it: keep the rows of the
+                # runs that have completed and cancel nothing (a task cancelled as it
+                # completes can crash Ray's driver).
+                if pending:
+                    ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0)
                     for ref in ready:
-                        rid, wi, w, di = pending.pop(ref)
-                        row = ray.get(ref)
-                        row.update(run_id=rid, workload=_name(w), workload_index=wi, design_index=di)
-                        buffered.append(row)
-                        if bar is not None:
-                            bar.update(1)
-                    if len(buffered) >= FLUSH_ROWS or (buffered and time.monotonic() - last >= FLUSH_S):
-                        dataset.write(buffered)
-                        buffered, last = [], time.monotonic()
-            finally:
-                dataset.write(buffered)
-                for ref in pending:
-                    ray.cancel(ref, force=True)
+                        take(ref, stopping=True)
+            else:
+                _stop_tasks(ray, pending, take)
+            raise
+        finally:
+            dataset.write(buffered)
     finally:
         if bar is not None:
             bar.close()
         if started_ray:
             ray.shutdown()
-    return dataset.read()
 
 
 def load(path: str | os.PathLike) -> dict[str, Any]:
@@ -282,6 +436,9 @@ def main(argv: Sequence[str]) -> int:
     except Error as e:
         print(f"error: {e.message}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt as e:
+        print(str(e) if isinstance(e, SweepInterrupted) else "interrupted", file=sys.stderr)
+        return 130
     if a.json:
         records = df.astype(object).where(df.notna(), None).to_dict(orient="records")
         print(json.dumps(records, indent=2, default=str))

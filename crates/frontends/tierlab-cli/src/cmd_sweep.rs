@@ -64,7 +64,17 @@ pub fn run(a: SweepArgs) -> Result<()> {
             python.to_string_lossy()
         ));
     }
+    // Become the sweep rather than wait for it, so that Ctrl-C reaches one process, which
+    // saves the rows that completed, stops its tasks and says how to resume.
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        let e = cmd.exec();
+        return Err(anyhow!("cannot run {}: {e}", python.to_string_lossy()));
+    }
+    #[cfg(not(unix))]
     let status = cmd.status().with_context(|| format!("cannot run {}", python.to_string_lossy()))?;
+    #[cfg(not(unix))]
     if status.success() {
         Ok(())
     } else {
