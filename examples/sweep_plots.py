@@ -13,6 +13,7 @@ with the same --out.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 from pathlib import Path
 
@@ -109,7 +110,11 @@ def main() -> None:
         workloads, designs = workloads[:1], SMALL
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    df = tierlab.sweep(workloads, designs, spec.get("options"), out=out / ("small.parquet" if a.small else "sweep.parquet"), address=a.address, workers=a.workers, base=spec["base"])
+    try:
+        df = tierlab.sweep(workloads, designs, spec.get("options"), out=out / ("small.parquet" if a.small else "sweep.parquet"), address=a.address, workers=a.workers, base=spec["base"])
+    except tierlab.SweepInterrupted as e:
+        print(e, file=sys.stderr)  # the rows saved so far; the same command resumes
+        sys.exit(130)
     cost_vs_alpha(df, out / "cost-vs-alpha.png")
     throughput_vs_energy(df, out / "throughput-vs-energy.png")
     print(f"{len(df)} runs; wrote {out / 'cost-vs-alpha.png'} and {out / 'throughput-vs-energy.png'}")
