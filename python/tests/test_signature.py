@@ -33,6 +33,11 @@ def test_a_design_is_spelled_alike_going_in_and_coming_out():
     for name in ("mode", "ssd_fraction", "extent_bytes", "pt", "mcml"):
         assert name in one and name in many, name
     assert inspect.signature(tierlab.compare).parameters["mode"].default == ("ssd-only", "hdd-only", "linear", "tiering", "caching")
+    # A function lists only what its command uses: the overview runs every design, and
+    # overview and compare always measure at steady state.
+    overview = inspect.signature(tierlab.overview).parameters
+    assert "mode" not in overview and "pt" in overview
+    assert "measure" not in overview and "measure" not in many and "measure" in one
 
 
 def test_an_unknown_keyword_is_a_type_error_that_names_the_closest():

@@ -46,12 +46,10 @@ def overview(
     depth: int = 1,
     scheduler: str = 'fcfs',
     wrap: bool = False,
-    measure: bool = False,
     batch_requests: int = 1000,
     target_interval: float = 0.05,
     run_requests: int = 400000,
     no_warmup: bool = False,
-    mode: Literal['tiering', 'caching', 'linear', 'ssd-only', 'hdd-only', 'mixdyn', 'static4k'] | None = None,
     ssd_fraction: float = 0.25,
     extent_bytes: int = 1048576,
     pt: int = 2,
@@ -164,11 +162,6 @@ def overview(
     wrap : bool, optional
         Fold requests beyond the device's end back into it instead of stopping (for traces
         recorded on larger volumes)
-    measure : bool, optional
-        Measure at steady state, as `overview` and `compare` always do
-        (docs/measurement.md): warm up until the figures settle, go on until their 95 %
-        intervals are narrow (a trace played again, a workload generated on), stop when the
-        load cannot be sustained; the report covers the measured part and says how
     batch_requests : int, default 1000
         Host requests per batch: the unit the warm-up, run length and intervals are judged
         in
@@ -180,9 +173,6 @@ def overview(
         over by half of them is cut there and marked
     no_warmup : bool, optional
         Measure from the first request instead of detecting the end of the warm-up
-    mode : one of 'tiering', 'caching', 'linear', 'ssd-only', 'hdd-only', 'mixdyn', 'static4k', optional
-        Run this drive design instead of the HDD (device) alone: a hybrid built from an SSD
-        and the HDD, or one of the two alone
     ssd_fraction : float, default 0.25
         The SSD's share of the drive's capacity (tiering, linear), or the cache's size as a
         share of the capacity (caching)
@@ -249,7 +239,6 @@ def simulate(
     depth: int = 1,
     scheduler: str = 'fcfs',
     wrap: bool = False,
-    measure: bool = False,
     batch_requests: int = 1000,
     target_interval: float = 0.05,
     run_requests: int = 400000,
@@ -259,6 +248,7 @@ def simulate(
     extent_bytes: int = 1048576,
     pt: int = 2,
     mcml: int = 4,
+    measure: bool = False,
     progress: bool | None = None,
 ) -> dict[str, Any]:
     """
@@ -361,11 +351,6 @@ def simulate(
     wrap : bool, optional
         Fold requests beyond the device's end back into it instead of stopping (for traces
         recorded on larger volumes)
-    measure : bool, optional
-        Measure at steady state, as `overview` and `compare` always do
-        (docs/measurement.md): warm up until the figures settle, go on until their 95 %
-        intervals are narrow (a trace played again, a workload generated on), stop when the
-        load cannot be sustained; the report covers the measured part and says how
     batch_requests : int, default 1000
         Host requests per batch: the unit the warm-up, run length and intervals are judged
         in
@@ -389,6 +374,11 @@ def simulate(
         Promotion (tiering) or pre-fetch (caching) threshold PT
     mcml : int, default 4
         Maximum concurrent migrations MCML
+    measure : bool, optional
+        Measure at steady state, as `overview` and `compare` always do
+        (docs/measurement.md): warm up until the figures settle, go on until their 95 %
+        intervals are narrow (a trace played again, a workload generated on), stop when the
+        load cannot be sustained; the report covers the measured part and says how
     progress : bool, optional
         Show a progress bar (default: on a terminal or in a notebook).
 
@@ -434,7 +424,6 @@ def compare(
     depth: int = 1,
     scheduler: str = 'fcfs',
     wrap: bool = False,
-    measure: bool = False,
     batch_requests: int = 1000,
     target_interval: float = 0.05,
     run_requests: int = 400000,
@@ -553,11 +542,6 @@ def compare(
     wrap : bool, optional
         Fold requests beyond the device's end back into it instead of stopping (for traces
         recorded on larger volumes)
-    measure : bool, optional
-        Measure at steady state, as `overview` and `compare` always do
-        (docs/measurement.md): warm up until the figures settle, go on until their 95 %
-        intervals are narrow (a trace played again, a workload generated on), stop when the
-        load cannot be sustained; the report covers the measured part and says how
     batch_requests : int, default 1000
         Host requests per batch: the unit the warm-up, run length and intervals are judged
         in

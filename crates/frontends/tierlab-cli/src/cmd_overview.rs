@@ -7,7 +7,8 @@
 //! `tierlab_hybrid_study::overview`'s; this module turns flags into its inputs and renders the
 //! result to fit 80 columns.
 
-use crate::cmd_simulate::{ReplayMode, SimulateArgs};
+use crate::cmd_simulate::{ReplayMode, RunArgs};
+use crate::hybrid::{DesignArgs, KnobArgs};
 use crate::measure_args::{with_interval, PriceArgs};
 use crate::progress::{requests_bar, write_json};
 use anyhow::Result;
@@ -23,7 +24,10 @@ pub struct OverviewArgs {
     /// The workload, devices and hybrid knobs, as `tierlab simulate` takes them. The
     /// designs replay closed-loop unless `--replay open` is given, as `compare` does.
     #[command(flatten)]
-    pub base: SimulateArgs,
+    pub base: RunArgs,
+    /// The knobs of the tiering and caching designs.
+    #[command(flatten)]
+    pub knobs: KnobArgs,
     /// The drive's life: each design is priced over this many years.
     #[arg(long, default_value_t = 5.0)]
     pub years: f64,
@@ -32,14 +36,14 @@ pub struct OverviewArgs {
 }
 
 pub fn run(a: OverviewArgs) -> Result<()> {
-    let workload = a.base.run.workload()?;
+    let workload = a.base.workload()?;
     let describe = match &workload {
         Workload::Trace { path, .. } => format!("trace {}", path.display()),
         Workload::Synthetic(spec) => format!("{} ({}, {}, {:.0} % reads)", spec.name, rate(spec), fmt_bytes(spec.span_bytes), spec.read_fraction * 100.0),
     };
-    let config = a.base.config(ReplayMode::Closed);
+    let config = a.base.config(&DesignArgs { mode: None, knobs: a.knobs.clone() }, ReplayMode::Closed);
     let cost = a.prices.cost_model(a.years);
-    let protocol = a.base.run.measurement.protocol()?;
+    let protocol = a.base.measurement.protocol()?;
     let bar = requests_bar("simulating");
     let result = tierlab_hybrid_study::overview(&config, &workload, &cost, &protocol, &mut |label, n| {
         bar.set_message(label.split_whitespace().next().unwrap_or(label).to_string());
@@ -48,7 +52,7 @@ pub fn run(a: OverviewArgs) -> Result<()> {
     bar.finish_and_clear();
     let overview = result?;
     let mut out = crate::session::stdout();
-    if a.base.run.json {
+    if a.base.json {
         return write_json(&mut out, &Report { workload: describe, overview: &overview });
     }
     write!(out, "{}", render(&describe, &overview, &config, &cost))?;

@@ -30,6 +30,12 @@ pub struct SimulateArgs {
     pub run: RunArgs,
     #[command(flatten)]
     pub design: DesignArgs,
+    /// Measure at steady state, as `overview` and `compare` always do
+    /// (docs/measurement.md): warm up until the figures settle, go on until their 95 %
+    /// intervals are narrow (a trace played again, a workload generated on), stop when the
+    /// load cannot be sustained; the report covers the measured part and says how.
+    #[arg(long)]
+    pub measure: bool,
 }
 
 impl SimulateArgs {
@@ -40,7 +46,8 @@ impl SimulateArgs {
 }
 
 /// The flags of a run besides its design: the workload, the devices, the hybrid drive's
-/// other knobs, the replay and the measurement (`simulate`, `overview` and `compare`).
+/// other knobs, the replay and how a measurement settles (`simulate`, `overview` and
+/// `compare`).
 #[derive(Args, Clone)]
 pub struct RunArgs {
     /// Replay this trace file (any format `tierlab trace formats` lists).
@@ -73,12 +80,6 @@ pub struct RunArgs {
     /// Print the report as one JSON object.
     #[arg(long)]
     pub json: bool,
-    /// Measure at steady state, as `overview` and `compare` always do
-    /// (docs/measurement.md): warm up until the figures settle, go on until their 95 %
-    /// intervals are narrow (a trace played again, a workload generated on), stop when the
-    /// load cannot be sustained; the report covers the measured part and says how.
-    #[arg(long)]
-    pub measure: bool,
     #[command(flatten)]
     pub measurement: MeasureArgs,
 }
@@ -117,6 +118,7 @@ impl RunArgs {
 
 pub fn run(a: SimulateArgs) -> Result<()> {
     let config = a.config(ReplayMode::Open);
+    let measure = a.measure;
     let a = a.run;
     let mut workload = a.workload()?;
     if a.trace.is_none() && a.workload.is_none() {
@@ -125,7 +127,7 @@ pub fn run(a: SimulateArgs) -> Result<()> {
         workload = Workload::Synthetic(spec);
     }
     let bar = requests_bar("simulating");
-    if a.measure {
+    if measure {
         let protocol = a.measurement.protocol()?;
         let measured = tierlab_hybrid_study::simulate_measured(&workload, &config, &protocol, &mut |n| bar.set_position(n));
         bar.finish_and_clear();

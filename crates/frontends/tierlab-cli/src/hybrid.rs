@@ -10,15 +10,23 @@ use tierlab_hybrid_study::{HybridParams, Mode};
 use tierlab_hybrid_policy::WritePolicy;
 use tierlab_types::MIB;
 
-/// The design: which drive, and the knobs `compare` sweeps. `simulate` and `overview`
-/// take one value of each; `compare` takes lists under the same names, and reports name
-/// them so too (`mode`, `ssd_fraction`, `extent_bytes`, `pt`, `mcml`).
+/// The design: which drive, and the knobs `compare` sweeps. `simulate` takes one value
+/// of each; `compare` takes lists under the same names, and reports name them so too
+/// (`mode`, `ssd_fraction`, `extent_bytes`, `pt`, `mcml`).
 #[derive(Args, Clone, Debug, PartialEq)]
 pub struct DesignArgs {
     /// Run this drive design instead of the HDD (--device) alone: a hybrid built from an
     /// SSD and the HDD, or one of the two alone.
     #[arg(long, alias = "hybrid", value_enum)]
     pub mode: Option<Mode>,
+    #[command(flatten)]
+    pub knobs: KnobArgs,
+}
+
+/// The knobs of a design that `compare` sweeps (`overview` takes one value of each for
+/// its tiering and caching designs).
+#[derive(Args, Clone, Debug, PartialEq)]
+pub struct KnobArgs {
     /// The SSD's share of the drive's capacity (tiering, linear), or the cache's size as a
     /// share of the capacity (caching).
     #[arg(long, default_value_t = 0.25)]
@@ -38,7 +46,7 @@ impl Default for DesignArgs {
     /// The HDD alone, with the library's default knobs.
     fn default() -> Self {
         let p = HybridParams::default();
-        DesignArgs { mode: None, ssd_fraction: p.ssd_fraction, extent_bytes: p.es, pt: p.pt, mcml: p.mcml }
+        DesignArgs { mode: None, knobs: KnobArgs { ssd_fraction: p.ssd_fraction, extent_bytes: p.es, pt: p.pt, mcml: p.mcml } }
     }
 }
 
@@ -114,13 +122,13 @@ impl HybridArgs {
             ssd: self.ssd.clone(),
             ssd_timing: self.ssd_timing,
             ssd_write_buffer: self.ssd_write_buffer,
-            ssd_fraction: design.ssd_fraction,
+            ssd_fraction: design.knobs.ssd_fraction,
             capacity_bytes: self.capacity_bytes,
             compact: self.compact,
-            es: design.extent_bytes,
-            pt: design.pt,
+            es: design.knobs.extent_bytes,
+            pt: design.knobs.pt,
             tw_s: self.tw_s,
-            mcml: design.mcml,
+            mcml: design.knobs.mcml,
             lt: self.lt,
             ht: self.ht,
             write_policy: self.write_policy,
@@ -158,7 +166,7 @@ mod tests {
         // The flags reports and `compare` use, and the names they had before.
         let f = Flags::parse_from(["tierlab", "--mode", "tiering", "--extent-bytes", "262144"]);
         let g = Flags::parse_from(["tierlab", "--hybrid", "tiering", "--es", "262144"]);
-        assert_eq!((f.design.mode, f.design.extent_bytes), (Some(Mode::Tiering), 262144));
+        assert_eq!((f.design.mode, f.design.knobs.extent_bytes), (Some(Mode::Tiering), 262144));
         assert_eq!(f.design, g.design);
         let f = Flags::parse_from(["tierlab", "--hybrid", "ssd-only", "--pt", "8", "--es", "65536", "--spin-down-s", "5"]);
         assert_eq!(f.design.mode, Some(Mode::SsdOnly));
