@@ -157,7 +157,7 @@ fn raid5(a: &TrackAlignedArgs, disks: usize) -> Result<(Array, Raid5Report)> {
         return Err(anyhow!("--hdd-variant names one disk's layout; a RAID-5's disks take theirs from --variants"));
     }
     let names: Vec<String> = if a.variants.is_empty() {
-        let cycle: Vec<String> = std::iter::once("base".to_string()).chain(tierlab_hybrid_study::hdd_variants(&choice)?).collect();
+        let cycle: Vec<String> = std::iter::once("base".to_string()).chain(tierlab_devices::hdd_variants(&choice)?).collect();
         (0..disks).map(|i| cycle[i % cycle.len()].clone()).collect()
     } else if a.variants.len() == disks {
         a.variants.iter().map(|v| v.trim().to_string()).collect()
@@ -168,7 +168,7 @@ fn raid5(a: &TrackAlignedArgs, disks: usize) -> Result<(Array, Raid5Report)> {
     for v in &names {
         let mut c = choice.clone();
         c.variant = (v != "base").then(|| v.clone());
-        let mut spec = tierlab_hybrid_study::hdd_spec(&c)?;
+        let mut spec = tierlab_devices::hdd_spec(&c)?;
         spec.cache.read_ahead_continues = a.streaming_read_ahead;
         specs.push(spec);
     }
@@ -179,7 +179,7 @@ fn raid5(a: &TrackAlignedArgs, disks: usize) -> Result<(Array, Raid5Report)> {
 }
 
 fn track_aligned(a: TrackAlignedArgs) -> Result<()> {
-    let mut spec = tierlab_hybrid_study::hdd_spec(&a.device.choice())?;
+    let mut spec = tierlab_devices::hdd_spec(&a.device.choice())?;
     spec.cache.read_ahead_continues = a.streaming_read_ahead;
     let device = spec.name.clone();
     let (target, raid5_report): (Box<dyn Target>, Option<Raid5Report>) = match a.raid5 {
@@ -278,7 +278,7 @@ fn tracks_of(spec: &HddSpec, start: u64, count: u64) -> Result<Vec<Track>> {
 }
 
 fn layout(a: LayoutArgs) -> Result<()> {
-    let spec = tierlab_hybrid_study::hdd_spec(&a.device.choice())?;
+    let spec = tierlab_devices::hdd_spec(&a.device.choice())?;
     let tracks = tracks_of(&spec, a.start, a.tracks)?;
     let mut out = crate::session::stdout();
     if a.json {
@@ -364,7 +364,7 @@ fn probe(a: ProbeArgs) -> Result<()> {
             (path.display().to_string(), tierlab_hdd_probe::probe::<_, DeviceTarget>(&mut t, None, &opts)?)
         }
         None => {
-            let spec = tierlab_hybrid_study::hdd_spec(&a.device.choice())?;
+            let spec = tierlab_devices::hdd_spec(&a.device.choice())?;
             let name = spec.name.clone();
             let mut off = ModelTarget::new(spec.clone(), false)?;
             let mut on = ModelTarget::new(spec, true)?;

@@ -878,9 +878,9 @@ struct DriveLevels {
 }
 
 fn drive_levels(cfg: &ReplicationConfig) -> Result<DriveLevels> {
-    let cat = tierlab_hybrid_study::catalog(None)?;
+    let cat = tierlab_devices::catalog(None)?;
     let entry = cat.hdd(&cfg.disk)?;
-    let profile = tierlab_hybrid_study::power_profile(entry, cfg.power_profile.as_deref())?
+    let profile = tierlab_devices::power_profile(entry, cfg.power_profile.as_deref())?
         .ok_or_else(|| anyhow!("drive `{}` has no power figures", cfg.disk))?;
     let levels = profile
         .spec

@@ -114,7 +114,7 @@ pub struct ServeArgs {
     #[arg(long)]
     pub emulate: bool,
     /// The catalog HDD whose model gives modelled energy (and emulated timing).
-    #[arg(long, value_name = "ID", default_value = tierlab_hybrid_study::DEFAULT_HDD)]
+    #[arg(long, value_name = "ID", default_value = tierlab_devices::DEFAULT_HDD)]
     pub hdd_model: String,
     /// The HDD model with its read cache and read-ahead off, as `sdparm --set RCD=1` sets
     /// a real drive's: every read goes to the modelled media, so `tierlab hdd probe` can
@@ -275,7 +275,7 @@ fn ssd_model(id: &str, path: &std::path::Path, create: Option<&str>) -> Result<B
     if bytes == 0 {
         return Err(anyhow!("--model-ssd: the SSD store's size is unknown (give --ssd-size)"));
     }
-    Ok(Box::new(tierlab_hybrid_study::datasheet_ssd(id, Some(bytes)).with_context(|| format!("--model-ssd={id}"))?))
+    Ok(Box::new(tierlab_devices::datasheet_ssd(id, Some(bytes)).with_context(|| format!("--model-ssd={id}"))?))
 }
 
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -325,8 +325,8 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         None => admin::default_ctl_path(&a.ssd).context("the default ctl socket (give --ctl PATH)")?,
     };
     admin::claim(&ctl_path).with_context(|| format!("--ctl {}", ctl_path.display()))?;
-    let hdd_choice = tierlab_hybrid_study::HddChoice { device: a.hdd_model.clone(), without_read_cache: a.hdd_model_without_read_cache, ..Default::default() };
-    let hdd_model = tierlab_hybrid_study::build_hdd(&hdd_choice).with_context(|| format!("--hdd-model {}", a.hdd_model))?;
+    let hdd_choice = tierlab_devices::HddChoice { device: a.hdd_model.clone(), without_read_cache: a.hdd_model_without_read_cache, ..Default::default() };
+    let hdd_model = tierlab_devices::build_hdd(&hdd_choice).with_context(|| format!("--hdd-model {}", a.hdd_model))?;
     let ssd_model = match &a.model_ssd {
         Some(id) => Some(DeviceModel::new(ssd_model(id, &a.ssd, settings.ssd_size.as_deref())?, a.emulate)),
         None => None,
@@ -336,7 +336,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     // modelled SSD from its catalog entry.
     let ssd_id = a.model_ssd.as_deref().unwrap_or(MODEL_SSD);
     let ssd_rated = prices.device(ssd_id).ok().and_then(|d| d.rated_write_bytes).or_else(|| tierlab_ssd::catalog::builtin(ssd_id).ok()?.ssd.rated_endurance_bytes);
-    let hdd_rated = prices.device(tierlab_hybrid_study::DEFAULT_HDD).ok().and_then(|d| d.start_stop_cycles);
+    let hdd_rated = prices.device(tierlab_devices::DEFAULT_HDD).ok().and_then(|d| d.start_stop_cycles);
     let drive = Drive::open(OpenOptions {
         ssd_path: a.ssd.clone(),
         hdd_path: a.hdd.clone(),

@@ -57,7 +57,7 @@ pub fn default_for(config: &Config) -> Result<(WorkloadSpec, Option<String>)> {
                 let imported = tierlab_disksim::import_drive(dir).with_context(|| format!("cannot import DiskSim drive {}", dir.display()))?;
                 (format!("DiskSim drive {}", dir.display()), tierlab_hdd::Mechanics::new(imported.spec)?.capacity_bytes())
             }
-            None => (format!("HDD `{}`", hdd.device), tierlab_hybrid_study::build_hdd(hdd)?.capacity_bytes()),
+            None => (format!("HDD `{}`", hdd.device), tierlab_devices::build_hdd(hdd)?.capacity_bytes()),
         };
         limits.push((bytes, format!("{name} holds {}", tierlab_report::fmt_bytes(bytes))));
     }

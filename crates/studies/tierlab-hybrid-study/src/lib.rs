@@ -30,9 +30,6 @@ pub use matrix::{Matrix, MatrixEntry};
 pub use overview::{overview, spin_down_at_break_even, Design, NotJudged, Overview};
 pub use run::{simulate, simulate_measured, Config, Measured, Run, Usage};
 pub use tierlab_measure::Protocol;
-// The devices a configuration names are built by `tierlab-devices`; these names stay
-// reachable here for the command line's call sites that spell them through this crate.
-pub use tierlab_devices::{build_hdd, catalog, datasheet_ssd, hdd_spec, hdd_variants, power_profile, HddChoice, DEFAULT_HDD};
 
 #[cfg(test)]
 mod tests;
