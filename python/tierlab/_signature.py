@@ -23,8 +23,9 @@ from . import _native
 #: What each command function takes, as the stub spells it and as Python checks it.
 _BASE = {"bool": ("bool", bool), "int": ("int", int), "float": ("float", float), "str": ("str", str), "path": ("PathLike", Union[str, os.PathLike])}
 
-#: The functions made by ``command``, in definition order: (name, path, positional, summary, returns).
-REGISTRY: list[tuple[str, tuple[str, ...], tuple[str, ...], str, str]] = []
+#: The functions made by ``command``, in definition order: (name, parameters in signature
+#: order, how many of them are positional, docstring, return type), for the stub.
+REGISTRY: list[tuple[str, list[dict[str, Any]], int, str, str]] = []
 
 
 def spec(path: Sequence[str]) -> dict[str, Any]:
@@ -108,7 +109,7 @@ def _doc(summary: str, s: dict[str, Any], returns: str) -> str:
 def command(path: Sequence[str], *, positional: Sequence[str] = (), returns: str = "dict[str, Any]") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Give a function the parameters of ``tierlab PATH…``: its signature (``positional``
     first, taken by position too; the rest keyword-only; then ``progress``), type hints,
-    defaults and docstring (its own first line, then every parameter's help). A keyword
+    defaults and docstring (its own first paragraph, then every parameter's help). A keyword
     the command does not take is a ``TypeError`` naming the closest one it does."""
     path = tuple(path)
     s = spec(path)
@@ -139,7 +140,7 @@ def command(path: Sequence[str], *, positional: Sequence[str] = (), returns: str
         summary = " ".join((f.__doc__ or "").strip().split("\n\n")[0].split())
         call.__signature__ = sig  # type: ignore[attr-defined]
         call.__doc__ = _doc(summary, s, returns)
-        REGISTRY.append((f.__name__, path, tuple(positional), summary, returns))
+        REGISTRY.append((f.__name__, order, len(positional), call.__doc__, returns))
         return call
 
     return decorate
@@ -166,22 +167,19 @@ def stub() -> str:
     from . import _signature, api  # noqa: F401
 
     out = [_STUB_HEAD]
-    for name, path, positional, summary, returns in _signature.REGISTRY:
-        s = spec(path)
-        by_name = {p["name"]: p for p in s["params"]}
-        order = [by_name[n] for n in positional] + [p for p in s["params"] if p["name"] not in positional]
+    for name, order, positional, doc, returns in _signature.REGISTRY:
         parts = []
         for i, p in enumerate(order):
-            if i == len(positional):
+            if i == positional:
                 parts.append("*")
             d = _default(p)
             default = "" if d is inspect.Parameter.empty else f" = {list(d)!r}" if isinstance(d, tuple) else f" = {d!r}"
             parts.append(f"{p['name']}: {_annotation(p)[0]}{default}")
-        if len(positional) == len(order):
+        if positional == len(order):
             parts.append("*")
         parts.append("progress: bool | None = None")
         body = "".join(f"\n    {part}," for part in parts)
-        doc = textwrap.indent(_doc(summary, s, returns).replace("\\", "\\\\"), "    ")
+        doc = textwrap.indent(doc.replace("\\", "\\\\"), "    ")
         out.append(f'def {name}({body}\n) -> {returns}:\n    """\n{doc}\n    """\n')
     return "\n".join(out)
 

@@ -14,7 +14,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 use tierlab_types::SourceLocation;
 
-pub use crate::describe::{describe, json_commands, CommandSpec, ParamKind, ParamSpec};
+pub use crate::describe::{describe, CommandSpec, ParamKind, ParamSpec};
 
 /// What kind of failure, so a caller can raise the matching exception.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -71,23 +71,6 @@ pub fn describe(path: &[String]) -> Option<CommandSpec> {
     Some(CommandSpec { path: path.to_vec(), about, params })
 }
 
-/// Every command that takes `--json`, by path: the commands a front end can call.
-pub fn json_commands() -> Vec<Vec<String>> {
-    fn walk(cmd: &clap::Command, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
-        if cmd.get_arguments().any(|a| a.get_long() == Some("json")) {
-            out.push(path.clone());
-        }
-        for sub in cmd.get_subcommands() {
-            path.push(sub.get_name().to_string());
-            walk(sub, path, out);
-            path.pop();
-        }
-    }
-    let mut out = Vec::new();
-    walk(&crate::Cli::command(), &mut Vec::new(), &mut out);
-    out
-}
-
 fn shown(a: &clap::Arg) -> bool {
     !a.is_hide_set() && !matches!(a.get_long(), Some("json" | "help" | "version")) && !matches!(a.get_action(), ArgAction::Help | ArgAction::HelpLong | ArgAction::HelpShort | ArgAction::Version)
 }
@@ -147,6 +130,23 @@ mod tests {
 
     fn param<'a>(s: &'a CommandSpec, name: &str) -> &'a ParamSpec {
         s.params.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("{name} in {:?}", s.params.iter().map(|p| &p.name).collect::<Vec<_>>()))
+    }
+
+    /// Every command that takes `--json`, by path: the commands a front end can call.
+    fn json_commands() -> Vec<Vec<String>> {
+        fn walk(cmd: &clap::Command, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+            if cmd.get_arguments().any(|a| a.get_long() == Some("json")) {
+                out.push(path.clone());
+            }
+            for sub in cmd.get_subcommands() {
+                path.push(sub.get_name().to_string());
+                walk(sub, path, out);
+                path.pop();
+            }
+        }
+        let mut out = Vec::new();
+        walk(&crate::Cli::command(), &mut Vec::new(), &mut out);
+        out
     }
 
     #[test]
