@@ -17,6 +17,14 @@ impl Table {
         self
     }
 
+    pub fn header(&self) -> &[String] {
+        &self.header
+    }
+
+    pub fn rows(&self) -> &[Vec<String>] {
+        &self.rows
+    }
+
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }

@@ -372,12 +372,19 @@ impl Svg {
     }
 
     fn polyline(&mut self, pts: &[(f64, f64)], stroke: &str, width: f64, dash: &str) {
+        self.polyline_of("", pts, stroke, width, dash);
+    }
+
+    /// A polyline with a class (`series-line`: a series' line, which the browser test
+    /// finds) or none.
+    fn polyline_of(&mut self, class: &str, pts: &[(f64, f64)], stroke: &str, width: f64, dash: &str) {
         if pts.len() < 2 {
             return;
         }
         let dash = if dash.is_empty() { String::new() } else { format!(r#" stroke-dasharray="{dash}""#) };
+        let class = if class.is_empty() { String::new() } else { format!(r#" class="{class}""#) };
         let p: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
-        let _ = writeln!(self.out, r#"<polyline points="{}" fill="none" stroke="{stroke}" stroke-width="{width}"{dash}/>"#, p.join(" "));
+        let _ = writeln!(self.out, r#"<polyline{class} points="{}" fill="none" stroke="{stroke}" stroke-width="{width}"{dash}/>"#, p.join(" "));
     }
 
     fn marker(&mut self, m: Marker, x: f64, y: f64, r: f64, colour: Colour, filled: bool) {
@@ -631,7 +638,8 @@ fn render(c: &Chart, style: Style, log: bool) -> Result<String> {
     };
     let top = 14.0 + if cap.is_some() { 16.0 } else { 0.0 };
     let plot_h = f64::from(style.height) - top - x_label_h - 50.0;
-    let plot_h = plot_h.max(legend_h - top - 10.0).max(120.0);
+    // Long turned category labels make the chart taller, not the plot flatter.
+    let plot_h = plot_h.max(legend_h - top - 10.0).max(240.0);
     let height = top + plot_h + x_label_h + 50.0;
     let y_px = plot_h;
     let y_extent = |_: &str| TICK_FONT * LINE;
@@ -700,11 +708,8 @@ fn render(c: &Chart, style: Style, log: bool) -> Result<String> {
             }
         }
     };
+    // The body first: the legend may end lower than the plot (see the end).
     let mut svg = Svg { out: String::new() };
-    let _ = writeln!(
-        svg.out,
-        r#"<svg class="chart" width="{WIDTH}" height="{height:.0}" viewBox="0 0 {WIDTH} {height:.0}" font-family="sans-serif" role="img"><rect width="100%" height="100%" fill="white"/>"#
-    );
     let mut placed: Vec<Rect> = Vec::new();
     // Grid and ticks.
     for (v, label) in &y_ticks {
@@ -787,18 +792,36 @@ fn render(c: &Chart, style: Style, log: bool) -> Result<String> {
     };
     let radius = if n > 6 { 3.6 } else { 4.5 };
     let drawn = |s: &Series| -> Vec<(f64, f64, bool)> { s.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite() && (!log || p.1 > 0.0)).collect() };
+    // Points of different series that would fall on one another (equal values) are spread
+    // a few pixels apart, up and down, so that none hides another; the legend says so.
+    // Unjoined series on categories already sit side by side.
+    let pixels: Vec<Vec<(f64, f64, bool, f64)>> = c
+        .series
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            drawn(s)
+                .into_iter()
+                .map(|(x, y, filled)| {
+                    let (px, py) = at(k, x, y);
+                    (px, py, filled, y)
+                })
+                .collect()
+        })
+        .collect();
+    let mut pixels = pixels;
+    let spread = if c.joined || cat_slot == 0.0 { spread_apart(&mut pixels) } else { false };
     if c.joined {
         for (k, s) in c.series.iter().enumerate() {
-            let line: Vec<(f64, f64)> = drawn(s).iter().map(|p| at(k, p.0, p.1)).collect();
-            svg.polyline(&line, &s.colour.hex(), 2.0, if s.dashed { "7 4" } else { "" });
+            let line: Vec<(f64, f64)> = pixels[k].iter().map(|p| (p.0, p.1)).collect();
+            svg.polyline_of("series-line", &line, &s.colour.hex(), 2.0, if s.dashed { "7 4" } else { "" });
         }
     }
     // Filled markers first, hollow ones over them: a hollow marker is the exception (a
     // missed goal) and stays in sight where another series has the same value.
     let layers = [false, true].into_iter().flat_map(|hollow| c.series.iter().enumerate().map(move |(k, s)| (hollow, k, s)));
     for (hollow, k, s) in layers {
-        for (x, y, filled) in drawn(s).into_iter().filter(|p| p.2 != hollow) {
-            let (px, py) = at(k, x, y);
+        for &(px, py, filled, y) in pixels[k].iter().filter(|p| p.2 != hollow) {
             if cap.is_some_and(|m| y > m) {
                 outliers.push((px, py, y));
                 let _ = writeln!(svg.out, r#"<path d="M{px:.1},{:.1} l-6,9 h12 z" fill="{}"/>"#, py - 5.0, s.colour.hex());
@@ -863,8 +886,68 @@ fn render(c: &Chart, style: Style, log: bool) -> Result<String> {
         svg.line(lx, y, lx + 26.0, y, &r.colour.hex(), 1.6, if r.solid { "" } else { "7 4" });
         y = legend_text(&mut svg, &r.label, lx + 34.0, y, legend_w - 40.0);
     }
-    svg.out.push_str("</svg>");
-    Ok(svg.out)
+    if spread {
+        let what = if c.joined { "lines" } else { "markers" };
+        y = legend_text(&mut svg, &format!("Equal values: {what} drawn {NUDGE_PX:.0}\u{a0}px apart"), lx, y + 4.0, legend_w - 6.0);
+    }
+    let height = height.max(y + 4.0);
+    let head = format!(
+        r#"<svg class="chart" width="{WIDTH}" height="{height:.0}" viewBox="0 0 {WIDTH} {height:.0}" font-family="sans-serif" role="img"><rect width="100%" height="100%" fill="white"/>"#
+    );
+    Ok(format!("{head}\n{}</svg>", svg.out))
+}
+
+/// How far apart points of equal value are drawn, px.
+const NUDGE_PX: f64 = 3.0;
+
+/// Spreads apart, in place, points of different series (x px, y px, …) that would be drawn
+/// on one another: at each x, points closer than 3/4 of [`NUDGE_PX`] (in a chain) form a
+/// group, which is redrawn [`NUDGE_PX`] apart in its order, centred where it was; groups
+/// that then come too close merge. Returns whether any point moved.
+fn spread_apart<T: Copy>(series: &mut [Vec<(f64, f64, bool, T)>]) -> bool {
+    // Every point: (x, y, series, index).
+    let mut all: Vec<(f64, f64, usize, usize)> = series.iter().enumerate().flat_map(|(k, pts)| pts.iter().enumerate().map(move |(i, p)| (p.0, p.1, k, i))).collect();
+    all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let near = NUDGE_PX * 0.75;
+    let mut moved = false;
+    let mut start = 0;
+    while start < all.len() {
+        // One column: points within a pixel across of its first.
+        let end = start + all[start..].iter().take_while(|p| (p.0 - all[start].0).abs() < 1.0).count();
+        let column = &all[start..end];
+        // Groups as (first, last) indices into the column, by y; merged until they stand apart.
+        let mut groups: Vec<(usize, usize)> = Vec::new();
+        for i in 0..column.len() {
+            match groups.last_mut() {
+                Some(g) if column[i].1 - column[i - 1].1 < near => g.1 = i,
+                _ => groups.push((i, i)),
+            }
+        }
+        let placed = |g: &(usize, usize)| -> (f64, f64) {
+            let m = (g.1 - g.0 + 1) as f64;
+            let centre = column[g.0..=g.1].iter().map(|p| p.1).sum::<f64>() / m;
+            (centre - (m - 1.0) / 2.0 * NUDGE_PX, centre + (m - 1.0) / 2.0 * NUDGE_PX)
+        };
+        loop {
+            let clash = groups.windows(2).position(|w| placed(&w[1]).0 - placed(&w[0]).1 < near);
+            match clash {
+                Some(i) => {
+                    groups[i].1 = groups[i + 1].1;
+                    groups.remove(i + 1);
+                }
+                None => break,
+            }
+        }
+        for g in groups.iter().filter(|g| g.1 > g.0) {
+            let (top, _) = placed(g);
+            for (r, p) in column[g.0..=g.1].iter().enumerate() {
+                series[p.2][p.3].1 = top + r as f64 * NUDGE_PX;
+            }
+            moved = true;
+        }
+        start = end;
+    }
+    moved
 }
 
 /// A legend entry's text from (x, y), wrapped to `width`; returns the next entry's y.
@@ -996,6 +1079,51 @@ mod tests {
         let head = page_head("a <b>", ".x{color:red}");
         assert!(head.starts_with("<!doctype html>\n") && head.ends_with("<h1>a &lt;b&gt;</h1>\n"), "{head}");
         assert!(head.contains("<title>a &lt;b&gt;</title>") && head.contains("figcaption{") && head.contains("\n.x{color:red}</style>"), "{head}");
+    }
+
+    /// The points of each `<polyline>` of an SVG with `class`.
+    fn polylines(svg: &str, class: &str) -> Vec<Vec<(f64, f64)>> {
+        let tag = format!(r#"<polyline class="{class}" points=""#);
+        svg.match_indices(&tag)
+            .map(|(i, _)| {
+                let rest = &svg[i + tag.len()..];
+                rest[..rest.find('"').unwrap()].split(' ').map(|p| p.split_once(',').map(|(x, y)| (x.parse().unwrap(), y.parse().unwrap())).unwrap()).collect()
+            })
+            .collect()
+    }
+
+    /// Cache curves of two algorithms once drew the same miss ratios on the same line, and
+    /// the one drawn later hid the other: equal series are drawn apart, and the legend says so.
+    #[test]
+    fn joined_series_of_equal_values_are_drawn_apart() {
+        let curve = |label: &str, k: usize, ys: [f64; 4]| Series {
+            label: label.into(),
+            colour: PALETTE[k],
+            dashed: false,
+            marker: Marker::ALL[k],
+            points: ys.iter().enumerate().map(|(i, y)| ((i + 1) as f64 * 1e6, *y, true)).collect(),
+        };
+        let series = [curve("fifo", 0, [0.5, 0.4, 0.3, 0.2]), curve("sieve", 1, [0.5, 0.4, 0.3, 0.2]), curve("lru", 2, [0.6, 0.45, 0.3, 0.25]), curve("arc", 3, [0.9, 0.8, 0.7, 0.6])];
+        for x in [XAxis::Log, XAxis::Linear] {
+            let svg = plot_linear(&Chart::new("size", "miss ratio", x, &series).joined(), STYLE).unwrap();
+            let lines = polylines(&svg, "series-line");
+            assert_eq!(lines.len(), 4);
+            for i in 0..4 {
+                for j in i + 1..4 {
+                    for p in &lines[i] {
+                        assert!(lines[j].iter().all(|q| (p.0 - q.0).abs() >= 1.0 || (p.1 - q.1).abs() >= 1.5), "lines {i} and {j} meet at {p:?}: {svg}");
+                    }
+                }
+            }
+            // Equal values stay within a few pixels of each other.
+            for (a, b) in lines[0].iter().zip(&lines[1]) {
+                assert!((a.1 - b.1).abs() <= 2.0 * NUDGE_PX, "{a:?} {b:?}");
+            }
+            assert!(svg.contains(">Equal values: lines drawn") && svg.contains("3\u{a0}px apart<"), "{svg}");
+        }
+        // Nothing equal: nothing moved, no note.
+        let svg = plot_linear(&Chart::new("size", "miss ratio", XAxis::Log, &series[2..]).joined(), STYLE).unwrap();
+        assert!(!svg.contains("Equal values"), "{svg}");
     }
 
     fn labels(ticks: &[Tick]) -> Vec<String> {

@@ -3,6 +3,7 @@
 use crate::args::TraceInput;
 use crate::charts::{bars, column_notes, esc, figure, grouped, num, page_head, plot_linear, plot_log, Bar, Chart, Marker, Series, Style, XAxis, PALETTE};
 use crate::progress::{requests_bar, write_file, write_json};
+use crate::report_doc::Doc;
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
 use std::fmt::Write as _;
@@ -256,14 +257,20 @@ fn usd(v: f64) -> String {
 
 /// The text report.
 pub fn render_text(r: &PlanReport, catalog: &tierlab_mixplan::catalog::PlanCatalog) -> String {
+    render_doc(r, catalog).text()
+}
+
+/// The report's lines and tables, for the terminal and the HTML page.
+fn render_doc(r: &PlanReport, catalog: &tierlab_mixplan::catalog::PlanCatalog) -> Doc {
     let o = &r.options;
     let s = &r.study;
-    let mut t = String::new();
-    let _ = writeln!(t, "plan        {} with catalog {} (solver: {})", r.workload, r.catalog, o.solver.name());
+    let mut t = Doc::default();
+    t.field("plan", format_args!("{} with catalog {} (solver: {})", r.workload, r.catalog, o.solver.name()));
     let cost = &o.cost;
-    let _ = writeln!(
-        t,
-        "cost        purchase{}",
+    t.field(
+        "cost",
+        format_args!(
+        "purchase{}",
         if cost.recurring {
             format!(" + {} years of power at ${}/kWh{}", num(cost.horizon_years), num(cost.usd_per_kwh), match cost.cooling_factor {
                 1.0 => ", no cooling".to_string(),
@@ -273,35 +280,40 @@ pub fn render_text(r: &PlanReport, catalog: &tierlab_mixplan::catalog::PlanCatal
         } else {
             " only".into()
         }
+    ),
     );
-    let _ = writeln!(
-        t,
-        "constraints capacity, bandwidth ({}), SSD lifetime >= {} years ({} write rate){}{}",
+    t.field(
+        "constraints",
+        format_args!(
+        "capacity, bandwidth ({}), SSD lifetime >= {} years ({} write rate){}{}",
         format!("{:?}", o.bandwidth_form).to_lowercase(),
         num(o.lifetime_years.unwrap_or(cost.horizon_years)),
         format!("{:?}", o.wear_rate).to_lowercase(),
         o.max_devices.map_or(String::new(), |m| format!(", at most {m} devices")),
         if o.rate_scale != 1.0 { format!("; bandwidth needs x{}", num(o.rate_scale)) } else { String::new() },
+    ),
     );
     if o.probe.ssd_internals {
-        let _ = writeln!(t, "bandwidth   SSDs timed from a data sheet measured on their internals model instead, filled and aged");
+        t.field("bandwidth", "SSDs timed from a data sheet measured on their internals model instead, filled and aged");
     }
     let footprint: f64 = r.classes.iter().map(|c| c.size_gb).sum();
-    let _ = writeln!(t, "workload    {} requests over {:.0} s; {} non-empty classes, {:.1} GB\n", r.requests, r.span_s, r.classes.len(), footprint);
+    t.field("workload", format_args!("{} requests over {:.0} s; {} non-empty classes, {:.1} GB", r.requests, r.span_s, r.classes.len(), footprint));
+    t.push_str("\n");
     if let Some(syn) = &r.synthesis {
         let _ = writeln!(t, "synthesised from statistics file {} (seed {}, rate x{}): target against achieved", syn.stats, syn.seed, num(syn.rate_scale));
         let mut st = Table::new(["statistic", "target", "achieved", "difference"]);
         for row in &syn.rows {
             st.row([format!("{} ({})", row.label, row.unit), format!("{:.4}", row.target), format!("{:.4}", row.achieved), format!("{:+.2} %", row.deviation_percent())]);
         }
-        t.push_str(&st.render());
+        t.table(st);
         for f in &syn.shortfalls {
             let _ = writeln!(t, "cannot meet {}: {}", f.key, f.message);
         }
-        t.push('\n');
+        t.push_str("\n");
     }
     let b = &s.best;
-    let _ = writeln!(t, "best        {}: {} = {} purchase + {} electricity + {} cooling\n", b.summary(), usd(b.total_usd), usd(b.cost.install_usd), usd(b.cost.electricity_usd), usd(b.cost.cooling_usd));
+    t.field("best", format_args!("{}: {} = {} purchase + {} electricity + {} cooling", b.summary(), usd(b.total_usd), usd(b.cost.install_usd), usd(b.cost.electricity_usd), usd(b.cost.cooling_usd)));
+    t.push_str("\n");
     let mut tt = Table::new(["device", "count", "placed GB", "need: capacity", "bandwidth", "lifetime", "binds", "SSD years", "cost"]);
     for u in b.types.iter().filter(|u| u.count > 0) {
         tt.row([
@@ -316,7 +328,7 @@ pub fn render_text(r: &PlanReport, catalog: &tierlab_mixplan::catalog::PlanCatal
             usd(u.cost.total_usd()),
         ]);
     }
-    t.push_str(&tt.render());
+    t.table(tt);
     t.push_str("\nplacement, GB per class (F_j: 95th-percentile KB/s; B: what one device gives the class, KB/s)\n");
     let used: Vec<usize> = b.types.iter().enumerate().filter(|(_, u)| u.count > 0).map(|(i, _)| i).collect();
     let mut header = vec!["class".to_string(), "size GB".into(), "F_j".into()];
@@ -333,14 +345,14 @@ pub fn render_text(r: &PlanReport, catalog: &tierlab_mixplan::catalog::PlanCatal
         }
         pt.row(row);
     }
-    t.push_str(&pt.render());
+    t.table(pt);
     if !s.runner_ups.is_empty() {
         t.push_str("\nrunner-ups (the cheapest plan of each other set of device types)\n");
         let mut rt = Table::new(["plan", "total", "purchase", "recurring", "vs best"]);
         for p in &s.runner_ups {
             rt.row([p.summary(), usd(p.total_usd), usd(p.cost.install_usd), usd(p.cost.recurring_usd()), format!("+{:.1} %", (p.total_usd / b.total_usd - 1.0) * 100.0)]);
         }
-        t.push_str(&rt.render());
+        t.table(rt);
     }
     t.push_str("\none device type alone (saving: what the best plan saves against it)\n");
     let mut st = Table::new(["only", "plan", "total", "purchase", "recurring", "binds", "saving"]);
@@ -355,22 +367,23 @@ pub fn render_text(r: &PlanReport, catalog: &tierlab_mixplan::catalog::PlanCatal
             }
         }
     }
-    t.push_str(&st.render());
+    t.table(st);
     if !r.simulated.is_empty() {
-        t.push_str(&render_simulated(&r.simulated));
+        render_simulated(&mut t, &r.simulated);
     }
     let estimated: Vec<String> = catalog.devices.iter().filter(|d| !d.estimates.is_empty()).map(|d| format!("{} ({})", d.id, d.estimates.join(", "))).collect();
     if !estimated.is_empty() {
-        let _ = writeln!(t, "\nestimates   {}", estimated.join("; "));
+        t.push_str("\n");
+        t.field("estimates", estimated.join("; "));
     }
     t
 }
 
 /// The designs replayed, and where the planner's assumptions and the simulation differ.
-fn render_simulated(checked: &[tierlab_plan_study::check::Checked]) -> String {
+fn render_simulated(t: &mut Doc, checked: &[tierlab_plan_study::check::Checked]) {
     use tierlab_plan_study::check::difference_percent;
     let pct = |p: f64, s: f64| difference_percent(p, s).map_or("-".into(), |d| format!("{d:+.0} %"));
-    let mut t = String::from("\nsimulated: each design replayed on tierlab's device models\n");
+    t.push_str("\nsimulated: each design replayed on tierlab's device models\n");
     let mut dt = Table::new(["design", "devices", "mean ms", "p95 ms", "p99 ms", "mean W", "energy kJ", "SSD erases"]);
     for c in checked {
         if let Some(r) = &c.report {
@@ -379,7 +392,7 @@ fn render_simulated(checked: &[tierlab_plan_study::check::Checked]) -> String {
             dt.row([c.design.clone(), c.devices.clone(), format!("{:.3}", rt.mean_ms), format!("{:.3}", rt.p95_ms), format!("{:.3}", rt.p99_ms), format!("{:.1}", r.system.mean_power_w), format!("{:.1}", r.system.energy_j / 1e3), erases.to_string()]);
         }
     }
-    t.push_str(&dt.render());
+    t.table(dt);
     for c in checked.iter().filter(|c| c.report.is_none()) {
         let _ = writeln!(t, "not simulated: {} ({}): {}", c.design, c.devices, c.skipped.clone().unwrap_or_default());
     }
@@ -405,8 +418,7 @@ fn render_simulated(checked: &[tierlab_plan_study::check::Checked]) -> String {
             ]);
         }
     }
-    t.push_str(&pt.render());
-    t
+    t.table(pt);
 }
 
 const STYLE: Style = Style { height: 420, legend_width: 200, zero_based: true };
@@ -414,12 +426,11 @@ const STYLE: Style = Style { height: 420, legend_width: 200, zero_based: true };
 /// The HTML report: costs of the best, runner-up and single-type plans, and the placement.
 pub fn render_html(r: &PlanReport, catalog: &tierlab_mixplan::catalog::PlanCatalog) -> Result<String> {
     let mut s = page_head(
-        "tierlab plan",
+        &format!("Plan for {}", r.workload),
         "table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px}td{text-align:right}td:first-child{text-align:left}th{background:#f2f2f2}\n\
-         pre{font-size:12px;overflow-x:auto}.warn{color:#a00;font-weight:600;border-left:4px solid #a00;padding-left:.6em}",
+         h3{font-size:15px;margin:1.4em 0 .5em}.warn{color:#a00;font-weight:600;border-left:4px solid #a00;padding-left:.6em}",
     );
     let b = &r.study.best;
-    let _ = writeln!(s, "<h1>Plan for {}</h1>", esc(&r.workload));
     let _ = writeln!(s, "<p>Catalog <code>{}</code> ({}). Best plan: <b>{}</b>, {} over {} years.</p>", esc(&r.catalog), esc(&catalog.description), esc(&b.summary()), usd(b.total_usd), num(r.options.cost.horizon_years));
     if let Some(warning) = overload_warning(&r.simulated) {
         let _ = writeln!(s, "<p class=\"warn\">{}</p>", esc(&warning));
@@ -480,9 +491,8 @@ pub fn render_html(r: &PlanReport, catalog: &tierlab_mixplan::catalog::PlanCatal
         let legend = [(PALETTE[0], "the plan".to_string()), (PALETTE[8], "one type alone".to_string())];
         figure(&mut s, "Mean response time of each design replayed on tierlab's device models (hatched: does not serve the workload)", &bars(&simulated, "mean response time, ms", &legend)?);
     }
-    s.push_str("<h2>Report</h2>\n<pre>");
-    s.push_str(&esc(&render_text(r, catalog)));
-    s.push_str("</pre>\n");
+    s.push_str("<h2>Report</h2>\n");
+    s.push_str(&render_doc(r, catalog).html());
     column_notes(&mut s, PLAN_COLUMNS);
     s.push_str("</body></html>\n");
     Ok(s)

@@ -32,6 +32,7 @@ mod hybrid;
 mod memory;
 mod measure_args;
 mod progress;
+mod report_doc;
 mod session;
 mod describe;
 pub mod api;

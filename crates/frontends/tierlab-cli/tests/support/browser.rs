@@ -96,6 +96,9 @@ pub struct ChartFacts {
     pub overlaps: Vec<(String, String)>,
     /// Texts drawn (partly) outside the chart.
     pub outside: Vec<String>,
+    /// Pairs of series lines (by their order in the chart) of which one has a point on a
+    /// point of the other, so that the one drawn later hides the other there.
+    pub hidden_lines: Vec<(usize, usize)>,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -148,6 +151,16 @@ const INSPECT_JS: &str = r#"
       if (Math.min.apply(null, xs) < r.left - 1 || Math.max.apply(null, xs) > r.right + 1 || Math.min.apply(null, ys) < r.top - 1 || Math.max.apply(null, ys) > r.bottom + 1) c.outside.push(t.textContent);
       for (var j = 0; j < i; j++) if (overlap(boxes[i], boxes[j])) c.overlaps.push([texts[j].textContent, t.textContent]);
     });
+    // A series' line is its points; two lines with a point in common (within a pixel
+    // across, a pixel and a half up or down) hide one another there.
+    var lines = Array.prototype.map.call(svg.querySelectorAll('polyline.series-line'), function (l) {
+      return l.getAttribute('points').trim().split(/\s+/).map(function (p) { return p.split(',').map(Number); });
+    });
+    c.hidden_lines = [];
+    for (var i = 0; i < lines.length; i++) for (var j = i + 1; j < lines.length; j++) {
+      var shared = lines[i].some(function (p) { return lines[j].some(function (q) { return Math.abs(p[0] - q[0]) < 1 && Math.abs(p[1] - q[1]) < 1.5; }); });
+      if (shared) c.hidden_lines.push([i, j]);
+    }
     out.charts.push(c);
   });
   document.querySelectorAll('table, pre').forEach(function (t) {
@@ -182,7 +195,8 @@ pub fn inspect(browser: &Path, page: &Path, width: u32) -> Inspection {
 }
 
 /// A report as a reader sees it, at 1200 px: it loads without console errors and is not
-/// blank; every chart has labels on both axes and no text over other text or outside it;
+/// blank; every chart has labels on both axes, no text over other text or outside it and
+/// no series line drawn over another;
 /// no table or block is wider than the window or hides part of itself, and nothing makes
 /// the page scroll sideways.
 pub fn check_report(browser: &Path, page: &Path) {
@@ -200,6 +214,7 @@ pub fn check_report(browser: &Path, page: &Path) {
         assert!(c.x_ticks.len() >= 2 && c.y_ticks.len() >= 2, "{name}: chart `{}` has x ticks {:?} and y ticks {:?}", c.caption, c.x_ticks, c.y_ticks);
         assert!(c.overlaps.is_empty(), "{name}: chart `{}` has overlapping texts {:?}", c.caption, c.overlaps);
         assert!(c.outside.is_empty(), "{name}: chart `{}` has texts outside it {:?}", c.caption, c.outside);
+        assert!(c.hidden_lines.is_empty(), "{name}: chart `{}` has series lines drawn over each other (series, by order) {:?}", c.caption, c.hidden_lines);
     }
     for b in &i.blocks {
         assert!(b.right <= i.viewport_width + 0.5, "{name}: a {} reaches {} px in a {} px window", b.tag, b.right, i.viewport_width);
