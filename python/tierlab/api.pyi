@@ -964,9 +964,9 @@ def array_simulate(
         Mean arrival rate of the synthetic OLTP workload, requests/s
     config : path or dict (the file's TOML), optional
         A TOML file with an `[array]` table (level, disks, stripe_unit_bytes, disk,
-        power_profile, nvram_bytes, max_destages, compact, wrap, closed_depth, warmup_s,
-        scheduler) and a `[scheme]` table (kind, guarantee, r_limit_ms, epoch_s,
-        tpm_timeout_s, drpm, pdc, maid, hibernator), both optional. Flags given override it
+        power_profile, nvram_bytes, nvram_max_age_s, warm_nvram, max_destages, compact,
+        wrap, closed_depth, warmup_s, scheduler) and a `[scheme]` table (kind, guarantee,
+        r_limit_ms, epoch_s, tpm_timeout_s, drpm, pdc, maid, hibernator), both optional. Flags given override it
     disks : int, optional
         Disks in the array (default 24)
     level : str, optional
@@ -1127,9 +1127,9 @@ def array_compare(
         Also write a self-contained HTML report with charts here
     config : path or dict (the file's TOML), optional
         A TOML file with an `[array]` table (level, disks, stripe_unit_bytes, disk,
-        power_profile, nvram_bytes, max_destages, compact, wrap, closed_depth, warmup_s,
-        scheduler) and a `[scheme]` table (kind, guarantee, r_limit_ms, epoch_s,
-        tpm_timeout_s, drpm, pdc, maid, hibernator), both optional. Flags given override it
+        power_profile, nvram_bytes, nvram_max_age_s, warm_nvram, max_destages, compact,
+        wrap, closed_depth, warmup_s, scheduler) and a `[scheme]` table (kind, guarantee,
+        r_limit_ms, epoch_s, tpm_timeout_s, drpm, pdc, maid, hibernator), both optional. Flags given override it
     disks : int, optional
         Disks in the array (default 24)
     level : str, optional

@@ -133,6 +133,48 @@ impl Nvram {
         self.stats
     }
 
+    /// Warms the cache with `requests` (offset, length, is-write) before a run, as a
+    /// trace's first part warms a simulated cache: reads fill it, writes dirty it, and every
+    /// destage that falls due completes at once. It stops once the dirty data has passed
+    /// the high watermark and as many requests again have gone through (or the requests
+    /// end), so the cache holds what the workload keeps there at steady state; the
+    /// counters start again from zero. Returns the requests used.
+    pub fn warm(&mut self, requests: impl IntoIterator<Item = (u64, u64, bool)>) -> u64 {
+        let mut used = 0u64;
+        let mut until: Option<u64> = None;
+        for (offset_bytes, len_bytes, write) in requests {
+            if until.is_some_and(|u| used >= u) {
+                break;
+            }
+            used += 1;
+            if !write {
+                if !self.read(offset_bytes, len_bytes) {
+                    self.fill(offset_bytes, len_bytes);
+                }
+                continue;
+            }
+            if !self.can_hold(len_bytes) {
+                self.invalidate(offset_bytes, len_bytes);
+                continue;
+            }
+            loop {
+                while self.destage_due(0) {
+                    until.get_or_insert(2 * used);
+                    let Some((o, l)) = self.next_destage() else { break };
+                    self.destaged(0, o, l);
+                }
+                if self.write(0, offset_bytes, len_bytes) {
+                    break;
+                }
+                // Full of dirty data: destage the oldest and retry.
+                let Some((o, l)) = self.next_destage() else { break };
+                self.destaged(0, o, l);
+            }
+        }
+        self.stats = NvramStats::default();
+        used
+    }
+
     pub fn dirty_bytes(&self) -> u64 {
         self.dirty_blocks * self.cfg.block_bytes
     }

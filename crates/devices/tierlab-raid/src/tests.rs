@@ -218,6 +218,21 @@ fn a_full_nvram_throttles_writes_until_destaged() {
 }
 
 #[test]
+fn a_warmed_nvram_holds_dirty_data_up_to_its_watermark_and_counts_from_zero() {
+    let mut n = Nvram::new(NvramConfig { capacity_bytes: 64 * 4096, block_bytes: 4096, high_watermark: 0.5, max_age_ns: u64::MAX, max_destage_bytes: 4096 });
+    // Every other request writes a new block: the 33rd write (request 65) passes the
+    // watermark of 32 blocks, the next write (request 67) finds a destage due, and as many
+    // requests again go through; then warming stops, whatever remains.
+    let used = n.warm((0..1000u64).map(|b| (b * 4096, 4096, b % 2 == 0)));
+    assert_eq!(used, 2 * 67);
+    assert!(n.dirty_bytes() <= 33 * 4096 && n.dirty_bytes() >= 32 * 4096, "dirty {}", n.dirty_bytes());
+    assert_eq!(n.stats(), NvramStats::default());
+    // A workload that never passes the watermark is used whole.
+    let mut m = Nvram::new(NvramConfig { capacity_bytes: 64 * 4096, block_bytes: 4096, high_watermark: 0.5, max_age_ns: u64::MAX, max_destage_bytes: 4096 });
+    assert_eq!(m.warm((0..10u64).map(|b| (b * 4096, 4096, true))), 10);
+}
+
+#[test]
 fn nvram_lru_evicts_least_recently_used_clean_block() {
     let mut n = Nvram::new(NvramConfig { capacity_bytes: 3 * 4096, block_bytes: 4096, high_watermark: 0.9, max_age_ns: u64::MAX, max_destage_bytes: 4096 });
     n.fill(0, 4096);

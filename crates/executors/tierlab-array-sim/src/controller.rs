@@ -452,8 +452,9 @@ impl ArrayController {
         // A destage already due waits for one in flight to finish (which calls this
         // again); one due later gets a timer.
         let Some(n) = &mut self.nvram else { return };
-        if let Some(t) = n.oldest_dirty_ns() {
-            let due = t + n.config().max_age_ns;
+        // (A cache that destages only above its watermark has no age limit: no timer.)
+        if let Some(t) = n.oldest_dirty_ns().filter(|_| n.config().max_age_ns < u64::MAX) {
+            let due = t.saturating_add(n.config().max_age_ns);
             if due > now_ns && self.age_timer_at.is_none_or(|a| a <= now_ns || a > due) {
                 self.age_timer_at = Some(due);
                 io.timer(due, DESTAGE_TOKEN);

@@ -13,5 +13,5 @@ mod run;
 
 pub use compare::{compare, CompareRow, Load};
 pub use controller::{ArrayController, ExecutorStats};
-pub use run::{common_span_bytes, oltp_workload, oltp_workload_with, run_array, s_to_ns, system_usage, ArrayConfig, ArrayMeasured, ArrayRun, DiskModel, DiskRun, OltpSkew, StateTotal, DEFAULT_ARRAY_DISK, STABLE_EPOCHS};
+pub use run::{common_span_bytes, oltp_workload, oltp_workload_with, run_array, s_to_ns, system_usage, ArrayConfig, ArrayMeasured, ArrayRun, DiskModel, DiskRun, OltpSkew, StateTotal, DEFAULT_ARRAY_DISK, OLTP_REGION_BYTES, OLTP_ZIPF_THETA, STABLE_EPOCHS};
 pub use tierlab_measure::{Interval, Protocol, Stop};

@@ -93,7 +93,8 @@ fn tpm_spins_idle_disks_down() {
 
 #[test]
 fn nvram_absorbs_writes_and_destages_them() {
-    let cfg = ArrayConfig { nvram_bytes: 1 << 30, ..small(4) };
+    // Dirty data also destaged by age, so that two minutes destage some.
+    let cfg = ArrayConfig { nvram_bytes: 1 << 30, nvram_max_age_s: 30.0, ..small(4) };
     let r = run(&cfg, "raid5", 50.0, 120.0, 6, |_| {}).unwrap();
     let n = r.executor.nvram.unwrap();
     assert!(n.writes_absorbed > 0 && n.destages > 0, "{n:?}");
@@ -107,7 +108,7 @@ fn nvram_absorbs_writes_and_destages_them() {
 /// read-modify-write: it counts those beside its destages as RAID-5 does.
 #[test]
 fn placed_writes_count_their_read_modify_writes() {
-    let cfg = ArrayConfig { nvram_bytes: 1 << 30, ..small(6) };
+    let cfg = ArrayConfig { nvram_bytes: 1 << 30, nvram_max_age_s: 30.0, ..small(6) };
     for scheme in ["hibernator+", "hibernator"] {
         let r = run(&cfg, scheme, 50.0, 120.0, 6, |_| {}).unwrap();
         let n = r.executor.nvram.clone().unwrap();

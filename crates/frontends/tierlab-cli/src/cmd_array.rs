@@ -69,9 +69,9 @@ pub enum ArrayCommand {
 #[derive(Args, Clone, Debug)]
 pub struct ArrayOptions {
     /// A TOML file with an `[array]` table (level, disks, stripe_unit_bytes, disk,
-    /// power_profile, nvram_bytes, max_destages, compact, wrap, closed_depth, warmup_s,
-    /// scheduler) and a `[scheme]` table (kind, guarantee, r_limit_ms, epoch_s,
-    /// tpm_timeout_s, drpm, pdc, maid, hibernator), both optional. Flags given override it.
+    /// power_profile, nvram_bytes, nvram_max_age_s, warm_nvram, max_destages, compact,
+    /// wrap, closed_depth, warmup_s, scheduler) and a `[scheme]` table (kind, guarantee,
+    /// r_limit_ms, epoch_s, tpm_timeout_s, drpm, pdc, maid, hibernator), both optional. Flags given override it.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Disks in the array (default 24).
@@ -354,6 +354,9 @@ impl ArrayOptions {
         if array.nvram_bytes > 0 && array.nvram_bytes < MIN_NVRAM_BYTES {
             bail!("the NVRAM (--nvram, or nvram_bytes in [array]): expected 0 (none) or at least 1 MiB, found {} bytes", array.nvram_bytes);
         }
+        if !(array.nvram_max_age_s.is_finite() && array.nvram_max_age_s >= 0.0) {
+            bail!("nvram_max_age_s in [array]: expected an age >= 0 s (0: destage only above the high watermark), found {}", array.nvram_max_age_s);
+        }
         if let Some(path) = &self.system {
             array.system = Some(load_system(path, array.disks)?);
         }
@@ -633,13 +636,14 @@ pub fn render_run(c: &ArrayConfig, r: &ArrayRun) -> String {
     s.push('\n');
     if let Some(n) = &ex.nvram {
         s.push_str(&format!(
-            "nvram       {} read hits, {} read misses, {} writes absorbed, {} throttled, {} destages ({})\n",
+            "nvram       {} read hits, {} read misses, {} writes absorbed, {} throttled, {} destages ({}){}\n",
             n.read_hits,
             n.read_misses,
             n.writes_absorbed,
             n.writes_throttled,
             n.destages,
-            fmt_bytes(n.destaged_bytes)
+            fmt_bytes(n.destaged_bytes),
+            if r.nvram_warm_requests > 0 { format!("; warmed first with {} requests of the workload (another seed)", r.nvram_warm_requests) } else { String::new() }
         ));
     }
 

@@ -37,10 +37,12 @@ pub struct WorkloadSpec {
     pub arrival: Arrival,
     #[serde(default)]
     pub volume: u32,
-    /// The parts of a hot/cold or JESD219 address mix are laid out in regions of this many
-    /// bytes, scattered over the span by a fixed permutation, so that the hot part lines up
-    /// with no design's layout (a linear drive's SSD is the start of the space, say). 0
-    /// keeps each part contiguous, the hottest first. Default 16 MiB.
+    /// The parts of a hot/cold or JESD219 address mix, and the ranks of a Zipf mix that is
+    /// not scrambled, are laid out in regions of this many bytes, scattered over the span
+    /// by a fixed permutation, so that the hot part lines up with no design's layout (a
+    /// linear drive's SSD is the start of the space, say) while popular blocks stay
+    /// together within a region. 0 keeps each part contiguous, the hottest first.
+    /// Default 16 MiB.
     #[serde(default = "default_hot_region")]
     pub hot_region_bytes: u64,
 }
@@ -64,7 +66,8 @@ fn default_hot_region() -> u64 {
 pub enum AddressDist {
     Uniform,
     /// Zipf over aligned blocks with exponent `theta` (0 < theta, ≠ 1 handled too); the
-    /// popular blocks are scattered over the space unless `scramble = false`.
+    /// popular blocks are scattered over the space one by one, or with `scramble = false`
+    /// kept in rank order within regions of `hot_region_bytes` that are scattered.
     Zipf {
         theta: f64,
         #[serde(default = "yes")]
@@ -297,6 +300,17 @@ fn scatter(rank: u64, n: u64) -> u64 {
     }
 }
 
+/// `block`'s place once whole regions of `region_blocks` are scattered over `blocks` (a
+/// partial last region stays where it is; 0 or fewer than two regions: no change).
+fn scatter_regions(block: u64, blocks: u64, region_blocks: u64) -> u64 {
+    let regions = if region_blocks > 0 { blocks / region_blocks } else { 0 };
+    if regions >= 2 && block < regions * region_blocks {
+        scatter(block / region_blocks, regions) * region_blocks + block % region_blocks
+    } else {
+        block
+    }
+}
+
 impl Generator {
     fn pick_size(&mut self) -> u64 {
         let u: f64 = self.rng.gen();
@@ -313,7 +327,8 @@ impl Generator {
                 if *scramble {
                     scatter(rank, blocks)
                 } else {
-                    rank
+                    // Ranks in address order, in regions scattered as a tiered mix's.
+                    scatter_regions(rank, blocks, self.region_blocks)
                 }
             }
             Addr::Tiers(tiers) => {
@@ -329,15 +344,7 @@ impl Generator {
                 }
                 let lo = (chosen.1 * blocks as f64) as u64;
                 let hi = ((chosen.2 * blocks as f64) as u64).clamp(lo + 1, blocks);
-                let block = self.rng.gen_range(lo..hi);
-                // Whole regions move; a partial last region stays where it is.
-                let rb = self.region_blocks;
-                let regions = if rb > 0 { blocks / rb } else { 0 };
-                if regions >= 2 && block < regions * rb {
-                    scatter(block / rb, regions) * rb + block % rb
-                } else {
-                    block
-                }
+                scatter_regions(self.rng.gen_range(lo..hi), blocks, self.region_blocks)
             }
             Addr::Streams(next) => {
                 let i = self.rng.gen_range(0..next.len());

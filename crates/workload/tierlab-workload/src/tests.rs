@@ -61,6 +61,27 @@ fn a_scattered_hot_set_keeps_its_skew_but_not_its_place() {
 }
 
 #[test]
+fn an_unscrambled_zipf_keeps_popular_blocks_together_in_scattered_regions() {
+    let zipf = |region: u64| WorkloadSpec { address: AddressDist::Zipf { theta: 1.0, scramble: false }, hot_region_bytes: region, ..spec() };
+    // In address order the second region holds the next most popular blocks; scattered,
+    // it lies elsewhere with the same share of the accesses.
+    let region = 16u64 << 20;
+    let in_order = collect(&zipf(0));
+    let scattered = collect(&zipf(region));
+    let share = |reqs: &[IoRequest], lo: u64, len: u64| reqs.iter().filter(|r| r.offset_bytes >= lo && r.offset_bytes < lo + len).count() as f64 / reqs.len() as f64;
+    let s = zipf(region);
+    let regions = s.span_bytes / region;
+    let second = share(&in_order, region, region);
+    let home = scatter(1, regions) * region;
+    assert_ne!(home, region);
+    assert!(second > 0.02 && (share(&scattered, home, region) - second).abs() < 0.01, "the second region's accesses moved with it");
+    // The start of the space is no longer where the popular blocks are.
+    let tenth = s.span_bytes / 10;
+    let (before, after) = (share(&in_order, 0, tenth), share(&scattered, 0, tenth));
+    assert!(before - after > 0.2, "first tenth of the space: {before} in order, {after} scattered");
+}
+
+#[test]
 fn jesd219_address_mix() {
     let s = WorkloadSpec { address: AddressDist::Jesd219, hot_region_bytes: 0, ..spec() };
     let reqs = collect(&s);
