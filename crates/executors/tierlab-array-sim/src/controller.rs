@@ -17,8 +17,6 @@ const TICK_TOKEN: u64 = 0;
 const DESTAGE_TOKEN: u64 = 1;
 /// Service longer than this included a spin-up or speed change.
 const DELAYED_SERVICE_NS: u64 = 1_000_000_000;
-/// Background moves in flight at once.
-const MAX_MOVES: usize = 4;
 
 /// One disk operation to issue.
 #[derive(Clone, Copy, Debug)]
@@ -36,7 +34,28 @@ enum JobKind {
     /// A host write without NVRAM.
     HostWrite { host: HostId, arrival_ns: u64 },
     Destage { offset_bytes: u64, len_bytes: u64 },
-    Move { id: u64 },
+    Move { id: u64, yielding: bool },
+}
+
+/// Where a job's disk operations wait.
+#[derive(Clone, Copy, Debug)]
+enum Queue {
+    /// Straight to the disk.
+    Foreground,
+    /// Until the disk has nothing else to do.
+    Background,
+    /// Until the disk has nothing else to do and no other background operation waits.
+    Yielding,
+}
+
+impl Queue {
+    fn of(kind: &JobKind) -> Queue {
+        match kind {
+            JobKind::Move { yielding: true, .. } => Queue::Yielding,
+            JobKind::Move { .. } => Queue::Background,
+            _ => Queue::Foreground,
+        }
+    }
 }
 
 /// A multi-phase piece of work: `pending` reads outstanding, then `writes`.
@@ -93,8 +112,10 @@ pub struct ArrayController {
     last_activity_ns: Vec<u64>,
     idle_timeout_ns: Vec<Option<u64>>,
     throttled: VecDeque<(HostId, u64, u64, u64)>,
-    /// Per disk: background operations waiting for the disk to have nothing else to do.
+    /// Per disk: background operations waiting for the disk to have nothing else to do,
+    /// and those of yielding moves, which start only when the first queue is empty.
     background: Vec<VecDeque<(u32, DiskIo)>>,
+    background_yielding: Vec<VecDeque<(u32, DiskIo)>>,
     /// Per disk: a background operation is in service.
     background_busy: Vec<bool>,
     moves_in_flight: usize,
@@ -131,6 +152,7 @@ impl ArrayController {
             idle_timeout_ns: vec![None; n],
             throttled: VecDeque::new(),
             background: vec![VecDeque::new(); n],
+            background_yielding: vec![VecDeque::new(); n],
             background_busy: vec![false; n],
             moves_in_flight: 0,
             tick_at: None,
@@ -172,6 +194,7 @@ impl ArrayController {
         self.last_activity_ns.resize(n, 0);
         self.idle_timeout_ns.resize(n, None);
         self.background.resize(n, VecDeque::new());
+        self.background_yielding.resize(n, VecDeque::new());
         self.background_busy.resize(n, false);
         self
     }
@@ -263,7 +286,7 @@ impl ArrayController {
 
     /// Start a job: its reads now, its writes when they are done (or now, if no reads).
     fn start_job(&mut self, now_ns: u64, kind: JobKind, reads: &[DiskIo], writes: Vec<DiskIo>, io: &mut Io) {
-        let background = matches!(kind, JobKind::Move { .. });
+        let queue = Queue::of(&kind);
         let (first, later) = if reads.is_empty() { (writes, Vec::new()) } else { (reads.to_vec(), writes) };
         if first.is_empty() {
             self.finish_job(now_ns, kind, io);
@@ -271,20 +294,26 @@ impl ArrayController {
         }
         let job = self.jobs.insert(Job { kind, pending: first.len() as u32, writes: later });
         for d in first {
-            self.issue(now_ns, job, d, background, io);
+            self.issue(now_ns, job, d, queue, io);
         }
     }
 
     /// Foreground operations go to the disk at once; a move's wait until the disk has
     /// nothing else queued, one at a time, so a foreground request waits behind at most
     /// one background operation. (NVRAM destages are foreground work: the host is waiting
-    /// for room when they matter.)
-    fn issue(&mut self, now_ns: u64, job: u32, d: DiskIo, background: bool, io: &mut Io) {
-        if background {
-            self.background[d.disk as usize].push_back((job, d));
-            self.pump(now_ns, d.disk as usize, io);
-        } else {
-            self.submit(now_ns, job, d, false, io);
+    /// for room when they matter.) A yielding move's operations wait until no other
+    /// background operation is queued on their disk.
+    fn issue(&mut self, now_ns: u64, job: u32, d: DiskIo, queue: Queue, io: &mut Io) {
+        match queue {
+            Queue::Foreground => self.submit(now_ns, job, d, false, io),
+            Queue::Background => {
+                self.background[d.disk as usize].push_back((job, d));
+                self.pump(now_ns, d.disk as usize, io);
+            }
+            Queue::Yielding => {
+                self.background_yielding[d.disk as usize].push_back((job, d));
+                self.pump(now_ns, d.disk as usize, io);
+            }
         }
     }
 
@@ -293,7 +322,7 @@ impl ArrayController {
         if self.status[disk].queued > 0 || self.background_busy[disk] {
             return;
         }
-        if let Some((job, d)) = self.background[disk].pop_front() {
+        if let Some((job, d)) = self.background[disk].pop_front().or_else(|| self.background_yielding[disk].pop_front()) {
             self.background_busy[disk] = true;
             self.submit(now_ns, job, d, true, io);
         }
@@ -399,7 +428,7 @@ impl ArrayController {
                 self.retry_throttled(now_ns, io);
                 self.destage(now_ns, io);
             }
-            JobKind::Move { id } => {
+            JobKind::Move { id, .. } => {
                 self.moves_in_flight -= 1;
                 if let Some(p) = self.scheme.placement() {
                     p.move_done(id, now_ns);
@@ -462,17 +491,23 @@ impl ArrayController {
         }
     }
 
-    /// Start the scheme's background moves (at most `MAX_MOVES` at once); their
-    /// operations wait in the per-disk background queues.
+    /// Start the scheme's background moves (at most as many at once as its layout
+    /// allows); their operations wait in the per-disk background queues.
     fn start_moves(&mut self, now_ns: u64, io: &mut Io) {
         if !self.placed || io.requests_finished() {
             return;
         }
-        while self.moves_in_flight < MAX_MOVES {
+        loop {
             let status = &self.status;
-            let waiting = &self.background;
-            let idle = |d: u32| status.get(d as usize).is_some_and(|s| s.queued == 0) && waiting.get(d as usize).is_some_and(VecDeque::is_empty);
+            let (waiting, yielding) = (&self.background, &self.background_yielding);
+            let idle = |d: u32| {
+                let d = d as usize;
+                status.get(d).is_some_and(|s| s.queued == 0) && waiting.get(d).is_some_and(VecDeque::is_empty) && yielding.get(d).is_some_and(VecDeque::is_empty)
+            };
             let Some(p) = self.scheme.placement() else { return };
+            if self.moves_in_flight >= p.max_moves_in_flight() {
+                return;
+            }
             let Some(mv) = p.next_move(now_ns, &idle) else { return };
             if mv.ops.is_empty() {
                 // Nothing to copy (e.g. a stripe a reorganisation leaves as it is).
@@ -493,7 +528,7 @@ impl ArrayController {
             let d = DiskIo { disk: o.at.disk, offset_bytes: o.at.offset_bytes, len_bytes: o.len_bytes, op: if o.write { Op::Write } else { Op::Read } };
             if o.write { writes.push(d) } else { reads.push(d) }
         }
-        self.start_job(now_ns, JobKind::Move { id: mv.id }, &reads, writes, io);
+        self.start_job(now_ns, JobKind::Move { id: mv.id, yielding: mv.yielding }, &reads, writes, io);
     }
 
     fn view_status(&mut self, now_ns: u64) {
@@ -620,9 +655,9 @@ impl Controller for ArrayController {
                 }
             } else {
                 job.pending = writes.len() as u32;
-                let background = matches!(job.kind, JobKind::Move { .. });
+                let queue = Queue::of(&job.kind);
                 for d in writes {
-                    self.issue(now_ns, rec.job, d, background, io);
+                    self.issue(now_ns, rec.job, d, queue, io);
                 }
             }
         }

@@ -24,8 +24,17 @@
 //! - **Small-scale migration** runs only outside reorganisations, one swap at a time, with
 //!   hysteresis `swap_hysteresis` (default 0.1: a swap needs the slower tier's hottest RB
 //!   10 % hotter than the faster tier's coldest).
-//! - **A plan still running at an epoch boundary** finishes first; that epoch keeps its
-//!   tiers. A small-scale migration in flight at the boundary is aborted instead, so that
+//! - **Reorganisation per tier**: the block copies of consecutive stripes run in batches,
+//!   [`DATA_BATCHES_IN_FLIGHT`] at once, applied in stripe order, together with the parity
+//!   of the tiers that gain disks (updated incrementally from the blocks read). The parity
+//!   of a tier slower than every tier that gains disks is rewritten at that tier's own
+//!   pace instead: once a stripe's copies are applied its parity joins the tier's queue
+//!   and is recomputed from the stripe's members (read them, write the parity) by a
+//!   yielding move, so the fast tier's shuffle never waits for a slow tier's parity.
+//!   Until then the old parity still covers the stripe's old members, all of which hold
+//!   their data somewhere.
+//! - **A plan still running at an epoch boundary** (copies or parity) finishes first;
+//!   that epoch keeps its tiers. A small-scale migration in flight at the boundary is aborted instead, so that
 //!   the epoch's tier plan can be laid out.
 
 use crate::cr::DEFAULT_REQUEST_BYTES;
@@ -95,10 +104,38 @@ impl ShuffleKind {
     }
 }
 
-enum InFlight {
-    /// Consecutive stripes of a reorganisation, applied in order when done.
-    Steps(Vec<ReorgStep>),
-    Swap(Migration),
+/// Batches of reorganisation copies in flight at once: enough that the disks joining a
+/// tier keep busy while the blocks leaving a slow tier are read at its speed (the
+/// controller then holds the blocks of at most 32 stripes by default, read but not yet
+/// written).
+pub const DATA_BATCHES_IN_FLIGHT: usize = 8;
+
+/// Consecutive stripes of a reorganisation whose copies are in flight (applied in order
+/// once done).
+struct StepBatch {
+    id: u64,
+    steps: Vec<ReorgStep>,
+    done: bool,
+}
+
+/// A parity rewrite left to its tier's pace: stripe `slot` of target tier `tier`, whose
+/// parity is on `disk`.
+#[derive(Clone, Copy, Debug)]
+struct ParityJob {
+    slot: u32,
+    tier: u32,
+    disk: u32,
+}
+
+/// Parity moves of one deferred tier in flight at once (one's writes overlap the next
+/// one's reads).
+const PARITY_MOVES_IN_FLIGHT: usize = 2;
+
+/// A tier whose parity is rewritten at its own pace.
+#[derive(Default)]
+struct ParityLane {
+    queue: std::collections::VecDeque<ParityJob>,
+    in_flight: Vec<u64>,
 }
 
 /// Counts for the report.
@@ -116,8 +153,13 @@ pub struct HibernatorStats {
     pub swaps_aborted: u64,
     /// Epochs in a row (the latest) that kept the tier sizes, no reorganisation running.
     pub stable_epochs: u64,
-    /// Each reorganisation's length, s (from its plan to its last stripe).
+    /// Each reorganisation's length, s (from its plan to its last parity rewrite).
     pub reorganisation_lengths_s: Vec<f64>,
+    /// Each reorganisation's shuffle, s: from its plan until every block is in place and
+    /// the tiers that gain disks have their parity (what the disks joining a tier take).
+    pub shuffle_lengths_s: Vec<f64>,
+    /// Parity rewrites left to a slower tier's pace.
+    pub deferred_parity_writes: u64,
     /// Tier sizes (fastest first) chosen at each epoch, the first dozen.
     pub tier_sizes: Vec<Vec<u32>>,
     /// CR's predicted mean response time per epoch (ms), the first dozen.
@@ -132,7 +174,14 @@ pub struct Hibernator {
     layout: Option<Layout>,
     plan: Option<ReorgPlan>,
     plan_started_ns: u64,
-    in_flight: Option<(u64, InFlight)>,
+    /// The running plan's copies in flight, oldest first.
+    batches: std::collections::VecDeque<StepBatch>,
+    /// Per target tier of the running plan: whether its parity waits for its own pace.
+    deferred: Vec<bool>,
+    lanes: Vec<ParityLane>,
+    /// Every step of the running plan is applied.
+    shuffled: bool,
+    swap: Option<(u64, Migration)>,
     next_id: u64,
     next_ns: u64,
     /// Disk-reaching accesses this epoch, and those to RBs without a temperature.
@@ -156,7 +205,11 @@ impl Hibernator {
             layout: None,
             plan: None,
             plan_started_ns: 0,
-            in_flight: None,
+            batches: std::collections::VecDeque::new(),
+            deferred: Vec::new(),
+            lanes: Vec::new(),
+            shuffled: false,
+            swap: None,
             next_id: 0,
             next_ns: (epoch_s * 1e9) as u64,
             accesses: 0,
@@ -181,6 +234,77 @@ impl Hibernator {
         let length_s = now_ns.saturating_sub(self.plan_started_ns) as f64 / 1e9;
         self.stats.reorganisation_s += length_s;
         self.stats.reorganisation_lengths_s.push(length_s);
+        self.plan = None;
+        self.batches.clear();
+        self.lanes.clear();
+        self.deferred.clear();
+    }
+
+    /// Whether a reorganisation is running (copies or parity rewrites outstanding).
+    fn reorganising(&self) -> bool {
+        self.plan.is_some()
+    }
+
+    /// Ends the running reorganisation once every step is applied and every deferred
+    /// parity rewrite done.
+    fn maybe_finish(&mut self, now_ns: u64) {
+        let Some(plan) = self.plan.as_ref() else { return };
+        if !self.shuffled && self.batches.is_empty() && plan.steps_produced() >= plan.steps_total() {
+            self.shuffled = true;
+            self.stats.shuffle_lengths_s.push(now_ns.saturating_sub(self.plan_started_ns) as f64 / 1e9);
+        }
+        if self.shuffled && self.lanes.iter().all(|l| l.queue.is_empty() && l.in_flight.is_empty()) {
+            self.finish_reorganisation(now_ns);
+        }
+    }
+
+    /// Applies the finished batches at the head of the queue, in stripe order, and
+    /// queues their deferred parity rewrites.
+    fn apply_done_batches(&mut self) {
+        while self.batches.front().is_some_and(|b| b.done) {
+            let Some(batch) = self.batches.pop_front() else { break };
+            let Some(layout) = self.layout.as_mut() else { return };
+            for step in &batch.steps {
+                if layout.apply_step(step).is_err() && self.notes.len() < 8 {
+                    self.notes.push("a reorganisation step could not be applied".into());
+                }
+                for pw in step.parity_writes() {
+                    if self.deferred.get(pw.tier as usize).copied().unwrap_or(false) {
+                        if let Some(lane) = self.lanes.get_mut(pw.tier as usize) {
+                            lane.queue.push_back(ParityJob { slot: step.slot(), tier: pw.tier, disk: pw.disk });
+                            self.stats.deferred_parity_writes += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The next deferred parity move of a tier with room in flight: up to
+    /// `reorg_batch_stripes` stripes, each read from its other members and its parity
+    /// written.
+    fn next_parity_move(&mut self) -> Option<Move> {
+        let batch = self.p.reorg_batch_stripes.max(1) as usize;
+        let plan = self.plan.as_ref()?;
+        let t = self.lanes.iter().position(|l| l.in_flight.len() < PARITY_MOVES_IN_FLIGHT && !l.queue.is_empty())?;
+        let members: Vec<u32> = plan.target_tier_disks(t as u32).ok()?.to_vec();
+        let id = self.next_id;
+        let lane = &mut self.lanes[t];
+        let mut reads = Vec::new();
+        let mut writes = Vec::new();
+        for _ in 0..batch {
+            let Some(job) = lane.queue.pop_front() else { break };
+            debug_assert_eq!(job.tier as usize, t);
+            for &m in members.iter().filter(|&&m| m != job.disk) {
+                reads.push(Location { disk: m, offset_bytes: u64::from(job.slot) * self.p.rb_bytes });
+            }
+            writes.push(Location { disk: job.disk, offset_bytes: u64::from(job.slot) * self.p.rb_bytes });
+        }
+        lane.in_flight.push(id);
+        self.next_id += 1;
+        let mut ops = merge_adjacent(reads, self.p.rb_bytes, false);
+        ops.extend(merge_adjacent(writes, self.p.rb_bytes, true));
+        Some(Move { id, ops, yielding: true })
     }
 
     /// Speed level of layout tier `t` (tier 0 is the fastest).
@@ -305,6 +429,14 @@ impl Hibernator {
                         out.push(Command::SetSpeed { disk, level });
                     }
                 }
+                // Tiers slower than every tier that gains disks rewrite their parity at
+                // their own pace.
+                let tiers = reorg.target_sizes().len();
+                let slowest_gaining = reorg.disk_moves().iter().map(|m| m.to_tier as usize).max().unwrap_or(tiers);
+                self.deferred = (0..tiers).map(|t| t > slowest_gaining).collect();
+                self.lanes = (0..tiers).map(|_| ParityLane::default()).collect();
+                self.batches.clear();
+                self.shuffled = false;
                 self.stats.reorganisations += 1;
                 self.plan_started_ns = view.now_ns;
                 self.plan = Some(reorg);
@@ -319,9 +451,9 @@ impl Hibernator {
     }
 
     /// The disk operations of consecutive reorganisation steps: copy every block (all
-    /// reads, then all writes) and update each rewritten parity (read, write: the paper's
-    /// six I/Os for a two-block exchange); operations of one disk on adjacent slots are
-    /// merged.
+    /// reads, then all writes) and update each rewritten parity of a tier not deferred
+    /// (read, write: the paper's six I/Os for a two-block exchange); operations of one
+    /// disk on adjacent slots are merged.
     fn steps_move(&self, id: u64, steps: &[ReorgStep]) -> Move {
         let rb = self.p.rb_bytes;
         let mut reads = Vec::new();
@@ -335,7 +467,7 @@ impl Hibernator {
             }
             // Parity is updated incrementally (old parity XOR the blocks that left and
             // joined the stripe, which are read anyway): read it, write it back.
-            for pw in step.parity_writes() {
+            for pw in step.parity_writes().iter().filter(|pw| !self.deferred.get(pw.tier as usize).copied().unwrap_or(false)) {
                 let at = self.location(pw.disk, step.slot());
                 if !read_disks.contains(&pw.disk) {
                     read_disks.push(pw.disk);
@@ -346,7 +478,7 @@ impl Hibernator {
         }
         let mut ops = merge_adjacent(reads, rb, false);
         ops.extend(merge_adjacent(writes, rb, true));
-        Move { id, ops }
+        Move { id, ops, yielding: false }
     }
 
     /// A small-scale migration's operations: read the blocks and both stripes' parity,
@@ -373,7 +505,7 @@ impl Hibernator {
         for &p in &parities {
             ops.push(MoveOp { at: p, len_bytes: rb, write: true });
         }
-        Move { id, ops }
+        Move { id, ops, yielding: false }
     }
 }
 
@@ -419,19 +551,18 @@ impl Scheme for Hibernator {
         // A small-scale migration in flight yields to the epoch's tier plan: the swap is
         // dropped (its copies land where nothing refers to them), and the layout is free
         // to reorganise.
-        if matches!(self.in_flight, Some((_, InFlight::Swap(_)))) {
-            self.in_flight = None;
+        if self.swap.take().is_some() {
             if let Some(l) = self.layout.as_mut() {
                 let _ = l.abort_swap();
             }
             self.stats.swaps_aborted += 1;
         }
-        if self.plan.is_none() {
+        if !self.reorganising() {
             self.plan_epoch(view, out);
         } else if self.notes.len() < 8 {
             self.notes.push(format!("epoch {}: the previous reorganisation is still running; tiers kept", self.stats.epochs));
         }
-        if self.plan.is_some() {
+        if self.reorganising() {
             self.stats.stable_epochs = 0;
         } else {
             self.stats.stable_epochs += 1;
@@ -497,65 +628,82 @@ impl Placement for Hibernator {
     }
 
     fn next_move(&mut self, now_ns: u64, _idle: &dyn Fn(u32) -> bool) -> Option<Move> {
-        if self.in_flight.is_some() {
-            return None;
-        }
-        let id = self.next_id;
-        if let Some(plan) = self.plan.as_mut() {
+        if self.reorganising() {
+            if let Some(mv) = self.next_parity_move() {
+                return Some(mv);
+            }
+            if self.batches.len() >= DATA_BATCHES_IN_FLIGHT {
+                return None;
+            }
+            let plan = self.plan.as_mut()?;
             let layout = self.layout.as_ref()?;
             let mut steps = Vec::new();
+            let mut failed = false;
             while steps.len() < self.p.reorg_batch_stripes.max(1) as usize {
                 match plan.next_step(layout) {
                     Ok(Some(step)) => steps.push(step),
-                    Ok(None) | Err(_) => break,
+                    Ok(None) => break,
+                    Err(_) => {
+                        failed = true;
+                        break;
+                    }
                 }
             }
             if steps.is_empty() {
-                self.plan = None;
-                self.finish_reorganisation(now_ns);
-            } else {
-                self.next_id += 1;
-                for step in &steps {
-                    self.stats.stripes_reorganised += 1;
-                    self.stats.rb_copies += u64::from(step.stats().rb_moves);
-                    self.stats.parity_writes += u64::from(step.stats().parity_writes);
+                if failed && self.batches.is_empty() {
+                    if self.notes.len() < 8 {
+                        self.notes.push("a reorganisation step could not be planned; the plan was dropped".into());
+                    }
+                    self.finish_reorganisation(now_ns);
+                } else {
+                    self.maybe_finish(now_ns);
                 }
-                let mv = self.steps_move(id, &steps);
-                self.in_flight = Some((id, InFlight::Steps(steps)));
-                return Some(mv);
+                return None;
             }
+            let id = self.next_id;
+            self.next_id += 1;
+            for step in &steps {
+                self.stats.stripes_reorganised += 1;
+                self.stats.rb_copies += u64::from(step.stats().rb_moves);
+                self.stats.parity_writes += u64::from(step.stats().parity_writes);
+            }
+            let mv = self.steps_move(id, &steps);
+            self.batches.push_back(StepBatch { id, steps, done: false });
+            return Some(mv);
+        }
+        if self.swap.is_some() {
+            return None;
         }
         let layout = self.layout.as_mut()?;
         let m = layout.next_swap(self.p.swap_hysteresis).ok()??;
+        let id = self.next_id;
         self.next_id += 1;
         self.stats.swaps += 1;
         let mv = self.swap_move(id, &m);
-        self.in_flight = Some((id, InFlight::Swap(m)));
+        self.swap = Some((id, m));
         Some(mv)
     }
 
+    fn max_moves_in_flight(&self) -> usize {
+        DATA_BATCHES_IN_FLIGHT + PARITY_MOVES_IN_FLIGHT * self.setup.as_ref().map_or(1, |s| s.speeds.len())
+    }
+
     fn move_done(&mut self, id: u64, now_ns: u64) {
-        let Some((fid, what)) = self.in_flight.take() else { return };
-        if fid != id {
-            self.in_flight = Some((fid, what));
-            return;
-        }
-        let Some(layout) = self.layout.as_mut() else { return };
-        match what {
-            InFlight::Steps(steps) => {
-                for step in &steps {
-                    if layout.apply_step(step).is_err() && self.notes.len() < 8 {
-                        self.notes.push("a reorganisation step could not be applied; the plan was dropped".into());
-                    }
-                }
-                if layout.reorg_progress().is_none() && self.plan.take().is_some() {
-                    self.finish_reorganisation(now_ns);
-                }
-            }
-            InFlight::Swap(m) => {
+        if self.swap.as_ref().is_some_and(|(fid, _)| *fid == id) {
+            if let (Some((_, m)), Some(layout)) = (self.swap.take(), self.layout.as_mut()) {
                 let _ = layout.commit_swap(&m);
             }
+            return;
         }
+        if let Some(lane) = self.lanes.iter_mut().find(|l| l.in_flight.contains(&id)) {
+            lane.in_flight.retain(|&x| x != id);
+        } else if let Some(batch) = self.batches.iter_mut().find(|b| b.id == id) {
+            batch.done = true;
+            self.apply_done_batches();
+        } else {
+            return;
+        }
+        self.maybe_finish(now_ns);
     }
 
     fn report(&self) -> serde_json::Value {
@@ -643,7 +791,7 @@ mod tests {
         let slow_rb = (0..layout.n_rbs()).find(|&rb| layout.locate(rb).is_ok_and(|l| layout.tier_of_disk(l.disk).unwrap_or(0) == 1)).unwrap();
         layout.set_temperature(slow_rb, 50.0).unwrap();
         let mv = h.next_move(0, &idle).expect("a swap");
-        assert!(matches!(h.in_flight, Some((id, InFlight::Swap(_))) if id == mv.id));
+        assert!(matches!(h.swap, Some((id, _)) if id == mv.id));
         // Epoch 2 wants one tier again: the swap is aborted and the plan laid out.
         h.tick(&view(7_200_000_000_000), &mut Vec::new());
         assert_eq!(h.stats.reorganisations, 2, "notes: {:?}", h.notes);

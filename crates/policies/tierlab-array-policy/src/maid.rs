@@ -318,7 +318,7 @@ impl Placement for Maid {
         self.in_flight_rb.insert(rb, id);
         self.stats.copies_started += 1;
         let at = Location { disk: self.data_disks as u32 + cache, offset_bytes: u64::from(slot) * self.rb_bytes };
-        Some(Move { id, ops: vec![MoveOp { at, len_bytes: self.rb_bytes, write: true }] })
+        Some(Move { id, ops: vec![MoveOp { at, len_bytes: self.rb_bytes, write: true }], yielding: false })
     }
 
     fn move_done(&mut self, id: u64, _now_ns: u64) {

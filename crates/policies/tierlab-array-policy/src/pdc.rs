@@ -579,7 +579,7 @@ impl Placement for PdcLd {
                 MoveOp { at: ly, len_bytes, write: true },
                 MoveOp { at: lx, len_bytes, write: true },
             ];
-            return Some(Move { id, ops });
+            return Some(Move { id, ops, yielding: false });
         }
         None
     }

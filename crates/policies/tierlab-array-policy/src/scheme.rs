@@ -246,13 +246,17 @@ pub struct MoveOp {
 }
 
 /// A background data move: its reads all finish before its writes start. The executor
-/// starts one only when every disk it touches is idle (foreground work first), so a
-/// foreground request waits behind at most one background operation per disk.
+/// queues its operations per disk and starts each only when its disk has nothing else to
+/// do (foreground work first), so a foreground request waits behind at most one
+/// background operation per disk.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Move {
     /// Identifies the move when it is reported done.
     pub id: u64,
     pub ops: Vec<MoveOp>,
+    /// Its operations yield to the other background operations waiting on their disk
+    /// (work that may lag, such as a slow tier's parity, behind work that must not).
+    pub yielding: bool,
 }
 
 impl Move {
@@ -261,6 +265,9 @@ impl Move {
         self.ops.iter().map(|o| o.at.disk)
     }
 }
+
+/// Background moves in flight at once unless a layout says otherwise.
+pub const DEFAULT_MOVES_IN_FLIGHT: usize = 4;
 
 /// A layout that places data by relocation block (RB) and moves it (Hibernator's tiers,
 /// PDC's popularity order, MAID's cache disks). The scheme owns it; the executor asks it
@@ -279,6 +286,10 @@ pub trait Placement {
     fn next_move(&mut self, now_ns: u64, idle: &dyn Fn(u32) -> bool) -> Option<Move>;
     /// Move `id` is durable: the layout may now point at the new places.
     fn move_done(&mut self, id: u64, now_ns: u64);
+    /// The most moves the executor keeps in flight at once for this layout.
+    fn max_moves_in_flight(&self) -> usize {
+        DEFAULT_MOVES_IN_FLIGHT
+    }
     /// Figures for the report.
     fn report(&self) -> serde_json::Value {
         serde_json::Value::Null

@@ -307,7 +307,12 @@ impl ReorgPlan {
                     let ((cx, ox), (cy, oy)) = (pool[x], pool[y]);
                     let t = temp(cx).total_cmp(&temp(cy));
                     let t = if hotward { t.reverse() } else { t };
-                    t.then((!on(ox)).cmp(&!on(oy))).then(ox.cmp(&oy))
+                    // Equally warm blocks (most have no temperature yet): the one already
+                    // in place, else an order of the disks that changes from stripe to
+                    // stripe, so the copies leaving a tier are read from all of its disks
+                    // alike.
+                    let turn = |o: u32| (u64::from(o) ^ ((s as u64) << 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+                    t.then((!on(ox)).cmp(&!on(oy))).then(turn(ox).cmp(&turn(oy)))
                 });
                 let mut frees: Vec<usize> = (0..pool.len())
                     .filter(|&i| !taken[i] && !is_rb(pool[i].0))
