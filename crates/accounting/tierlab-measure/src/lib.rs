@@ -17,10 +17,12 @@
 //!
 //! The rules and their defaults are in `docs/measurement.md`.
 
+pub mod cycles;
 mod observer;
 pub mod stats;
 mod window;
 
-pub use observer::{CounterProbe, Measurement, Outcome, Protocol, SettledProbe, Stop};
+pub use cycles::{CycleMeasurement, CycleProbe, CycleProtocol, CycleSummary};
+pub use observer::{CounterProbe, Measurement, Outcome, Protocol, SettledProbe, Stop, Summary};
 pub use stats::Interval;
 pub use window::{Sums, Window};

@@ -2,6 +2,7 @@
 //! long enough, and when it cannot carry its load.
 
 use crate::stats::mser5;
+use crate::stats::Interval;
 use crate::window::Window;
 use serde::{Deserialize, Serialize};
 use tierlab_engine::{Batch, Controller, Decision, Observer};
@@ -269,5 +270,45 @@ impl Observer for Measurement<'_> {
             return Decision::Stop;
         }
         decision
+    }
+}
+
+/// A measured run in brief, as a report states it: where its window starts, why the run
+/// stopped, and the window's key figures with their 95 % intervals.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// Virtual time before the measured window, s, and the batches it took.
+    pub warmup_s: f64,
+    pub warmup_batches: usize,
+    /// Whether the warm-up ended by the rules (false: the cap ended it: never settled).
+    pub settled: bool,
+    pub stop: Stop,
+    pub batch_requests: u64,
+    /// The window: its length, batches, and figures.
+    pub window_s: f64,
+    pub window_batches: usize,
+    pub mean_ms: Interval,
+    pub power_w: Interval,
+}
+
+impl Summary {
+    /// The summary of a run cut into `batches` of `batch_requests` completions, measured
+    /// as `outcome` says; also the window itself, for a study's own figures.
+    pub fn new(batches: &[Batch], outcome: &Outcome, batch_requests: u64, closed_loop: bool) -> (Summary, Window) {
+        let warm = outcome.warmup_batches.min(batches.len());
+        let window = Window::new(batches, &outcome.counters, warm, closed_loop);
+        let warmup_s = batches.get(warm).or(batches.last()).map_or(0.0, |b| b.start_ns as f64 / 1e9);
+        let summary = Summary {
+            warmup_s,
+            warmup_batches: warm,
+            settled: outcome.settled,
+            stop: outcome.stop,
+            batch_requests,
+            window_s: window.seconds(),
+            window_batches: window.batches,
+            mean_ms: window.figure(|s| s.mean_ms()),
+            power_w: window.figure(|s| s.power_w()),
+        };
+        (summary, window)
     }
 }

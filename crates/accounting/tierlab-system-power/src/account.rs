@@ -61,11 +61,12 @@ fn saving(e: f64, base: f64) -> f64 {
 }
 
 impl SystemEnergy {
-    /// `1 − E / E_base` for the disks and for the whole system.
+    /// `1 − P / P_base` for the disks and for the whole system, from mean powers, so that
+    /// runs measured over windows of different lengths compare.
     pub fn saving_against(&self, base: &SystemEnergy) -> Saving {
         Saving {
-            disks: saving(self.disks_j, base.disks_j),
-            system: saving(self.total_j, base.total_j),
+            disks: saving(self.disks_w, base.disks_w),
+            system: saving(self.total_w, base.total_w),
         }
     }
 }

@@ -12,7 +12,7 @@ use tierlab_devices::{catalog, catalog_hdd, datasheet, power_profile, HddChoice}
 use tierlab_report::LatencySummary;
 use tierlab_engine::{Controller, Device, DeviceRun, Replay, SchedulerKind, SimError, SimReport, Simulation};
 use tierlab_system_power::{powered_down_level, DiskUsage, System, SystemEnergy, SystemSpec, SystemUsage, POWERED_DOWN};
-use tierlab_measure::{Interval, Measurement, Outcome, Protocol, Stop, Window};
+use tierlab_measure::{Measurement, Outcome, Protocol, Summary};
 use tierlab_trace::AddressMap;
 use tierlab_types::{IoRequest, GIB, KIB, NS_PER_S};
 use tierlab_workload::{open_trace, Workload};
@@ -23,21 +23,7 @@ pub const STABLE_EPOCHS: u64 = 2;
 
 /// How a run measured through the layer was measured, and its window's figures with
 /// their 95 % intervals (batch means).
-#[derive(Clone, Debug, Serialize)]
-pub struct ArrayMeasured {
-    /// Virtual time before the measured window, s, and the batches it took.
-    pub warmup_s: f64,
-    pub warmup_batches: usize,
-    /// Whether the warm-up ended by the rules (false: the cap ended it: never settled).
-    pub settled: bool,
-    pub stop: Stop,
-    pub batch_requests: u64,
-    /// The window: its length, batches, and figures.
-    pub window_s: f64,
-    pub window_batches: usize,
-    pub mean_ms: Interval,
-    pub power_w: Interval,
-}
+pub type ArrayMeasured = Summary;
 
 /// The disk the Hibernator study simulates (its Table 2), the default array disk.
 pub const DEFAULT_ARRAY_DISK: &str = "hibernator-two-speed-36z15";
@@ -358,20 +344,7 @@ fn scheme_settled(c: &dyn Controller) -> bool {
 }
 
 fn measured(report: &SimReport, outcome: Outcome, p: &Protocol, closed_loop: bool) -> ArrayMeasured {
-    let warm = outcome.warmup_batches.min(report.batches.len());
-    let window = Window::new(&report.batches, &outcome.counters, warm, closed_loop);
-    let warmup_s = report.batches.get(warm).or(report.batches.last()).map_or(0.0, |b| b.start_ns as f64 / 1e9);
-    ArrayMeasured {
-        warmup_s,
-        warmup_batches: warm,
-        settled: outcome.settled,
-        stop: outcome.stop,
-        batch_requests: p.batch_requests,
-        window_s: window.seconds(),
-        window_batches: window.batches,
-        mean_ms: window.figure(|s| s.mean_ms()),
-        power_w: window.figure(|s| s.power_w()),
-    }
+    Summary::new(&report.batches, &outcome, p.batch_requests, closed_loop).0
 }
 
 /// What the system accounting needs of a run's disks (in system placement order, all of

@@ -81,6 +81,12 @@ pub trait Controller {
     fn on_timer(&mut self, now_ns: u64, token: u64, io: &mut Io) {
         let _ = (now_ns, token, io);
     }
+    /// The warm-up is over at `now_ns`: the engine restarts its statistics from here, and a
+    /// controller that keeps figures of its own for the report restarts them too. The
+    /// controller's decisions must not change (warm-up only stops measuring).
+    fn on_measure(&mut self, now_ns: u64) {
+        let _ = now_ns;
+    }
     /// Policy-specific figures for the report.
     fn report(&self) -> serde_json::Value {
         serde_json::Value::Null

@@ -428,6 +428,7 @@ impl<'d> Simulation<'d> {
             if checkpoints.is_none() && self.measure_from_ns.is_some_and(|m| t >= m) {
                 checkpoints = Some(run.restart_measurement());
                 controller_at_measurement = Some(controller.report());
+                controller.on_measure(t);
             }
             run.io.finished = source_done && run.requests_done == run.requests_in;
             match ev {
@@ -496,6 +497,7 @@ impl<'d> Simulation<'d> {
                                 warmup_batches = Some(batches.len());
                                 checkpoints = Some(run.restart_measurement());
                                 controller_at_measurement = Some(controller.report());
+                                controller.on_measure(now);
                             }
                         }
                         Decision::Stop => {

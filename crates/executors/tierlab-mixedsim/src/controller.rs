@@ -54,6 +54,10 @@ pub(crate) struct MixedController<'a> {
     pub(crate) clock_regressions: u64,
     pub(crate) first_arrival_ns: Option<u64>,
     pub(crate) last_ns: u64,
+    /// Where the measured window starts, once the engine ends the warm-up; the groups'
+    /// statistics, the response histograms and `window_completed` cover the window only.
+    pub(crate) window_from_ns: Option<u64>,
+    pub(crate) window_completed: u64,
 }
 
 impl<'a> MixedController<'a> {
@@ -81,6 +85,8 @@ impl<'a> MixedController<'a> {
             clock_regressions: 0,
             first_arrival_ns: None,
             last_ns: 0,
+            window_from_ns: None,
+            window_completed: 0,
         }
     }
 
@@ -93,6 +99,15 @@ impl<'a> MixedController<'a> {
 }
 
 impl Controller for MixedController<'_> {
+    fn on_measure(&mut self, now_ns: u64) {
+        self.window_from_ns = Some(now_ns);
+        self.window_completed = 0;
+        self.groups.iter_mut().for_each(|g| *g = GroupStats::default());
+        self.response = LatencyHistogram::new();
+        self.read_response = LatencyHistogram::new();
+        self.write_response = LatencyHistogram::new();
+    }
+
     fn attach(&mut self, devices: &[DeviceInfo]) -> Result<(), SimError> {
         if devices.len() != self.devices {
             return Err(SimError::Config(format!(
@@ -221,6 +236,7 @@ impl Controller for MixedController<'_> {
             }
         }
         self.requests_completed += 1;
+        self.window_completed += 1;
         io.complete(token as HostId);
     }
 }

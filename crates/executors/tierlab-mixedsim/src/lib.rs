@@ -42,7 +42,7 @@ pub use tierlab_engine::{Replay, SchedulerKind};
 
 use controller::MixedController;
 use tierlab_classes::Labelled;
-use tierlab_engine::{SimError, Simulation};
+use tierlab_engine::{Batch, Observer, SimError, Simulation};
 use tierlab_types::IoRequest;
 
 /// Why a mixed system cannot be built or run.
@@ -147,6 +147,37 @@ impl Layout {
     where
         E: std::error::Error + Send + Sync + 'static,
     {
+        Ok(self.run(trace, replay, scheduler, None, progress)?.0)
+    }
+
+    /// The same, with `observer` (the measurement layer) watching the run in batches: it
+    /// may end the warm-up (the report covers what follows) or stop the run. Returns the
+    /// batches it saw beside the report.
+    pub fn simulate_observed<E>(
+        &self,
+        trace: impl Iterator<Item = Result<IoRequest, E>>,
+        replay: Replay,
+        scheduler: SchedulerKind,
+        observer: &mut dyn Observer,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(MixedReport, Vec<Batch>), MixedError>
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        self.run(trace, replay, scheduler, Some(observer), progress)
+    }
+
+    fn run<E>(
+        &self,
+        trace: impl Iterator<Item = Result<IoRequest, E>>,
+        replay: Replay,
+        scheduler: SchedulerKind,
+        observer: Option<&mut dyn Observer>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(MixedReport, Vec<Batch>), MixedError>
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
         let mut sim = Simulation::new(scheduler);
         let mut device_group = Vec::new();
         for (g, group) in self.groups.iter().enumerate() {
@@ -168,13 +199,8 @@ impl Layout {
             device_group,
             self.groups.len(),
         );
-        let report = sim.run(trace, replay, &mut ctl, progress)?;
-        Ok(report::build(
-            self,
-            &report,
-            &ctl,
-            replay.to_string(),
-            scheduler.to_string(),
-        ))
+        let mut report = sim.run_observed(trace, replay, &mut ctl, observer, progress)?;
+        let built = report::build(self, &report, &ctl, replay.to_string(), scheduler.to_string());
+        Ok((built, std::mem::take(&mut report.batches)))
     }
 }

@@ -169,7 +169,7 @@ pub struct GroupReport {
 pub struct Integrity {
     pub requests_arrived: u64,
     pub requests_completed: u64,
-    /// Requests the engine saw complete.
+    /// Requests the engine saw complete (in the measured window, when a warm-up was cut).
     pub engine_requests: u64,
     pub pieces_submitted: u64,
     pub pieces_completed: u64,
@@ -245,11 +245,12 @@ pub(crate) fn build(
     replay: String,
     scheduler: String,
 ) -> MixedReport {
-    let span_s = match ctl.first_arrival_ns {
+    // A measured run's figures cover its window, from the end of the warm-up on.
+    let span_s = match ctl.window_from_ns.or(ctl.first_arrival_ns) {
         Some(first) => ctl.last_ns.saturating_sub(first) as f64 / 1e9,
         None => 0.0,
     };
-    let duration_s = ctl.last_ns as f64 / 1e9;
+    let duration_s = ctl.last_ns.saturating_sub(ctl.window_from_ns.unwrap_or(0)) as f64 / 1e9;
     let rb = layout.record_bytes;
     let mut groups = Vec::with_capacity(layout.groups.len());
     for (g, spec) in layout.groups.iter().enumerate() {
@@ -364,13 +365,13 @@ pub(crate) fn build(
         records: groups.iter().map(|g| g.records).sum(),
         placed_bytes: groups.iter().map(|g| g.placed_bytes).sum(),
         capacity_bytes: groups.iter().map(|g| g.capacity_bytes).sum(),
-        requests: ctl.requests_completed,
+        requests: ctl.window_completed,
         reads: sim.reads,
         writes: sim.writes,
         pieces: groups.iter().map(|g| g.pieces).sum(),
         read_bytes: sim.read_bytes,
         write_bytes: sim.write_bytes,
-        throughput_iops: ratio(ctl.requests_completed as f64, span_s),
+        throughput_iops: ratio(ctl.window_completed as f64, span_s),
         response_time: ResponseTime::of(&ctl.response),
         read_response_time: ResponseTime::of(&ctl.read_response),
         write_response_time: ResponseTime::of(&ctl.write_response),

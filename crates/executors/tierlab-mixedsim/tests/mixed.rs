@@ -394,3 +394,52 @@ fn a_disk_without_timing_figures_needs_estimates_and_lists_them() {
     assert!(kept.estimates.is_empty());
     assert_eq!(kept.datasheet.seek_average_ms, 3.4);
 }
+
+/// Ends the warm-up after its third batch of ten completions and never stops the run.
+struct WarmUpAfterThree(usize);
+
+impl tierlab_engine::Observer for WarmUpAfterThree {
+    fn batch_requests(&self) -> u64 {
+        10
+    }
+    fn on_batch(&mut self, _: &tierlab_engine::Batch, _: &dyn tierlab_engine::Controller, _: bool) -> tierlab_engine::Decision {
+        self.0 += 1;
+        if self.0 == 3 {
+            tierlab_engine::Decision::Measure
+        } else {
+            tierlab_engine::Decision::Continue
+        }
+    }
+}
+
+/// A run whose warm-up the measurement layer ends reports its window only: requests,
+/// response times, power and energy from the end of the warm-up on (power is the window's
+/// energy over the window's time), while the integrity counts still cover every request
+/// and the devices do the same work as in a run not observed.
+#[test]
+fn a_measured_run_reports_its_window_and_loses_nothing() {
+    let trace = hot_and_cold(7);
+    let labelled = classes_1mib(&trace);
+    let groups = vec![ssd_group("ssd", 64, 1), hdd_group("hdd", 2)];
+    let placement = Placement::new().otherwise(&[("ssd", 0.5), ("hdd", 0.5)]);
+    let layout = Layout::place(&groups, &placement, &labelled, 3).unwrap_or_else(|e| panic!("{e}"));
+    let replay = tierlab_mixedsim::Replay::Open;
+    let whole = layout.simulate(ok(&trace), replay, Default::default(), &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    let (window, batches) = layout
+        .simulate_observed(ok(&trace), replay, Default::default(), &mut WarmUpAfterThree(0), &mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"));
+    let n = trace.len() as u64;
+    assert_eq!(window.integrity.requests_completed, n);
+    assert_eq!(window.integrity.requests_arrived, n);
+    let warm_end_ns = batches[2].end_ns;
+    assert_eq!(window.system.requests, n - 30, "the three warm-up batches are not in the window");
+    assert!((window.duration_s - (whole.duration_s - warm_end_ns as f64 / 1e9)).abs() < 1e-9);
+    assert!((window.system.mean_power_w - window.system.energy_j / window.duration_s).abs() < 1e-9 * window.system.mean_power_w);
+    assert!(window.system.energy_j < whole.system.energy_j);
+    let group_power: f64 = window.groups.iter().map(|g| g.mean_power_w).sum();
+    assert!((group_power - window.system.mean_power_w).abs() < 1e-9 * group_power, "{group_power} against {}", window.system.mean_power_w);
+    assert_eq!(window.system.response_time.count, n - 30);
+    assert_eq!(window.integrity.engine_requests, n - 30, "the engine counts the window as the controller does");
+    let all = |i: &tierlab_mixedsim::Integrity| (i.requests_arrived, i.requests_completed, i.pieces_submitted, i.pieces_completed, i.clock_regressions);
+    assert_eq!(all(&whole.integrity), all(&window.integrity), "observing changes nothing the devices do");
+}

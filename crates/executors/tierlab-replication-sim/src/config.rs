@@ -231,8 +231,14 @@ pub struct ReplicationConfig {
     pub primary_depth: u32,
     /// Primary time simulated, s.
     pub duration_s: f64,
-    /// Measure the secondary from this instant on (buffer pools and estimates warm).
+    /// Measure the secondary from this instant on (buffer pools and estimates warm); with
+    /// `measure`, the least warm-up.
     pub warmup_s: f64,
+    /// Measure over whole replica cycles (`tierlab_measure::cycles`): the warm-up ends at a
+    /// wake-up once the last two cycles agree, and the run stops at a wake-up once the
+    /// power's 95 % interval is within 5 %, or when `duration_s` ends it. Off: measure from
+    /// `warmup_s` to the end of the run.
+    pub measure: bool,
     pub link: Link,
     pub rto_s: f64,
     pub rto_mode: PlanMode,
@@ -279,6 +285,7 @@ impl Default for ReplicationConfig {
             primary_depth: 128,
             duration_s: 4.0 * 3600.0,
             warmup_s: 600.0,
+            measure: true,
             link: Link::default(),
             rto_s: 100.0,
             rto_mode: PlanMode::Paper,

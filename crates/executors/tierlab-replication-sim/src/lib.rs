@@ -16,7 +16,7 @@ pub use config::{
 pub use primary::{run_primary, Arrival, PrimaryReport};
 pub use replica::ApplyStats;
 pub use run::{
-    compare, data_standby, run_replication, Comparison, DataStandby, DiskFigures, ReplicationRun,
+    compare, data_standby, run_replication, Comparison, CycleMeasured, NotTaken, DataStandby, DiskFigures, ReplicationRun,
     SchemeRow,
 };
 pub use volume::{Jobs, Volume};

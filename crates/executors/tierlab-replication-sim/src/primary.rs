@@ -19,6 +19,8 @@ use serde::Serialize;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::sync::mpsc::SyncSender;
 use tierlab_raid::Geometry;
 use tierlab_array_sim::s_to_ns;
@@ -107,7 +109,9 @@ struct PrimaryController {
     tx: SyncSender<Arrival>,
     stats: PrimaryReport,
     commit_ns_sum: f64,
-    receiver_gone: bool,
+    /// The secondary stopped taking arrivals (its measurement had what it needed, its run
+    /// failed or was interrupted): the primary starts no more transactions.
+    stop: Arc<AtomicBool>,
 }
 
 impl PrimaryController {
@@ -126,8 +130,8 @@ impl PrimaryController {
             last_lsn: meta.last_lsn,
             records: meta.records,
         };
-        if !self.receiver_gone && self.tx.send(a).is_err() {
-            self.receiver_gone = true;
+        if self.tx.send(a).is_err() {
+            self.stop.store(true, Ordering::Relaxed);
         }
         let id = self.commits.insert(Commit {
             host,
@@ -326,8 +330,10 @@ pub(crate) fn volumes(
 }
 
 /// Replay the primary for `cfg.duration_s` of its time, sending each commit's arrival to
-/// `tx`. Runs on the calling thread.
-pub fn run_primary(cfg: &ReplicationConfig, tx: SyncSender<Arrival>) -> Result<PrimaryReport> {
+/// `tx`, or until `stop` is set or `tx`'s receiver is gone (the secondary stopped: its
+/// measurement had what it needed, or its run failed or was interrupted); the commits in
+/// flight then are still shipped. Runs on the calling thread.
+pub fn run_primary(cfg: &ReplicationConfig, tx: SyncSender<Arrival>, stop: Arc<AtomicBool>) -> Result<PrimaryReport> {
     let mut source = cfg.source.open()?;
     let mut sim = Simulation::new(SchedulerKind::Fcfs).end_with_last_request();
     // Data and log disks, then the mirror of the secondary's log volume.
@@ -366,7 +372,7 @@ pub fn run_primary(cfg: &ReplicationConfig, tx: SyncSender<Arrival>) -> Result<P
         tx,
         stats: PrimaryReport::default(),
         commit_ns_sum: 0.0,
-        receiver_gone: false,
+        stop: stop.clone(),
     };
     let end_ns = s_to_ns(cfg.duration_s);
     let transactions = Rc::new(Cell::new(0u64));
@@ -381,6 +387,7 @@ pub fn run_primary(cfg: &ReplicationConfig, tx: SyncSender<Arrival>) -> Result<P
         transactions: transactions.clone(),
         failed: None,
         commits_issued: 0,
+        stop,
     };
     let mut requests = requests;
     let report = sim.run(
@@ -439,6 +446,7 @@ struct TransactionRequests<'a> {
     transactions: Rc<Cell<u64>>,
     failed: Option<anyhow::Error>,
     commits_issued: u64,
+    stop: Arc<AtomicBool>,
 }
 
 impl Iterator for TransactionRequests<'_> {
@@ -471,7 +479,7 @@ impl Iterator for TransactionRequests<'_> {
                     op: p.op,
                 }));
             }
-            if self.now.get() >= self.end_ns || self.failed.is_some() {
+            if self.now.get() >= self.end_ns || self.failed.is_some() || self.stop.load(Ordering::Relaxed) {
                 return None;
             }
             match self.source.next_transaction(&mut self.txn) {

@@ -1,6 +1,7 @@
 //! One replication run and a comparison of schemes.
 
 use crate::config::{ReplicationConfig, Scheme};
+use tierlab_replica_policy::Defer;
 use crate::primary::{run_primary, volumes, Arrival, PrimaryReport};
 use crate::replica::{ApplyStats, ReplicaController, ReplicaSetup};
 use crate::{add_disks, secondary_disk};
@@ -9,12 +10,15 @@ use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use tierlab_array_sim::{s_to_ns, system_usage, DiskModel};
 use tierlab_replica_policy::{PolicyConfig, PolicyReport, ReplicaPolicy, VolumeCosts};
 use tierlab_update_log::{
     break_even_s, t_wnd, CompactionConfig, Compactor, StandbyCosts, Transition,
 };
-use tierlab_engine::{DeviceRun, Replay, SchedulerKind, Simulation};
+use tierlab_engine::{Controller, DeviceRun, Observer, Replay, SchedulerKind, Simulation};
+use tierlab_measure::{CycleMeasurement, CycleProbe, CycleProtocol, CycleSummary, Interval};
 use tierlab_system_power::SystemEnergy;
 use tierlab_types::{IoRequest, Op};
 
@@ -138,6 +142,19 @@ pub struct ReplicationRun {
     pub disks: Vec<DiskFigures>,
     /// The secondary site's whole energy, when its system is described.
     pub system: Option<SystemEnergy>,
+    /// How the run was measured, when over whole cycles: the disks' powers and busy
+    /// shares above are then the window's.
+    pub measured: Option<CycleMeasured>,
+    /// Commits the primary shipped that the secondary never took: the run stopped once
+    /// its measurement was precise.
+    pub not_taken: NotTaken,
+}
+
+/// Commits shipped after the secondary stopped, and their log bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct NotTaken {
+    pub commits: u64,
+    pub log_bytes: u64,
 }
 
 /// Run the primary and the secondary under `scheme`. `progress` is told, now and then,
@@ -157,7 +174,7 @@ pub fn run_replication(
     let page_bytes = cursor.page_bytes().max(512);
 
     let mut sim = Simulation::new(SchedulerKind::Fcfs).end_with_last_request();
-    if cfg.warmup_s > 0.0 {
+    if cfg.warmup_s > 0.0 && !cfg.measure {
         sim = sim.measure_from(s_to_ns(cfg.warmup_s));
     }
     let disk_bytes = add_disks(cfg, &model, &mut sim, cfg.data_disks + cfg.log_disks)?;
@@ -188,7 +205,8 @@ pub fn run_replication(
         window_bytes: cfg.window_bytes,
         drain_floor_bytes: (cfg.window_bytes / 64).max(4096),
         ewma_weight: cfg.ewma_weight,
-        measure_from_ns: s_to_ns(cfg.warmup_s),
+        // Measured by cycles, scoring starts where the measurement's window does.
+        measure_from_ns: if cfg.measure { u64::MAX } else { s_to_ns(cfg.warmup_s) },
     });
     let arrivals = Rc::new(RefCell::new(VecDeque::new()));
     let mut controller = ReplicaController::new(
@@ -210,13 +228,15 @@ pub fn run_replication(
 
     let (tx, rx) = std::sync::mpsc::sync_channel::<Arrival>(1 << 14);
     let primary_cfg = cfg.clone();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop_primary = stop.clone();
     let primary = std::thread::Builder::new()
         .name("tierlab-primary".into())
-        .spawn(move || run_primary(&primary_cfg, tx))
+        .spawn(move || run_primary(&primary_cfg, tx, stop_primary))
         .context("cannot start the primary's thread")?;
     let reached_ns = Rc::new(std::cell::Cell::new(0u64));
     let reached = reached_ns.clone();
-    let requests = rx.into_iter().map(|a: Arrival| {
+    let requests = rx.iter().map(|a: Arrival| {
         reached.set(a.arrive_ns);
         arrivals.borrow_mut().push_back(a);
         Ok::<_, std::io::Error>(IoRequest {
@@ -227,9 +247,23 @@ pub fn run_replication(
             op: Op::Write,
         })
     });
-    let report = sim.run(requests, Replay::Open, &mut controller, &mut |_| {
+    let protocol = CycleProtocol { min_warmup_s: cfg.warmup_s, max_warmup_s: (cfg.duration_s / 2.0).max(cfg.warmup_s), ..CycleProtocol::default() };
+    // A deferring scheme's cycle starts when its data volume begins to wake; the others
+    // are measured over fixed periods.
+    let probe: Option<CycleProbe> = (scheme.defer() != Defer::Never).then(|| Box::new(|c: &dyn Controller| c.report()["last_spin_up_ns"].as_u64()) as CycleProbe);
+    let mut cycles = cfg.measure.then(|| CycleMeasurement::new(&protocol, probe));
+    let report = sim.run_observed(requests, Replay::Open, &mut controller, cycles.as_mut().map(|c| c as &mut dyn Observer), &mut |_| {
         progress(reached_ns.get() / tierlab_types::NS_PER_S)
     });
+    // The secondary has what it needs (or failed): the primary starts no more
+    // transactions, and what it ships from here on is counted, never applied.
+    stop.store(true, Ordering::Relaxed);
+    let mut not_taken = NotTaken::default();
+    for a in arrivals.borrow_mut().drain(..).chain(rx.iter()) {
+        not_taken.commits += 1;
+        not_taken.log_bytes += a.log_bytes;
+    }
+
     let primary = primary
         .join()
         .map_err(|_| anyhow!("the primary's thread panicked"))??;
@@ -238,6 +272,7 @@ pub fn run_replication(
         bail!("reading the update stream back for applying: {e}");
     }
     controller.finish();
+    let measured = cycles.map(|c| CycleMeasured::of(c, cfg));
     let energy = match &system {
         Some(s) => Some(
             s.account(&system_usage(&report.devices, report.span_s, &model))
@@ -247,6 +282,7 @@ pub fn run_replication(
     };
     Ok(ReplicationRun {
         system: energy,
+        not_taken,
         ..summarise(
             cfg,
             scheme,
@@ -255,8 +291,51 @@ pub fn run_replication(
             &controller,
             &report.devices,
             report.span_s,
+            measured,
         )
     })
+}
+
+/// A run measured over whole replica cycles (`ReplicationConfig::measure`): the window's
+/// powers with their 95 % intervals (the regenerative ratio estimator over its cycles).
+#[derive(Clone, Debug, Serialize)]
+pub struct CycleMeasured {
+    #[serde(flatten)]
+    pub summary: CycleSummary,
+    pub data_power_w: Interval,
+    pub log_power_w: Interval,
+    /// Power per disk weighted as the paper's reference system (`data_disk_share` data,
+    /// the rest log): what the weighted saving compares.
+    pub weighted_disk_w: Interval,
+    /// Per disk over the window's cycles: mean power, W, and the share of time busy.
+    #[serde(skip)]
+    per_disk: Vec<(f64, f64)>,
+}
+
+impl CycleMeasured {
+    fn of(m: CycleMeasurement, cfg: &ReplicationConfig) -> CycleMeasured {
+        let (window, summary) = m.finish();
+        let nd = cfg.data_disks;
+        let data = |e: &[f64]| e[..nd.min(e.len())].iter().sum::<f64>();
+        let log = |e: &[f64]| e[nd.min(e.len())..].iter().sum::<f64>();
+        let f = cfg.data_disk_share;
+        let seconds: f64 = window.iter().map(|c| c.seconds()).sum();
+        let disks = window.first().map_or(0, |c| c.energy_j.len());
+        let per_disk = (0..disks)
+            .map(|d| {
+                let energy: f64 = window.iter().map(|c| c.energy_j[d]).sum();
+                let busy_s: f64 = window.iter().map(|c| c.busy_ns[d] as f64 / 1e9).sum();
+                (energy / seconds, busy_s / seconds)
+            })
+            .collect();
+        CycleMeasured {
+            data_power_w: CycleMeasurement::figure(&window, data),
+            log_power_w: CycleMeasurement::figure(&window, log),
+            weighted_disk_w: CycleMeasurement::figure(&window, |e| f * data(e) / nd as f64 + (1.0 - f) * log(e) / cfg.log_disks as f64),
+            summary,
+            per_disk,
+        }
+    }
 }
 
 fn summarise(
@@ -267,7 +346,10 @@ fn summarise(
     c: &ReplicaController,
     devices: &[DeviceRun],
     span_s: f64,
+    measured: Option<CycleMeasured>,
 ) -> ReplicationRun {
+    // Measured by cycles, each disk's power and busy share are its window's.
+    let window = measured.as_ref().filter(|m| m.summary.cycles > 0 && m.per_disk.len() == devices.len());
     let day = 86_400.0;
     let disks: Vec<DiskFigures> = devices
         .iter()
@@ -287,12 +369,12 @@ fn summarise(
             DiskFigures {
                 name: d.device.name.clone(),
                 role: if i < cfg.data_disks { "data" } else { "log" },
-                average_power_w: if span_s > 0.0 {
-                    d.device.energy_j / span_s
-                } else {
-                    0.0
+                average_power_w: match window {
+                    Some(m) => m.per_disk[i].0,
+                    None if span_s > 0.0 => d.device.energy_j / span_s,
+                    None => 0.0,
                 },
-                utilisation: d.utilisation,
+                utilisation: window.map_or(d.utilisation, |m| m.per_disk[i].1),
                 start_stop_cycles: cycles,
                 start_stops_per_day: if span_s > 0.0 {
                     cycles * day / span_s
@@ -363,6 +445,8 @@ fn summarise(
         apply: stats,
         disks,
         system: None,
+        measured,
+        not_taken: NotTaken::default(),
     }
 }
 
@@ -383,6 +467,9 @@ pub struct SchemeRow {
     /// The weighted saving against the pooled baseline (`conventional-pooled`), when it
     /// was run beside.
     pub saving_weighted_vs_pooled: Option<f64>,
+    /// Half-width of the weighted saving's 95 % interval, when both runs were measured by
+    /// cycles (the two power estimates taken as independent).
+    pub saving_weighted_half_width: Option<f64>,
 }
 
 /// Several schemes on the same primary.
@@ -414,6 +501,13 @@ impl SchemeRow {
                 _ => None,
             },
             saving_weighted_vs_pooled: None,
+            saving_weighted_half_width: match (&run.measured, &base.measured) {
+                (Some(r), Some(b)) if b.weighted_disk_w.mean > 0.0 => {
+                    let q = r.weighted_disk_w.mean / b.weighted_disk_w.mean;
+                    Some(q * (r.weighted_disk_w.relative().powi(2) + b.weighted_disk_w.relative().powi(2)).sqrt())
+                }
+                _ => None,
+            },
             run,
         }
     }

@@ -38,7 +38,9 @@ fn folded(r: &ReplicationRun) -> u64 {
 /// Every scheme on one primary: what must hold of each, and how they rank.
 #[test]
 fn schemes_lose_no_log_and_only_deferral_sleeps() {
-    let cfg = small();
+    // The whole run after a fixed warm-up: the short run holds too few cycles for a
+    // window of whole ones (that is `a_deferring_replica_is_measured_over_whole_cycles`).
+    let cfg = ReplicationConfig { measure: false, ..small() };
     let c = compare(
         &cfg,
         &[
@@ -57,12 +59,15 @@ fn schemes_lose_no_log_and_only_deferral_sleeps() {
             "{s:?}: {} commits",
             r.primary.commits
         );
+        // Every commit reached the log volume, or was shipped after the secondary's
+        // measurement ended the run.
         assert_eq!(
-            r.apply.arrivals, r.primary.commits,
+            r.apply.arrivals + r.not_taken.commits,
+            r.primary.commits,
             "{s:?}: every commit reached the log volume"
         );
         assert_eq!(
-            r.apply.log_bytes_applied + r.apply.final_backlog_bytes,
+            r.apply.log_bytes_applied + r.apply.final_backlog_bytes + r.not_taken.log_bytes,
             r.primary.log_bytes,
             "{s:?}"
         );
@@ -369,7 +374,8 @@ fn blind_redo_reads_no_page_and_applies_faster() {
 /// log that arrived while the data volume slept is never read back.
 #[test]
 fn the_log_read_back_overlaps_the_apply() {
-    let r = run(&small(), Scheme::Proposed);
+    // The whole run after a fixed warm-up: cycles enough to see windows staged.
+    let r = run(&ReplicationConfig { measure: false, ..small() }, Scheme::Proposed);
     assert!(r.policy.cycles >= 2, "{:?}", r.policy);
     assert!(
         r.apply.log_bytes_staged_from_link > 0,
@@ -387,4 +393,31 @@ fn the_log_read_back_overlaps_the_apply() {
         r.apply.log_wait_s,
         r.apply.apply_busy_s
     );
+}
+
+/// A deferring secondary is measured over whole cycles, from a wake-up after the least
+/// warm-up to a wake-up: the disks' powers are the window's, the saving carries an
+/// interval, and a run that is precise early stops its primary with it. Measured from a
+/// fixed warm-up to the end instead (`measure` off), the same run ends inside a cycle.
+#[test]
+fn a_deferring_replica_is_measured_over_whole_cycles() {
+    let cfg = ReplicationConfig { duration_s: 3000.0, ..small() };
+    let c = compare(&cfg, &[Scheme::Proposed], &mut |_, _| {}).unwrap();
+    let (base, proposed) = (&c.rows[0], &c.rows[1]);
+    let m = proposed.run.measured.as_ref().expect("measured by cycles");
+    let s = &m.summary;
+    assert!(s.own_cycles, "{s:?}");
+    assert!(s.cycles >= 2 && s.warmup_s >= cfg.warmup_s, "{s:?}");
+    assert!((s.cycle_s.mean * s.cycles as f64 - s.window_s).abs() < 1e-6 * s.window_s, "the window is whole cycles: {s:?}");
+    let disks: f64 = proposed.run.disks.iter().map(|d| d.average_power_w).sum();
+    assert!((disks - s.power_w.mean).abs() < 1e-9 * disks, "{disks} W by disk against {} W", s.power_w.mean);
+    assert!((m.data_power_w.mean - proposed.run.data_power_w).abs() < 1e-9 * m.data_power_w.mean);
+    let hw = proposed.saving_weighted_half_width.expect("an interval for the saving");
+    assert!(hw.is_finite() && hw > 0.0, "{hw}");
+    // The baseline never sleeps: it is cut into periods.
+    let b = base.run.measured.as_ref().unwrap();
+    assert!(!b.summary.own_cycles && b.summary.cycles >= 5, "{:?}", b.summary);
+    if s.precise {
+        assert!(proposed.run.primary.span_s < cfg.duration_s - 1.0, "the primary stopped with the secondary: {} s", proposed.run.primary.span_s);
+    }
 }

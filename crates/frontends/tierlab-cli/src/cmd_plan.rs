@@ -1,6 +1,7 @@
 //! `tierlab plan`: HybridStore's capacity planner on a trace or on published statistics.
 
 use crate::args::TraceInput;
+use crate::measure_args::{with_interval, MeasureArgs};
 use crate::charts::{bars, column_notes, esc, figure, grouped, num, page_head, plot_linear, plot_log, Bar, Chart, Marker, Series, Style, XAxis, PALETTE};
 use crate::progress::{requests_bar, write_file, write_json};
 use crate::report_doc::Doc;
@@ -12,6 +13,7 @@ use std::path::PathBuf;
 use tierlab_classes::{ClassConfig, Classes};
 use tierlab_mixplan::{BandwidthForm, Plan, WearRate};
 use tierlab_plan_study::{Options, PlanReport};
+use tierlab_measure::Protocol;
 use tierlab_report::Table;
 
 #[derive(Args, Debug)]
@@ -86,6 +88,9 @@ pub struct PlanArgs {
     /// beside what happened.
     #[arg(long)]
     pub simulate: bool,
+    /// How `--simulate` measures each design (`docs/measurement.md`).
+    #[command(flatten)]
+    pub measure: MeasureArgs,
     /// Seed of the synthesised stream (`--stats`) and of the simulated placement.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -177,6 +182,7 @@ pub fn run(a: PlanArgs) -> Result<()> {
         probe: tierlab_plan_study::Probe { requests: a.probe_requests.max(1), queue_depth: a.probe_depth.max(1), ssd_internals: a.ssd_internals, ..Default::default() },
     };
     let cache = if a.no_cache { None } else { tierlab_plan_study::default_cache_dir() };
+    let protocol = a.measure.protocol()?;
     let report = match (&a.trace, &a.stats) {
         (Some(file), _) => {
             let open = || a.input.open(file);
@@ -184,7 +190,7 @@ pub fn run(a: PlanArgs) -> Result<()> {
             let mut report = plan(&file.display().to_string(), &classes, &catalog, &options, cache.as_deref())?;
             if a.simulate {
                 let labelled = tierlab_classes::label(&cfg, open()?)?;
-                report.simulated = simulate(&report, &catalog, &classes, &labelled, &open)?;
+                report.simulated = simulate(&report, &catalog, &classes, &labelled, &open, &protocol)?;
             }
             report
         }
@@ -202,7 +208,7 @@ pub fn run(a: PlanArgs) -> Result<()> {
             if a.simulate {
                 let open = || -> Result<_> { Ok(tierlab_synth::Synth::new(&stats, &synth)?.map(Ok::<_, std::convert::Infallible>)) };
                 let labelled = tierlab_classes::label(&cfg, open()?).map_err(|e| anyhow!("{e}"))?;
-                report.simulated = simulate(&report, &catalog, &classes, &labelled, &open)?;
+                report.simulated = simulate(&report, &catalog, &classes, &labelled, &open, &protocol)?;
             }
             report
         }
@@ -233,13 +239,14 @@ fn simulate<I, E>(
     classes: &Classes,
     labelled: &tierlab_classes::Labelled,
     open: &dyn Fn() -> Result<I>,
+    protocol: &Protocol,
 ) -> Result<Vec<tierlab_plan_study::check::Checked>>
 where
     I: Iterator<Item = Result<tierlab_types::IoRequest, E>>,
     E: std::error::Error + Send + Sync + 'static,
 {
     let bar = requests_bar("simulating");
-    let checked = tierlab_plan_study::check::check(report, catalog, classes, labelled, open, &mut |design, n| {
+    let checked = tierlab_plan_study::check::check(report, catalog, classes, labelled, open, Some(protocol), &mut |design, n| {
         bar.set_message(design.to_string());
         bar.set_position(n);
     });
@@ -384,15 +391,25 @@ fn render_simulated(t: &mut Doc, checked: &[tierlab_plan_study::check::Checked])
     use tierlab_plan_study::check::difference_percent;
     let pct = |p: f64, s: f64| difference_percent(p, s).map_or("-".into(), |d| format!("{d:+.0} %"));
     t.push_str("\nsimulated: each design replayed on tierlab's device models\n");
-    let mut dt = Table::new(["design", "devices", "mean ms", "p95 ms", "p99 ms", "mean W", "energy kJ", "SSD erases"]);
+    let mut dt = Table::new(["design", "devices", "mean ms", "p95 ms", "p99 ms", "mean W", "energy kJ", "SSD erases", "measured"]);
     for c in checked {
         if let Some(r) = &c.report {
             let rt = &r.system.response_time;
             let erases: u64 = r.groups.iter().filter_map(|g| g.ssd.as_ref()).map(|s| s.block_erases).sum();
-            dt.row([c.design.clone(), c.devices.clone(), format!("{:.3}", rt.mean_ms), format!("{:.3}", rt.p95_ms), format!("{:.3}", rt.p99_ms), format!("{:.1}", r.system.mean_power_w), format!("{:.1}", r.system.energy_j / 1e3), erases.to_string()]);
+            let (mean, power) = match &c.measured {
+                Some(m) => (with_interval(m.summary.mean_ms.mean, m.summary.mean_ms.half_width, 3), with_interval(m.summary.power_w.mean, m.summary.power_w.half_width, 1)),
+                None => (format!("{:.3}", rt.mean_ms), format!("{:.1}", r.system.mean_power_w)),
+            };
+            let mark = if c.measured.as_ref().is_some_and(|m| !m.sustained()) { "!" } else { "" };
+            dt.row([format!("{}{mark}", c.design), c.devices.clone(), mean, format!("{:.3}", rt.p95_ms), format!("{:.3}", rt.p99_ms), power, format!("{:.1}", r.system.energy_j / 1e3), erases.to_string(), c.measured.as_ref().map_or("one replay".into(), measured_note)]);
         }
     }
     t.table(dt);
+    for c in checked {
+        if let Some(m) = c.measured.as_ref().filter(|m| !m.sustained()) {
+            let _ = writeln!(t, "{}! {}", c.design, unsustained(m));
+        }
+    }
     for c in checked.iter().filter(|c| c.report.is_none()) {
         let _ = writeln!(t, "not simulated: {} ({}): {}", c.design, c.devices, c.skipped.clone().unwrap_or_default());
     }
@@ -419,6 +436,18 @@ fn render_simulated(t: &mut Doc, checked: &[tierlab_plan_study::check::Checked])
         }
     }
     t.table(pt);
+}
+
+/// How a design's replay was measured: its warm-up and window, or why it was cut short.
+fn measured_note(m: &tierlab_plan_study::check::Measured) -> String {
+    let s = &m.summary;
+    let warm = if s.settled { format!("warm-up {} s", grouped(s.warmup_s, 1)) } else { "never settled".to_string() };
+    format!("{warm}, window {} s", grouped(s.window_s, 1))
+}
+
+/// `cannot sustain N IOPS (max M)` for a design whose queue grew with its arrivals.
+fn unsustained(m: &tierlab_plan_study::check::Measured) -> String {
+    format!("cannot sustain {} IOPS (max {})", grouped(m.offered_iops, 0), grouped(m.iops.mean, 0))
 }
 
 const STYLE: Style = Style { height: 420, legend_width: 200, zero_based: true };
@@ -519,6 +548,9 @@ fn fastest(checked: &[tierlab_plan_study::check::Checked]) -> Option<(&str, f64)
 /// (nearly) always busy, or a mean response time far above the fastest design's.
 fn flag(c: &tierlab_plan_study::check::Checked, checked: &[tierlab_plan_study::check::Checked]) -> Option<String> {
     let mean = c.report.as_ref()?.system.response_time.mean_ms;
+    if let Some(m) = c.measured.as_ref().filter(|m| !m.sustained()) {
+        return Some(unsustained(m));
+    }
     if let Some((device, busy)) = busiest(c).filter(|(_, b)| *b >= OVERLOADED_BUSY) {
         return Some(format!("overloaded: {device} {:.1} % busy", busy * 100.0));
     }
@@ -549,8 +581,9 @@ const PLAN_COLUMNS: &[(&str, &str)] = &[
     ("B device", "the bandwidth one device of the type gives the class, KB/s"),
     ("total, purchase, recurring", "the plan's cost over the horizon and its parts, USD"),
     ("vs best, saving", "how much dearer than the best plan, and what the best plan saves against it"),
-    ("mean ms, p95 ms, p99 ms", "simulated response time, arrival to completion"),
-    ("mean W, energy kJ", "simulated mean power and energy over the replay"),
+    ("mean ms, p95 ms, p99 ms", "simulated response time, arrival to completion, over the measured window; ± is the 95 % interval of the mean"),
+    ("mean W, energy kJ", "simulated mean power (± its 95 % interval) and energy over the measured window"),
+    ("measured", "the warm-up before the window and the window's length, in simulated time (the trace played pass after pass)"),
     ("SSD erases", "blocks the simulated SSDs erased"),
     ("load planned, busy simulated", "the planner's bandwidth share per device, against the share of time the simulated devices were busy"),
 ];

@@ -9,7 +9,7 @@
 
 use crate::progress::{csv_field, runs_bar, simulated_bar, write_file, write_json};
 use crate::render_replicate::{
-    describe, describe_standby, disk_cells, disk_tables, g, percent, primary_line, scheme_cells, size_label, sweep_cells, sweep_lines, Baseline, RunContext, SweepPoint, SweepReport, MIB_F,
+    describe, describe_standby, disk_cells, disk_tables, g, measured_line, percent, primary_line, scheme_cells, size_label, sweep_cells, sweep_lines, Baseline, RunContext, SweepPoint, SweepReport, MIB_F,
 };
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
@@ -106,9 +106,15 @@ pub struct ReplicationOptions {
     /// Primary time simulated, s.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub duration_s: Option<f64>,
-    /// Measure the secondary from this many seconds on (default 600).
+    /// The secondary's least warm-up, s (default 600): measured over whole replica
+    /// cycles, the window starts at the first wake-up after it where the last two cycles
+    /// agree (`docs/measurement.md`); with --no-measure, from here.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub warmup_s: Option<f64>,
+    /// Measure from --warmup-s to the end of the run instead of over whole cycles from a
+    /// detected steady state until the power is within 5 %.
+    #[arg(long)]
+    pub no_measure: bool,
     /// How the RTO bounds a batch: paper (recovery within the RTO while the disks spin,
     /// the paper's formula) or strict (at every instant, spin-up included) (default paper).
     #[arg(long, value_name = "MODE")]
@@ -367,6 +373,9 @@ impl ReplicationOptions {
             cfg.warmup_s = w;
             given.push(("warmup_s", "--warmup-s"));
         }
+        if self.no_measure {
+            cfg.measure = false;
+        }
         if let Some(w) = single.window {
             cfg.window_bytes = w;
             given.push(("window_bytes", "--window"));
@@ -553,6 +562,9 @@ pub fn render_run(c: &Comparison, ctx: &RunContext) -> String {
         s.push_str(&format!("u pooled    {u:.3} (conventional-pooled: through the write-back apply cache)\n"));
     }
     s.push_str(&format!("primary     {}\n", primary_line(c)));
+    for row in &c.rows {
+        s.push_str(&format!("{:<11} {}\n", row.run.scheme.name(), measured_line(&row.run)));
+    }
     for row in &c.rows {
         if let Some(why) = &row.run.policy.stayed_up_because {
             s.push_str(&format!("{:<11} stayed up because {why}\n", row.run.scheme.name()));

@@ -7,7 +7,7 @@ use clap::Args;
 use tierlab_cost::DemandBilling;
 use tierlab_hybrid_study::{CostModel, Protocol, READ_EFFECT};
 
-#[derive(Args, Clone)]
+#[derive(Args, Clone, Debug)]
 pub struct MeasureArgs {
     /// Host requests per batch: the unit the warm-up, run length and intervals are judged in.
     #[arg(long, value_name = "N", default_value_t = Protocol::default().batch_requests)]

@@ -79,7 +79,12 @@ pub fn scheme_cells(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>) {
         .iter()
         .map(|row| {
             let r = &row.run;
-            let mut cells = vec![r.scheme.name().to_string(), percent(row.saving_total), percent(row.saving_weighted), percent(row.saving_data)];
+            let weighted = match row.saving_weighted_half_width {
+                Some(hw) if hw.is_finite() && hw > 0.0 => format!("{} ±{:.1}", percent(row.saving_weighted), hw * 100.0),
+                Some(hw) if hw.is_infinite() => format!("{} ±?", percent(row.saving_weighted)),
+                _ => percent(row.saving_weighted),
+            };
+            let mut cells = vec![r.scheme.name().to_string(), percent(row.saving_total), weighted, percent(row.saving_data)];
             if system {
                 cells.push(row.saving_system.map_or("-".into(), percent));
             }
@@ -372,3 +377,18 @@ pub fn trigger_name(t: Trigger) -> &'static str {
         Trigger::Schedule => "schedule",
     }
 }
+
+/// How a run was measured, in one line: its warm-up, its window of whole cycles (or fixed
+/// periods) and the power's interval, or that it was measured from a fixed warm-up.
+pub fn measured_line(run: &tierlab_replication_sim::ReplicationRun) -> String {
+    let Some(m) = &run.measured else {
+        return "measured from --warmup-s to the end of the run (--no-measure)".to_string();
+    };
+    let s = &m.summary;
+    let warm = if s.settled { format!("warm-up {:.0} s", s.warmup_s) } else { format!("never settled (window from {:.0} s)", s.warmup_s) };
+    let unit = if s.own_cycles { "whole cycles" } else { "periods of 60 s" };
+    let stop = if s.precise { "power within 5 %" } else { "run's end" };
+    let power = crate::measure_args::with_interval(s.power_w.mean, s.power_w.half_width, 2);
+    format!("{warm}, {} {unit} ({:.0} s) until the {stop}: disks {power} W", s.cycles, s.window_s)
+}
+

@@ -125,7 +125,9 @@ fn a_statistics_file_stands_in_for_a_missing_trace() {
     assert!(e.contains("bad-stats.toml") && e.contains("cold_gb"), "{e}");
 }
 
-/// `--simulate`: the plan and each device type alone replayed, every request completed.
+/// `--simulate`: the plan and each device type alone replayed as the measurement layer
+/// measures (the trace played pass after pass, warm-up cut, the window long enough), every
+/// request completed, and the report's power the window's.
 #[test]
 fn a_plan_is_checked_by_simulation() {
     let Some(shared) = shared() else { return };
@@ -153,9 +155,19 @@ fn a_plan_is_checked_by_simulation() {
         match s["report"].as_object() {
             Some(r) => {
                 ran += 1;
-                assert_eq!(r["integrity"]["requests_completed"].as_u64(), Some(1000), "{}", s["design"]);
+                let i = &r["integrity"];
+                assert_eq!(i["requests_completed"], i["requests_arrived"], "{}", s["design"]);
+                assert!(i["requests_completed"].as_u64().unwrap() > 2000, "more than two passes of the 1,000-request trace: {}", s["design"]);
                 assert!(r["system"]["response_time"]["mean_ms"].as_f64().unwrap() > 0.0);
-                assert!(!s["types"].as_array().unwrap().is_empty());
+                let m = &s["measured"];
+                assert!(m["warmup_s"].as_f64().unwrap() > 0.0 && m["window_s"].as_f64().unwrap() > 0.0, "{m}");
+                assert!(m["mean_ms"]["half_width"].as_f64().unwrap().is_finite(), "{m}");
+                // One window for every figure: the design's power is its types' power.
+                let types = s["types"].as_array().unwrap();
+                assert!(!types.is_empty());
+                let by_type: f64 = types.iter().map(|t| t["simulated_power_w"].as_f64().unwrap()).sum();
+                let system = r["system"]["mean_power_w"].as_f64().unwrap();
+                assert!((by_type - system).abs() <= 1e-9 * system, "{}: {by_type} W by type, {system} W in all", s["design"]);
             }
             None => assert!(s["skipped"].as_str().unwrap().contains("data sheet"), "{s}"),
         }

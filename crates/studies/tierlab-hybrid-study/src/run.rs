@@ -3,15 +3,15 @@
 
 use crate::drive::{build, HybridParams, Mode};
 use anyhow::{Context, Result};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tierlab_hybrid_sim::{warm_instantly, Devices, HybridController, Warming};
 use tierlab_hybrid_policy::Policy;
 use tierlab_measure::{CounterProbe, Measurement, Outcome, Protocol, Window};
 use tierlab_engine::{Controller, Direct, Observer, Replay, SchedulerKind, SimError, SimReport, Simulation};
 use tierlab_devices::{build_hdd, HddChoice};
-use tierlab_trace::{AddressMap, ReadOptions, TraceError, TraceReader};
+use tierlab_trace::{AddressMap, ReadOptions, TraceError};
 use tierlab_types::IoRequest;
-use tierlab_workload::{open_trace, pass_seconds, Generator, Workload, WorkloadSpec};
+use tierlab_workload::{open_trace, pass_seconds, Generator, Looped, Workload, WorkloadSpec};
 
 /// Everything one run needs besides the workload.
 #[derive(Clone, Debug)]
@@ -56,45 +56,6 @@ pub struct Run {
     pub watermarks: Option<(u32, u32)>,
     /// A measured tiering or caching run's functional warming before its timed run.
     pub warming: Option<Warming>,
-}
-
-/// A trace played pass after pass, each pass's times shifted by the length of one pass (its
-/// span plus one mean gap between arrivals, so the passes join without a pause or a
-/// burst). Ends at the first pass that yields nothing or fails to open.
-struct Looped {
-    path: PathBuf,
-    options: ReadOptions,
-    reader: Option<TraceReader>,
-    pass_ns: u64,
-    offset_ns: u64,
-    yielded_in_pass: u64,
-}
-
-impl Iterator for Looped {
-    type Item = Result<IoRequest, TraceError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            let reader = self.reader.as_mut()?;
-            match reader.next() {
-                Some(Ok(mut r)) => {
-                    self.yielded_in_pass += 1;
-                    r.time_ns = r.time_ns.saturating_add(self.offset_ns);
-                    return Some(Ok(r));
-                }
-                Some(Err(e)) => return Some(Err(e)),
-                None if self.yielded_in_pass == 0 => {
-                    self.reader = None;
-                    return None;
-                }
-                None => {
-                    self.yielded_in_pass = 0;
-                    self.offset_ns = self.offset_ns.saturating_add(self.pass_ns);
-                    self.reader = tierlab_trace::open(&self.path, &self.options).ok();
-                }
-            }
-        }
-    }
 }
 
 /// The request source of a run: a trace (its addresses mapped onto a hybrid drive) or a
@@ -167,7 +128,8 @@ fn execute(workload: &Workload, config: &Config, protocol: Option<&Protocol>, pr
             None => Box::new(first),
             Some(s) => {
                 let pass_ns = ((s * 1e9) as u64).max(1);
-                Box::new(Looped { path: path.to_path_buf(), options: options.clone(), reader: Some(first), pass_ns, offset_ns: 0, yielded_in_pass: 0 })
+                let (path, options) = (path.to_path_buf(), options.clone());
+                Box::new(Looped::new(first, pass_ns, move || tierlab_trace::open(&path, &options).ok()))
             }
         })
     };

@@ -22,7 +22,9 @@ use crate::PlanReport;
 use anyhow::{anyhow, Result};
 use serde::Serialize;
 use tierlab_classes::{Classes, Labelled};
-use tierlab_mixedsim::{GroupSpec, MixedConfig, MixedReport, Placement};
+use tierlab_measure::{Interval, Measurement, Protocol, Stop, Summary};
+use tierlab_mixedsim::{GroupSpec, Layout, MixedConfig, MixedReport, Placement};
+use tierlab_workload::{pass_length_ns, Looped};
 use tierlab_mixplan::catalog::{PlanCatalog, PlanDevice};
 use tierlab_mixplan::{Plan, TypeUse};
 use tierlab_types::IoRequest;
@@ -37,6 +39,9 @@ pub struct Checked {
     pub devices: String,
     /// None with `skipped` set when the design was not simulated.
     pub report: Option<MixedReport>,
+    /// How the replay was measured, when the measurement layer measured it: `report`
+    /// then covers the measured window.
+    pub measured: Option<Measured>,
     pub skipped: Option<String>,
     pub types: Vec<TypeCheck>,
 }
@@ -53,6 +58,25 @@ pub struct TypeCheck {
     pub simulated_busy: f64,
     pub planned_lifetime_years: Option<f64>,
     pub simulated_lifetime_years: Option<f64>,
+}
+
+/// A design's replay as the measurement layer measured it (`docs/measurement.md`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Measured {
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// Arrivals per second over the window: the load the trace offers.
+    pub offered_iops: f64,
+    /// Completions per second over the window. For a design that cannot carry the load
+    /// (`stop` = unsustainable) this is what it managed while its queue grew: its capacity.
+    pub iops: Interval,
+}
+
+impl Measured {
+    /// Whether the design carried the offered load.
+    pub fn sustained(&self) -> bool {
+        self.summary.stop != Stop::Unsustainable
+    }
 }
 
 /// Relative difference, %: (simulated − planned) / planned.
@@ -84,19 +108,29 @@ pub fn designs(r: &PlanReport) -> Vec<(String, &Plan)> {
     out
 }
 
-/// Replay `open()`'s requests on each design of `r`.
+/// Replay `open()`'s requests on each design of `r`: measured as `protocol` says (the
+/// trace played pass after pass until the design is steady and its figures precise, or
+/// stopped as one that cannot carry the load), or, without one, once from its first
+/// request to its last.
 pub fn check<E, I>(
     r: &PlanReport,
     catalog: &PlanCatalog,
     classes: &Classes,
     labelled: &Labelled,
     open: &dyn Fn() -> Result<I>,
+    protocol: Option<&Protocol>,
     progress: &mut dyn FnMut(&str, u64),
 ) -> Result<Vec<Checked>>
 where
     I: Iterator<Item = Result<IoRequest, E>>,
     E: std::error::Error + Send + Sync + 'static,
 {
+    if let Some(p) = protocol {
+        p.validate().map_err(|e| anyhow!(e))?;
+    }
+    // The labelled trace is the trace replayed: one pass of it is as long as its span.
+    let (requests, first_ns, last_ns) = labelled.arrivals();
+    let pass_ns = pass_length_ns(requests, first_ns, last_ns);
     let mut out = Vec::new();
     for (design, plan) in designs(r) {
         let used: Vec<(usize, &TypeUse)> = plan
@@ -114,6 +148,7 @@ where
             design: design.clone(),
             devices: plan.summary(),
             report: None,
+            measured: None,
             skipped: None,
             types: Vec::new(),
         };
@@ -157,8 +192,28 @@ where
             }
         }
         let config = MixedConfig::new(groups, placement);
-        let report =
-            tierlab_mixedsim::simulate(&config, labelled, open()?, &mut |n| progress(&design, n))?;
+        let layout = Layout::place(&config.groups, &config.placement, labelled, config.seed)?;
+        let mut tell = |n| progress(&design, n);
+        let report = match protocol {
+            None => layout.simulate(open()?, config.replay, config.scheduler, &mut tell)?,
+            Some(p) => {
+                let first = open()?;
+                let source: Box<dyn Iterator<Item = Result<IoRequest, E>> + '_> = match pass_ns {
+                    Some(ns) => Box::new(Looped::new(first, ns, || open().ok())),
+                    None => Box::new(first),
+                };
+                let mut m = Measurement::new(p, false, None);
+                let (report, batches) =
+                    layout.simulate_observed(source, config.replay, config.scheduler, &mut m, &mut tell)?;
+                let (summary, window) = Summary::new(&batches, &m.finish(), p.batch_requests, false);
+                checked.measured = Some(Measured {
+                    summary,
+                    offered_iops: window.total.offered_iops(),
+                    iops: window.figure(|s| s.iops()),
+                });
+                report
+            }
+        };
         for (i, u) in &used {
             let d = &catalog.devices[*i];
             let g = report.groups.iter().find(|g| g.name == d.id);

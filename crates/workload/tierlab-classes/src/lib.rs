@@ -202,6 +202,11 @@ impl Labelled {
         &self.config
     }
 
+    /// The labelled trace's requests, and its first and last arrival times, ns.
+    pub fn arrivals(&self) -> (u64, u64, u64) {
+        (self.requests, self.first_ns, self.last_ns)
+    }
+
     /// The class of record `record` (offset / record size) of `volume`; `None` for a
     /// record the trace never touched.
     pub fn class_of(&self, volume: u32, record: u64) -> Option<ClassKey> {

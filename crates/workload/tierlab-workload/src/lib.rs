@@ -5,6 +5,7 @@
 //! A generator is an iterator of [`IoRequest`]s; it holds O(streams) state, never the
 //! requests it made.
 
+mod looped;
 mod source;
 mod zipf;
 
@@ -12,6 +13,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use tierlab_types::{IoRequest, Op, NS_PER_S};
+pub use looped::{pass_length_ns, Looped};
 pub use source::{open_trace, pass_of, pass_seconds, Workload};
 pub use zipf::Zipf;
 

@@ -43,7 +43,7 @@ pub fn pass_of(workload: &Workload) -> Result<(u64, Option<f64>)> {
         },
         Workload::Trace { path, options } => {
             let (n, span_ns) = trace_pass(path, options)?;
-            (n, (n > 1 && span_ns > 0).then(|| span_ns as f64 / 1e9 * n as f64 / (n - 1) as f64))
+            (n, crate::pass_length_ns(n, 0, span_ns).map(|ns| ns as f64 / 1e9))
         }
     })
 }

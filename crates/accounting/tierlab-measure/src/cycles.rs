@@ -1,0 +1,397 @@
+//! Runs that repeat a cycle — a replica whose data disks sleep, wake, apply a window of log
+//! and sleep again — measured over whole cycles. Batches of a fixed number of requests cut
+//! such a run across its phases (a batch in the sleep draws a few watts, one in the apply
+//! the full power), so their means swing with the phase and say little; a whole cycle is
+//! the unit that repeats. Each cycle is one observation of (energy, time), and the power
+//! over the window is the regenerative ratio estimator ΣE/ΣT, with its 95 % interval from
+//! the cycles' spread (`docs/measurement.md`).
+
+use crate::stats::{t_975, Interval};
+use serde::{Deserialize, Serialize};
+use tierlab_engine::{Batch, Controller, Decision, Observer};
+
+/// How a cyclic run is measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CycleProtocol {
+    /// Host completions per engine batch: how finely cycle boundaries are placed.
+    pub batch_requests: u64,
+    /// The warm-up lasts at least this long (what settles outside the cycles, such as a
+    /// primary's buffer pool), s.
+    pub min_warmup_s: f64,
+    /// A run with no cycles of its own (a replica applying at once) is cut into cycles of
+    /// this length, s: batch means over time.
+    pub period_s: f64,
+    /// The warm-up is over once the last two whole cycles agree within this share, in
+    /// length and in power.
+    pub settle_tolerance: f64,
+    /// A run is long enough once the power's 95 % interval is within this share of its
+    /// mean…
+    pub target_relative_half_width: f64,
+    /// …over at least this many whole cycles.
+    pub min_cycles: usize,
+    /// A warm-up not over by this time ends there, and the result says it never settled, s.
+    pub max_warmup_s: f64,
+}
+
+impl Default for CycleProtocol {
+    fn default() -> Self {
+        CycleProtocol {
+            batch_requests: 100,
+            min_warmup_s: 600.0,
+            period_s: 60.0,
+            settle_tolerance: 0.10,
+            target_relative_half_width: 0.05,
+            min_cycles: 5,
+            max_warmup_s: f64::INFINITY,
+        }
+    }
+}
+
+impl CycleProtocol {
+    /// Checks every field; the error names it and what was expected.
+    pub fn validate(&self) -> Result<(), String> {
+        let bad = |field: &str, expected: &str| Err(format!("measurement `{field}`: expected {expected}"));
+        if self.batch_requests == 0 {
+            return bad("batch_requests", "at least 1");
+        }
+        if !(self.min_warmup_s.is_finite() && self.min_warmup_s >= 0.0) {
+            return bad("min_warmup_s", "0 or more seconds");
+        }
+        if !(self.period_s.is_finite() && self.period_s > 0.0) {
+            return bad("period_s", "a positive number of seconds");
+        }
+        if !(self.settle_tolerance.is_finite() && self.settle_tolerance > 0.0) {
+            return bad("settle_tolerance", "a positive share");
+        }
+        if !(self.target_relative_half_width.is_finite() && self.target_relative_half_width > 0.0) {
+            return bad("target_relative_half_width", "a positive share");
+        }
+        if self.min_cycles < 2 {
+            return bad("min_cycles", "at least 2");
+        }
+        if self.max_warmup_s.is_nan() || self.max_warmup_s < self.min_warmup_s {
+            return bad("max_warmup_s", "at least min_warmup_s");
+        }
+        Ok(())
+    }
+}
+
+/// One whole cycle: its time span and, per device, energy and busy time.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Cycle {
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub energy_j: Vec<f64>,
+    pub busy_ns: Vec<u64>,
+    pub completed: u64,
+}
+
+impl Cycle {
+    pub fn seconds(&self) -> f64 {
+        (self.end_ns - self.start_ns) as f64 / 1e9
+    }
+
+    fn power_w(&self) -> f64 {
+        let s = self.seconds();
+        if s > 0.0 {
+            self.energy_j.iter().sum::<f64>() / s
+        } else {
+            0.0
+        }
+    }
+
+    fn add(&mut self, b: &Batch) {
+        if self.energy_j.is_empty() {
+            self.start_ns = b.start_ns;
+            self.energy_j = vec![0.0; b.devices.len()];
+            self.busy_ns = vec![0; b.devices.len()];
+        }
+        self.end_ns = b.end_ns;
+        self.completed += b.completed;
+        for (i, d) in b.devices.iter().enumerate() {
+            self.energy_j[i] += d.energy_j;
+            self.busy_ns[i] += d.busy_ns;
+        }
+    }
+}
+
+/// Why a cyclic run stopped, and what its window holds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CycleSummary {
+    /// Virtual time before the window, s.
+    pub warmup_s: f64,
+    /// Whether the warm-up ended by the rules (false: `max_warmup_s` or the run's end did).
+    pub settled: bool,
+    /// Whether the power's interval reached the target (false: the source ended first).
+    pub precise: bool,
+    /// Whole cycles in the window, and their time, s.
+    pub cycles: usize,
+    pub window_s: f64,
+    /// Whether the cycles are the study's own (false: fixed periods of a run without any).
+    pub own_cycles: bool,
+    /// Mean cycle length with its interval, s.
+    pub cycle_s: Interval,
+    /// Power of all devices over the window, with its interval, W.
+    pub power_w: Interval,
+}
+
+/// Where the latest cycle of a study began, read off its controller after each batch
+/// (`None` while it has not begun one).
+pub type CycleProbe<'a> = Box<dyn FnMut(&dyn Controller) -> Option<u64> + 'a>;
+
+/// The observer of a cyclic run: give it to `Simulation::run_observed`. The warm-up ends,
+/// and the window starts, where a cycle starts; the run stops where one ends, once the
+/// window is precise. Cycles still open when the source ends are left out of the window;
+/// a window left with fewer than two whole cycles takes the last two (the caller's
+/// statistics that restarted with the window then cover less than it).
+pub struct CycleMeasurement<'a> {
+    protocol: CycleProtocol,
+    probe: Option<CycleProbe<'a>>,
+    last_start: Option<u64>,
+    open: Cycle,
+    cycles: Vec<Cycle>,
+    /// Index in `cycles` of the window's first cycle.
+    window_from: Option<usize>,
+    settled: bool,
+    precise: bool,
+}
+
+impl<'a> CycleMeasurement<'a> {
+    /// `probe` gives the start of the study's latest cycle; without one (or while it gives
+    /// none) the run is cut into cycles of `period_s`.
+    pub fn new(protocol: &CycleProtocol, probe: Option<CycleProbe<'a>>) -> Self {
+        CycleMeasurement { protocol: protocol.clone(), probe, last_start: None, open: Cycle::default(), cycles: Vec::new(), window_from: None, settled: false, precise: false }
+    }
+
+    fn own_cycles(&self) -> bool {
+        self.probe.is_some() && self.last_start.is_some()
+    }
+
+    /// The last two whole cycles agree in length and power.
+    fn steady(&self) -> bool {
+        let n = self.cycles.len();
+        if n < 2 {
+            return false;
+        }
+        let (a, b) = (&self.cycles[n - 2], &self.cycles[n - 1]);
+        let close = |x: f64, y: f64| (x - y).abs() <= self.protocol.settle_tolerance * x.abs().max(y.abs());
+        close(a.seconds(), b.seconds()) && close(a.power_w(), b.power_w())
+    }
+
+    fn window(&self) -> &[Cycle] {
+        self.window_from.map_or(&[][..], |from| &self.cycles[from..])
+    }
+
+    /// The window's power, ΣE/ΣT over whole cycles with the energies `numerator` picks
+    /// from each cycle's per-device energies, and its 95 % interval.
+    pub fn figure(cycles: &[Cycle], numerator: impl Fn(&[f64]) -> f64) -> Interval {
+        ratio_interval(&cycles.iter().map(|c| (numerator(&c.energy_j), c.seconds())).collect::<Vec<_>>())
+    }
+
+    /// The window's whole cycles and the summary.
+    pub fn finish(self) -> (Vec<Cycle>, CycleSummary) {
+        let own_cycles = self.own_cycles();
+        let n = self.cycles.len();
+        let (from, settled) = match self.window_from {
+            // A window that holds fewer than two whole cycles (the run ended soon after the
+            // warm-up) takes the last two, which the warm-up rule found alike.
+            Some(f) if n - f < 2 => (n.saturating_sub(2), self.settled),
+            Some(f) => (f, self.settled),
+            // The run ended inside the warm-up: its last whole cycles are the window.
+            None => (n.saturating_sub(self.protocol.min_cycles.min(n)), false),
+        };
+        let window: Vec<Cycle> = self.cycles[from..].to_vec();
+        let warmup_s = window.first().map_or(0.0, |c| c.start_ns as f64 / 1e9);
+        let summary = CycleSummary {
+            warmup_s,
+            settled,
+            precise: self.precise,
+            cycles: window.len(),
+            window_s: window.iter().map(Cycle::seconds).sum(),
+            own_cycles,
+            cycle_s: crate::stats::interval(&window.iter().map(Cycle::seconds).collect::<Vec<_>>()),
+            power_w: Self::figure(&window, |e| e.iter().sum()),
+        };
+        (window, summary)
+    }
+}
+
+/// The ratio estimator ΣE/ΣT over independent cycles (E_i, T_i) and its 95 % interval
+/// (the regenerative method: the variance of E_i − R·T_i, by the delta method).
+pub fn ratio_interval(cycles: &[(f64, f64)]) -> Interval {
+    let n = cycles.len();
+    let (e, t): (f64, f64) = cycles.iter().fold((0.0, 0.0), |(e, t), (a, b)| (e + a, t + b));
+    if t <= 0.0 {
+        return Interval { mean: 0.0, half_width: f64::INFINITY, n };
+    }
+    let r = e / t;
+    if n < 2 {
+        return Interval { mean: r, half_width: f64::INFINITY, n };
+    }
+    let s2 = cycles.iter().map(|(a, b)| (a - r * b).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let mean_t = t / n as f64;
+    Interval { mean: r, half_width: t_975(n - 1) * s2.sqrt() / (mean_t * (n as f64).sqrt()), n }
+}
+
+impl Observer for CycleMeasurement<'_> {
+    fn batch_requests(&self) -> u64 {
+        self.protocol.batch_requests
+    }
+
+    fn on_batch(&mut self, batch: &Batch, controller: &dyn Controller, _measuring: bool) -> Decision {
+        self.open.add(batch);
+        let now_s = batch.end_ns as f64 / 1e9;
+        // A study that has begun no cycle of its own by the end of the longest warm-up
+        // never will (a replica that cannot sleep): its run is cut into periods from here.
+        if self.last_start.is_none() && now_s >= self.protocol.max_warmup_s {
+            self.probe = None;
+        }
+        let (boundary, whole) = match self.probe.as_mut() {
+            Some(p) => match p(controller) {
+                // The study began a new cycle within this batch. The stretch before its
+                // first one is not a whole cycle.
+                Some(s) => {
+                    let before = self.last_start.replace(s);
+                    (before != Some(s), before.is_some())
+                }
+                None => (false, false),
+            },
+            None => (self.open.seconds() >= self.protocol.period_s, true),
+        };
+        if !boundary {
+            return Decision::Continue;
+        }
+        let closed = std::mem::take(&mut self.open);
+        if whole {
+            self.cycles.push(closed);
+        }
+        match self.window_from {
+            None => {
+                let warm = now_s >= self.protocol.min_warmup_s;
+                if warm && self.steady() {
+                    self.settled = true;
+                    self.window_from = Some(self.cycles.len());
+                    Decision::Measure
+                } else if now_s >= self.protocol.max_warmup_s {
+                    self.window_from = Some(self.cycles.len());
+                    Decision::Measure
+                } else {
+                    Decision::Continue
+                }
+            }
+            Some(_) => {
+                let w = self.window();
+                if w.len() >= self.protocol.min_cycles && Self::figure(w, |e| e.iter().sum()).relative() <= self.protocol.target_relative_half_width {
+                    self.precise = true;
+                    Decision::Stop
+                } else {
+                    Decision::Continue
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+    use tierlab_engine::{BatchDevice, Direct};
+
+    /// A replica-like run of one device: cycles of 100 s, asleep at 10 W for 80 s, then
+    /// 20 s applying at 100 W; the cycle starts when it wakes. Batches of one second.
+    /// Returns the decisions and the measurement.
+    fn cyclic(protocol: &CycleProtocol, seconds: u64) -> (Vec<(u64, Decision)>, (Vec<Cycle>, CycleSummary)) {
+        let start = Cell::new(None);
+        let mut m = CycleMeasurement::new(protocol, Some(Box::new(|_: &dyn Controller| start.get())));
+        let mut decisions = Vec::new();
+        for t in 0..seconds {
+            // Wakes at 80 s into every 100 s.
+            let phase = t % 100;
+            if phase == 80 {
+                start.set(Some(t * 1_000_000_000));
+            }
+            let w = if phase >= 80 { 100.0 } else { 10.0 };
+            let b = Batch { start_ns: t * 1_000_000_000, end_ns: (t + 1) * 1_000_000_000, completed: 10, arrived: 10, backlog: 0, response_ns: 0.0, devices: vec![BatchDevice { energy_j: w, ..Default::default() }] };
+            let d = m.on_batch(&b, &Direct::default(), false);
+            if d != Decision::Continue {
+                decisions.push((t, d));
+                if d == Decision::Stop {
+                    break;
+                }
+            }
+        }
+        (decisions, m.finish())
+    }
+
+    #[test]
+    fn a_cyclic_run_is_measured_over_whole_cycles_from_a_wake_up_to_a_wake_up() {
+        let p = CycleProtocol { min_warmup_s: 250.0, ..CycleProtocol::default() };
+        let (decisions, (window, s)) = cyclic(&p, 10_000);
+        // Boundaries fall in the batch where the device wakes (80, 180, …): the first
+        // whole cycle is 80–180, the warm-up needs 250 s and two whole cycles alike.
+        assert_eq!(decisions[0], (280, Decision::Measure));
+        assert_eq!(decisions[1], (780, Decision::Stop), "identical cycles are precise after min_cycles");
+        assert_eq!(window.len(), 5);
+        assert!(s.settled && s.precise && s.own_cycles);
+        assert!((s.power_w.mean - 28.0).abs() < 1e-9, "{s:?}");
+        assert!((s.cycle_s.mean - 100.0).abs() < 1e-9);
+        assert_eq!(s.window_s, 500.0);
+        assert_eq!(s.warmup_s, 281.0);
+    }
+
+    #[test]
+    fn a_run_that_ends_soon_after_its_warm_up_is_measured_over_its_last_two_cycles() {
+        let p = CycleProtocol { min_warmup_s: 250.0, ..CycleProtocol::default() };
+        let (decisions, (window, s)) = cyclic(&p, 350);
+        assert_eq!(decisions, [(280, Decision::Measure)]);
+        assert_eq!(window.len(), 2);
+        assert_eq!((s.warmup_s, s.window_s), (81.0, 200.0));
+        assert!(!s.precise && (s.power_w.mean - 28.0).abs() < 1e-9, "{s:?}");
+    }
+
+    #[test]
+    fn a_run_without_cycles_of_its_own_is_cut_into_periods() {
+        let p = CycleProtocol { min_warmup_s: 0.0, period_s: 50.0, ..CycleProtocol::default() };
+        let mut m = CycleMeasurement::new(&p, None);
+        for t in 0..1_000u64 {
+            let b = Batch { start_ns: t * 1_000_000_000, end_ns: (t + 1) * 1_000_000_000, completed: 1, arrived: 1, backlog: 0, response_ns: 0.0, devices: vec![BatchDevice { energy_j: 7.0, ..Default::default() }] };
+            if m.on_batch(&b, &Direct::default(), false) == Decision::Stop {
+                break;
+            }
+        }
+        let (window, s) = m.finish();
+        assert!(!s.own_cycles && s.precise);
+        assert!(window.iter().all(|c| c.seconds() == 50.0));
+        assert!((s.power_w.mean - 7.0).abs() < 1e-12 && s.power_w.half_width == 0.0);
+    }
+
+    #[test]
+    fn the_ratio_interval_is_the_regenerative_one() {
+        // E = 2T exactly: no spread around the ratio.
+        let exact = ratio_interval(&[(2.0, 1.0), (4.0, 2.0), (6.0, 3.0)]);
+        assert_eq!((exact.mean, exact.half_width, exact.n), (2.0, 0.0, 3));
+        // Residuals E − R·T of ±1 around R = 2 over T = 1, 1.
+        let spread = ratio_interval(&[(1.0, 1.0), (3.0, 1.0)]);
+        assert_eq!(spread.mean, 2.0);
+        let expected = t_975(1) * 2f64.sqrt() / 2f64.sqrt();
+        assert!((spread.half_width - expected).abs() < 1e-12, "{spread:?}");
+        assert!(ratio_interval(&[(1.0, 1.0)]).half_width.is_infinite());
+    }
+
+    #[test]
+    fn a_study_that_never_cycles_is_cut_into_periods_after_the_longest_warm_up() {
+        let p = CycleProtocol { min_warmup_s: 0.0, period_s: 10.0, max_warmup_s: 100.0, ..CycleProtocol::default() };
+        let mut m = CycleMeasurement::new(&p, Some(Box::new(|_: &dyn Controller| None)));
+        for t in 0..400u64 {
+            let b = Batch { start_ns: t * 1_000_000_000, end_ns: (t + 1) * 1_000_000_000, completed: 1, arrived: 1, backlog: 0, response_ns: 0.0, devices: vec![BatchDevice { energy_j: 3.0, ..Default::default() }] };
+            if m.on_batch(&b, &Direct::default(), false) == Decision::Stop {
+                break;
+            }
+        }
+        let (_, s) = m.finish();
+        assert!(!s.own_cycles && s.cycles >= 5, "{s:?}");
+        assert!((s.power_w.mean - 3.0).abs() < 1e-12);
+    }
+}
