@@ -815,6 +815,10 @@ def plan(
     ssd_internals: bool = False,
     no_cache: bool = False,
     simulate: bool = False,
+    batch_requests: int = 1000,
+    target_interval: float = 0.05,
+    run_requests: int = 400000,
+    no_warmup: bool = False,
     seed: int = 1,
     html: PathLike | None = None,
     progress: bool | None = None,
@@ -894,6 +898,17 @@ def plan(
         Check the plan by simulation: build it (and each device type alone) from tierlab's
         device models, replay the workload, and set what the planner assumed beside what
         happened
+    batch_requests : int, default 1000
+        Host requests per batch: the unit the warm-up, run length and intervals are judged
+        in
+    target_interval : float, default 0.05
+        Stop a run once every key figure's 95 % interval is within this share of its mean
+    run_requests : int, default 400000
+        Take at most this many requests per run, warm-up included (a synthetic workload
+        generates on from its seed, a trace plays pass after pass until then); a warm-up not
+        over by half of them is cut there and marked
+    no_warmup : bool, optional
+        Measure from the first request instead of detecting the end of the warm-up
     seed : int, default 1
         Seed of the synthesised stream (`stats`) and of the simulated placement
     html : path, optional
@@ -1239,6 +1254,7 @@ def replicate_run(
     hours: float | None = None,
     duration_s: float | None = None,
     warmup_s: float | None = None,
+    no_measure: bool = False,
     rto_mode: str | None = None,
     trigger: str | None = None,
     disk: str | None = None,
@@ -1310,7 +1326,12 @@ def replicate_run(
     duration_s : float, optional
         Primary time simulated, s
     warmup_s : float, optional
-        Measure the secondary from this many seconds on (default 600)
+        The secondary's least warm-up, s (default 600): measured over whole replica cycles,
+        the window starts at the first wake-up after it where the last two cycles agree
+        (`docs/measurement.md`); with no_measure, from here
+    no_measure : bool, optional
+        Measure from warmup_s to the end of the run instead of over whole cycles from a
+        detected steady state until the power is within 5 %
     rto_mode : str, optional
         How the RTO bounds a batch: paper (recovery within the RTO while the disks spin, the
         paper's formula) or strict (at every instant, spin-up included) (default paper)
