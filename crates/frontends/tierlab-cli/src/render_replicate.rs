@@ -385,6 +385,9 @@ pub fn measured_line(run: &tierlab_replication_sim::ReplicationRun) -> String {
         return "measured from --warmup-s to the end of the run (--no-measure)".to_string();
     };
     let s = &m.summary;
+    if s.cycles == 0 {
+        return "too short for a whole cycle or period: figures over the whole run, recovery not scored".to_string();
+    }
     let warm = if s.settled { format!("warm-up {:.0} s", s.warmup_s) } else { format!("never settled (window from {:.0} s)", s.warmup_s) };
     let unit = if s.own_cycles { "whole cycles" } else { "periods of 60 s" };
     let stop = if s.precise { "power within 5 %" } else { "run's end" };
