@@ -1050,8 +1050,9 @@ def array_simulate(
         take, warm-up included (a warm-up not over by half of it is cut there and marked);
         with warmup_s, the run's length
     skew : one of 'zipf', 'hot-cold', default 'zipf'
-        How the OLTP workload's accesses are skewed: zipf (θ = 1 over 8 KiB pages in address
-        order) or hot-cold (90 % of accesses to the first 10 % of the space)
+        How the OLTP workload's accesses are skewed: zipf (θ = 1.08 over 8 KiB pages, kept in
+        rank order in scattered 16 MiB regions) or hot-cold (90 % of accesses to 10 % of the
+        space, in the same regions)
     seed : int, default 1
         Seed of the synthetic OLTP workload
     system : path or dict (the file's TOML), optional
@@ -1213,8 +1214,9 @@ def array_compare(
         take, warm-up included (a warm-up not over by half of it is cut there and marked);
         with warmup_s, the run's length
     skew : one of 'zipf', 'hot-cold', default 'zipf'
-        How the OLTP workload's accesses are skewed: zipf (θ = 1 over 8 KiB pages in address
-        order) or hot-cold (90 % of accesses to the first 10 % of the space)
+        How the OLTP workload's accesses are skewed: zipf (θ = 1.08 over 8 KiB pages, kept in
+        rank order in scattered 16 MiB regions) or hot-cold (90 % of accesses to 10 % of the
+        space, in the same regions)
     seed : int, default 1
         Seed of the synthetic OLTP workload
     system : path or dict (the file's TOML), optional

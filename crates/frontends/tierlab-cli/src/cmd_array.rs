@@ -41,10 +41,11 @@ impl Skew {
     }
 
     /// How the workload line names it.
-    pub fn describe(self) -> &'static str {
+    pub fn describe(self) -> String {
+        let regions = fmt_bytes(tierlab_array_sim::OLTP_REGION_BYTES);
         match self {
-            Skew::Zipf => "Zipf θ = 1 skew over 8 KiB pages",
-            Skew::HotCold => "hot/cold skew: 90 % of accesses to 10 % of the space",
+            Skew::Zipf => format!("Zipf θ = {} skew over 8 KiB pages in scattered {regions} regions", tierlab_array_sim::OLTP_ZIPF_THETA),
+            Skew::HotCold => format!("hot/cold skew: 90 % of accesses to 10 % of the space, in scattered {regions} regions"),
         }
     }
 }
@@ -146,8 +147,9 @@ pub struct ArrayOptions {
     /// with --warmup-s, the run's length.
     #[arg(long, value_name = "HOURS", default_value_t = DEFAULT_HOURS, allow_negative_numbers = true)]
     pub hours: f64,
-    /// How the OLTP workload's accesses are skewed: zipf (θ = 1 over 8 KiB pages in address
-    /// order) or hot-cold (90 % of accesses to the first 10 % of the space).
+    /// How the OLTP workload's accesses are skewed: zipf (θ = 1.08 over 8 KiB pages, kept in
+    /// rank order in scattered 16 MiB regions) or hot-cold (90 % of accesses to 10 % of the
+    /// space, in the same regions).
     #[arg(long, value_enum, default_value_t = Skew::Zipf)]
     pub skew: Skew,
     /// Seed of the synthetic OLTP workload.
