@@ -36,6 +36,7 @@ fn a_disk_joining_the_full_speed_tier_shuffles_in_about_two_scans() {
     // 2 × Scan at 80 MB/s is 7.5 min; the tolerance covers positioning between the
     // 4 MiB operations and the joining disk's blocks read from the slow disks.
     let ratio = shuffle[1] / (2.0 * fast);
+    eprintln!("22+3 → 23+2: shuffle {:.1} min ({ratio:.2} × 2 scans at full speed), whole {:.1} min", shuffle[1] / 60.0, whole[1] / 60.0);
     assert!((0.8..=1.5).contains(&ratio), "the joining disk's shuffle took {:.1} min, {ratio:.2} × 2 scans at full speed ({:.1} min)", shuffle[1] / 60.0, 2.0 * fast / 60.0);
     // The slow tier rewrites the parity of its stripes at 16 MB/s, within 2 × its own scan.
     assert!(whole[1] <= 1.1 * 2.0 * slow, "the reorganisation took {:.1} min, 2 slow scans are {:.1} min", whole[1] / 60.0, 2.0 * slow / 60.0);
