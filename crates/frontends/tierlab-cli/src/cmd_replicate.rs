@@ -9,7 +9,7 @@
 
 use crate::progress::{csv_field, runs_bar, simulated_bar, write_file, write_json};
 use crate::render_replicate::{
-    describe, describe_standby, disk_cells, disk_tables, g, measured_line, percent, primary_line, scheme_cells, size_label, sweep_cells, sweep_lines, Baseline, RunContext, SweepPoint, SweepReport, MIB_F,
+    describe, describe_standby, disk_cells, disk_tables, g, measured_line, percent, primary_line, scheme_cells, size_label, sweep_cells, sweep_lines, RunContext, SweepReport, MIB_F,
 };
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
@@ -22,11 +22,12 @@ use tierlab_update_log::{
     UpdateSource, DEFAULT_DATA_FRACTION,
 };
 use tierlab_replication_sim::{
-    compare, data_standby, run_replication, Comparison, DataStandby, Redo, ReplicationConfig, ReplicationRun, Scheme, SchemeRow, Shipping, SourceSpec,
+    compare, data_standby, Comparison, DataStandby, Redo, ReplicationConfig, Scheme, SchemeRow, Shipping, SourceSpec,
 };
 use tierlab_report::{fmt_bytes, Table};
 use tierlab_update_stream::{BlockForwarding, ForwardingConfig, TpccConfig, TpccLog};
 use tierlab_system_power::LowPower;
+use tierlab_replication_study::SweepConfig;
 
 #[derive(Subcommand)]
 pub enum ReplicateCommand {
@@ -456,18 +457,6 @@ fn render_lines(lines: &[(&str, String)]) -> String {
 // ---------------------------------------------------------------------------------------
 // Cells shared by the reports
 
-/// Whether the data volume never entered standby in a run of a deferring scheme, and why.
-pub fn never_slept(run: &ReplicationRun) -> Option<String> {
-    let defers = matches!(run.scheme, Scheme::Proposed | Scheme::DeferredOnly);
-    let level = &run.standby.level;
-    let in_standby = |name: &str| name == level || name.strip_suffix(level.as_str()).is_some_and(|p| p.ends_with('_'));
-    let slept = run
-        .disks
-        .iter()
-        .any(|d| d.role == "data" && (d.start_stop_cycles > 0.0 || d.states.iter().any(|(name, time_s, _)| *time_s > 0.0 && in_standby(name))));
-    (defers && !slept).then(|| run.policy.stayed_up_because.clone().unwrap_or_else(|| "the data volume never slept".into()))
-}
-
 fn table(header: Vec<String>, cells: Vec<Vec<String>>) -> Table {
     let mut t = Table::new(header);
     for c in cells {
@@ -591,123 +580,52 @@ fn sweep_cmd(a: SweepArgs) -> Result<()> {
     if a.warehouses.is_some() && !matches!(s.cfg.source, SourceSpec::Tpcc(_)) {
         s.cfg.source = SourceSpec::Tpcc(TpccConfig::default());
     }
-    let windows = a.windows.clone().unwrap_or_else(|| vec![32 << 20, 128 << 20, 512 << 20]);
-    let rtos = a.rtos.clone().unwrap_or_else(|| vec![30.0, 100.0, 300.0, 1000.0]);
-    if windows.is_empty() {
-        bail!("--windows: expected at least one window size");
-    }
-    if rtos.is_empty() {
-        bail!("--rtos: expected at least one RTO");
-    }
-    let warehouses: Vec<Option<u32>> = match (&a.warehouses, &s.cfg.source) {
-        (Some(list), _) if list.is_empty() => bail!("--warehouses: expected at least one warehouse count"),
-        (Some(list), _) => list.iter().map(|&w| Some(w)).collect(),
-        (None, SourceSpec::Tpcc(t)) => vec![Some(t.warehouses)],
-        (None, _) => vec![None],
+    let study = SweepConfig {
+        base: s.cfg.clone(),
+        windows_bytes: a.windows.clone().unwrap_or_else(|| vec![32 << 20, 128 << 20, 512 << 20]),
+        rtos_s: a.rtos.clone().unwrap_or_else(|| vec![30.0, 100.0, 300.0, 1000.0]),
+        warehouses: match (&a.warehouses, &s.cfg.source) {
+            (Some(list), _) => list.iter().map(|&w| Some(w)).collect(),
+            (None, SourceSpec::Tpcc(t)) => vec![Some(t.warehouses)],
+            (None, _) => vec![None],
+        },
+        standby_levels: match &a.standby_levels {
+            Some(list) => list.iter().map(|l| Some(l.trim().to_string())).collect(),
+            None => vec![s.cfg.standby.clone()],
+        },
+        with_pooled: s.schemes.contains(&Scheme::ConventionalPooled),
+        schemes: s.schemes.clone(),
     };
-    let levels: Vec<Option<String>> = match &a.standby_levels {
-        Some(list) if list.is_empty() => bail!("--standby-levels: expected at least one level"),
-        Some(list) => list.iter().map(|l| Some(l.trim().to_string())).collect(),
-        None => vec![s.cfg.standby.clone()],
-    };
-    let with_pooled = s.schemes.contains(&Scheme::ConventionalPooled);
-    let schemes: Vec<Scheme> = s.schemes.iter().copied().filter(|&k| k != Scheme::Conventional && k != Scheme::ConventionalPooled).collect();
-    if schemes.is_empty() {
-        bail!("--schemes: conventional replication is the reference a sweep runs anyway; name at least one other scheme");
-    }
-    // Every configuration is checked before anything runs.
-    let mut standby_names = Vec::new();
-    let point_cfg = |w: Option<u32>, level: &Option<String>, window: u64, rto: f64| {
-        let mut cfg = s.cfg.clone();
-        if let (Some(w), SourceSpec::Tpcc(t)) = (w, &mut cfg.source) {
-            t.warehouses = w;
+    // The study names its lists; the flags that gave them are what the user typed.
+    study.validate().map_err(|e| {
+        let text = e.to_string();
+        let flags = [("`windows_bytes`", "--windows"), ("`rtos_s`", "--rtos"), ("`warehouses`", "--warehouses"), ("`standby_levels`", "--standby-levels"), ("`schemes`", "--schemes")];
+        match flags.iter().find(|(field, _)| text.starts_with(field)) {
+            Some((field, flag)) => anyhow!("{flag}{}", &text[field.len()..]),
+            None => e,
         }
-        cfg.standby = level.clone();
-        cfg.window_bytes = window;
-        cfg.rto_s = rto;
-        cfg
-    };
+    })?;
+    // Every configuration is checked before anything runs.
     let mut given = [&s.given[..], &[("window_bytes", "--windows"), ("rto_s", "--rtos")]].concat();
     if a.warehouses.is_some() {
         given.push(("source.warehouses", "--warehouses"));
     }
     let sweep_blame = Settings { given, ..s.clone() };
-    for w in &warehouses {
-        for level in &levels {
-            for &window in &windows {
-                for &rto in &rtos {
-                    sweep_blame.check(&point_cfg(*w, level, window, rto))?;
-                }
-            }
-            let standby = data_standby(&point_cfg(*w, level, windows[0], rtos[0])).map_err(|e| match level {
-                Some(_) if a.standby_levels.is_some() => anyhow!("--standby-levels: {e}"),
-                _ => e,
-            })?;
-            if !standby_names.contains(&standby.level) {
-                standby_names.push(standby.level);
-            }
-        }
+    for point in study.points() {
+        sweep_blame.check(&point)?;
+        data_standby(&point).map_err(|e| match &point.standby {
+            Some(_) if a.standby_levels.is_some() => anyhow!("--standby-levels: {e}"),
+            _ => e,
+        })?;
     }
-    let total = warehouses.len() * (1 + usize::from(with_pooled) + levels.len() * windows.len() * rtos.len() * schemes.len());
-    let bar = runs_bar(total);
-    let mut baselines = Vec::new();
-    let mut points = Vec::new();
-    for &w in &warehouses {
-        let base_cfg = point_cfg(w, &None, windows[0], rtos[0]);
-        let workload = base_cfg.source.label();
-        bar.set_message(format!("{workload}: conventional"));
-        let base = run_replication(&base_cfg, Scheme::Conventional, &mut |_| {}).map_err(|e| sweep_blame.blame_error(e))?;
-        bar.inc(1);
-        let pooled = if with_pooled {
-            bar.set_message(format!("{workload}: conventional-pooled"));
-            let run = run_replication(&base_cfg, Scheme::ConventionalPooled, &mut |_| {}).map_err(|e| sweep_blame.blame_error(e))?;
-            bar.inc(1);
-            Some(run)
-        } else {
-            None
-        };
-        for level in &levels {
-            for &window in &windows {
-                for &rto in &rtos {
-                    let cfg = point_cfg(w, level, window, rto);
-                    for &scheme in &schemes {
-                        bar.set_message(format!("{workload}: {} at {}, RTO {} s", scheme.name(), size_label(window), g(rto)));
-                        let run = run_replication(&cfg, scheme, &mut |_| {}).map_err(|e| sweep_blame.blame_error(e))?;
-                        let infeasible = never_slept(&run);
-                        points.push(SweepPoint {
-                            workload: workload.clone(),
-                            warehouses: w,
-                            standby: run.standby.level.clone(),
-                            window_bytes: window,
-                            rto_s: rto,
-                            scheme,
-                            infeasible,
-                            row: {
-                                let row = SchemeRow::against(run, &base, cfg.data_disk_share);
-                                match &pooled {
-                                    Some(p) => row.with_pooled(p, cfg.data_disk_share),
-                                    None => row,
-                                }
-                            },
-                        });
-                        bar.inc(1);
-                    }
-                }
-            }
-        }
-        baselines.push(Baseline { workload, warehouses: w, u: base.data_utilisation, run: base, pooled });
-    }
+    let bar = runs_bar(study.runs());
+    let report = tierlab_replication_study::sweep(&study, &mut |label, done| {
+        bar.set_message(label.to_string());
+        bar.set_position(done as u64);
+    })
+    .map_err(|e| sweep_blame.blame_error(e))?;
+    bar.set_position(study.runs() as u64);
     crate::progress::finish(&bar, "replicate sweep");
-    let report = SweepReport {
-        config: s.cfg.clone(),
-        windows_bytes: windows,
-        rtos_s: rtos,
-        warehouses,
-        standby_levels: standby_names,
-        schemes,
-        baselines,
-        points,
-    };
     if let Some(path) = &a.opts.html {
         write_file(path, crate::html_replicate::render_sweep(&report)?)?;
     }

@@ -2,11 +2,11 @@
 //! cells, shared by the text tables and the HTML reports, so the command and the HTML
 //! pages do not import each other.
 
-use serde::Serialize;
 use tierlab_replica_policy::Trigger;
-use tierlab_replication_sim::{Comparison, DataStandby, ReplicationConfig, ReplicationRun, Scheme, SchemeRow, Shipping, SourceSpec};
+use tierlab_replication_sim::{Comparison, DataStandby, ReplicationConfig, ReplicationRun, Scheme, Shipping, SourceSpec};
 use tierlab_update_log::PlanMode;
 use tierlab_update_stream::TpccConfig;
+pub use tierlab_replication_study::{SweepPoint, SweepReport};
 use tierlab_report::fmt_bytes;
 /// Header and cells of one run's per-disk table.
 pub fn disk_cells(r: &ReplicationRun) -> (Vec<String>, Vec<Vec<String>>) {
@@ -216,34 +216,6 @@ pub struct RunContext {
     pub all_disks: bool,
 }
 
-/// One scheme at one point of the sweep.
-#[derive(Clone, Debug, Serialize)]
-pub struct SweepPoint {
-    pub workload: String,
-    pub warehouses: Option<u32>,
-    pub standby: String,
-    pub window_bytes: u64,
-    pub rto_s: f64,
-    pub scheme: Scheme,
-    /// The data volume never slept (a deferring scheme): why.
-    pub infeasible: Option<String>,
-    pub row: SchemeRow,
-}
-
-/// What a sweep ran and found.
-#[derive(Clone, Debug, Serialize)]
-pub struct SweepReport {
-    /// The settings every point starts from.
-    pub config: ReplicationConfig,
-    pub windows_bytes: Vec<u64>,
-    pub rtos_s: Vec<f64>,
-    pub warehouses: Vec<Option<u32>>,
-    pub standby_levels: Vec<String>,
-    pub schemes: Vec<Scheme>,
-    pub baselines: Vec<Baseline>,
-    pub points: Vec<SweepPoint>,
-}
-
 /// A share as a percentage to one decimal, without a "-0.0".
 pub fn percent(share: f64) -> String {
     let p = share * 100.0;
@@ -336,18 +308,6 @@ pub fn seconds(v: f64) -> String {
 }
 
 pub const MIB_F: f64 = 1024.0 * 1024.0;
-
-/// Conventional replication of one workload: the reference of every point that has it.
-#[derive(Clone, Debug, Serialize)]
-pub struct Baseline {
-    pub workload: String,
-    pub warehouses: Option<u32>,
-    /// The conventional run's mean data-disk utilisation.
-    pub u: f64,
-    pub run: ReplicationRun,
-    /// The pooled baseline of the same workload, when `conventional-pooled` is listed.
-    pub pooled: Option<ReplicationRun>,
-}
 
 pub fn describe_standby(s: &DataStandby) -> String {
     format!(
