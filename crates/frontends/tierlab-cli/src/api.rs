@@ -282,7 +282,17 @@ fn classify(cause: &(dyn std::error::Error + 'static)) -> Option<(FailureKind, O
     if let Some(d) = cause.downcast_ref::<tierlab_disksim::Error>() {
         return Some((FailureKind::Config, Some(d.location.clone())));
     }
-    cause.downcast_ref::<clap::Error>().map(|_| (FailureKind::Usage, None))
+    if cause.downcast_ref::<clap::Error>().is_some() || names_flags(&cause.to_string()) {
+        return Some((FailureKind::Usage, None));
+    }
+    None
+}
+
+/// Whether `message` is about the values of flags, as every check of a command's options
+/// words it: `--flag: expected …`, or `--a, --b: …` for values that conflict.
+fn names_flags(message: &str) -> bool {
+    let Some((flags, _)) = message.split_once(": ") else { return false };
+    flags.split(", ").all(|f| f.strip_prefix("--").is_some_and(|name| !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')))
 }
 
 #[cfg(test)]
@@ -307,6 +317,19 @@ mod tests {
         let f = run(args(&["simulate", "--no-such-flag"])).unwrap_err();
         assert_eq!(f.kind, FailureKind::Usage);
         assert!(f.message.contains("--no-such-flag"), "{}", f.message);
+    }
+
+    /// A value out of its range, found once the command runs (not by the parser), is a
+    /// usage failure as a malformed flag is: Python raises `UsageError`, a `ValueError`.
+    #[test]
+    fn an_out_of_range_value_found_while_running_is_a_usage_failure() {
+        for command in [&["plan", "--stats", "hybridstore-t4.3-tpch", "--scale", "1e300"][..], &["simulate", "--measure", "--target-interval", "-1"][..]] {
+            let f = run(args(command)).unwrap_err();
+            assert_eq!(f.kind, FailureKind::Usage, "{command:?}: {f:?}");
+        }
+        assert!(names_flags("--batch-requests, --target-interval, --run-requests: measurement `max_requests`: expected room"));
+        assert!(!names_flags("cannot read trace --weird: no such file"));
+        assert!(!names_flags("request #14 addresses bytes"));
     }
 
     #[test]
