@@ -73,6 +73,18 @@ pub enum Wear {
         start_stop_cycles: u64,
         rated_cycles: u64,
     },
+    /// HDD: the largest of the fractions of its rated limits used — spindle start/stop
+    /// cycles, head load/unload cycles, and bytes transferred (read + written by the
+    /// host) against its rated workload over its warranty. A limit the drive has no
+    /// rating for is `None` and not counted; at least one must be rated.
+    Hdd {
+        start_stop_cycles: u64,
+        rated_start_stop_cycles: Option<u64>,
+        load_unload_cycles: u64,
+        rated_load_unload_cycles: Option<u64>,
+        transferred_bytes: u64,
+        rated_transfer_bytes: Option<u64>,
+    },
     /// SSD from the internals model: mean erases / P/E limit.
     Erases {
         mean_erases: f64,
@@ -109,6 +121,34 @@ impl Wear {
                     return Err(zero("rated_cycles"));
                 }
                 Ok(start_stop_cycles as f64 / rated_cycles as f64)
+            }
+            Wear::Hdd {
+                start_stop_cycles,
+                rated_start_stop_cycles,
+                load_unload_cycles,
+                rated_load_unload_cycles,
+                transferred_bytes,
+                rated_transfer_bytes,
+            } => {
+                let parts = [
+                    ("rated_start_stop_cycles", start_stop_cycles, rated_start_stop_cycles),
+                    ("rated_load_unload_cycles", load_unload_cycles, rated_load_unload_cycles),
+                    ("rated_transfer_bytes", transferred_bytes, rated_transfer_bytes),
+                ];
+                let mut worst: Option<f64> = None;
+                for (field, used, rated) in parts {
+                    match rated {
+                        None => {}
+                        Some(0) => return Err(zero(field)),
+                        Some(r) => worst = Some(worst.unwrap_or(0.0).max(used as f64 / r as f64)),
+                    }
+                }
+                worst.ok_or_else(|| {
+                    CostError::input(
+                        at.to_string(),
+                        "the drive has no rated start/stop, load/unload or workload limit",
+                    )
+                })
             }
             Wear::Erases {
                 mean_erases,

@@ -95,3 +95,25 @@ fn average_power_is_charged_when_no_peak_is_given() {
     assert!(close(b.demand_kw, 0.05));
     assert!(close(b.power_usd, 0.05 * 33.43));
 }
+
+#[test]
+fn hdd_wear_is_the_largest_rated_fraction_and_needs_one_rating() {
+    let hdd = |ss: Option<u64>, lu: Option<u64>, bytes: Option<u64>| Wear::Hdd {
+        start_stop_cycles: 30,
+        rated_start_stop_cycles: ss,
+        load_unload_cycles: 600,
+        rated_load_unload_cycles: lu,
+        transferred_bytes: 9_000_000_000_000,
+        rated_transfer_bytes: bytes,
+    };
+    // 30 of 300,000 start/stops, 600 of 300,000 load/unloads, 9 TB of 900 TB.
+    let f = hdd(Some(300_000), Some(300_000), Some(900_000_000_000_000)).fraction("d").unwrap();
+    assert!((f - 0.01).abs() < 1e-12, "{f}");
+    // Only the limits a drive is rated for count.
+    let f = hdd(Some(300_000), Some(300_000), None).fraction("d").unwrap();
+    assert!((f - 0.002).abs() < 1e-12, "{f}");
+    let e = hdd(None, None, None).fraction("devices[1].wear").unwrap_err().to_string();
+    assert!(e.contains("devices[1].wear") && e.contains("no rated"), "{e}");
+    let e = hdd(None, Some(0), None).fraction("devices[1].wear").unwrap_err().to_string();
+    assert!(e.contains("devices[1].wear.rated_load_unload_cycles"), "{e}");
+}

@@ -41,6 +41,18 @@ pub struct HddEntry {
     /// Rated head load/unload cycles.
     #[serde(default)]
     pub load_unload_cycles: Option<u64>,
+    /// Rated workload: host bytes read plus written per year (TB = 10^12 bytes per 8,760
+    /// power-on hours), as current data sheets give it.
+    #[serde(default)]
+    pub workload_tb_per_year: Option<f64>,
+    /// Limited warranty, years: how long the rated workload (and the cycle limits) are
+    /// meant to last, so the drive's rated transfer is `workload_tb_per_year` × this.
+    #[serde(default)]
+    pub warranty_years: Option<f64>,
+    /// Top-level figures that are estimates rather than a source's own (their source
+    /// says how each follows).
+    #[serde(default)]
+    pub estimates: Vec<String>,
     pub seek: SeekSpec,
     pub transfer: TransferSpec,
     /// Where the source says how the drive is timed beyond its datasheet figures (one
@@ -210,6 +222,17 @@ impl HddEntry {
         self.power_profiles.iter().find(|p| p.name == name)
     }
 
+    /// Whether the top-level figure `key` is an estimate.
+    pub fn is_estimate(&self, key: &str) -> bool {
+        self.estimates.iter().any(|k| k == key)
+    }
+
+    /// Bytes the drive is rated to transfer (read plus written) in its life: the rated
+    /// workload over the warranty, where both are known.
+    pub fn rated_transfer_bytes(&self) -> Option<f64> {
+        Some(self.workload_tb_per_year? * 1e12 * self.warranty_years?)
+    }
+
     /// The first (default) power profile, if any is known.
     pub fn default_power(&self) -> Option<&PowerProfile> {
         self.power_profiles.first()
@@ -229,6 +252,8 @@ impl HddEntry {
             self.load_unload_cycles.is_some(),
             "load_unload_cycles".into(),
         );
+        note(self.workload_tb_per_year.is_some(), "workload_tb_per_year".into());
+        note(self.warranty_years.is_some(), "warranty_years".into());
         note(self.price.is_some(), "price".into());
         note(!self.power_profiles.is_empty(), "power_profiles".into());
         for (key, value) in self.seek.values().into_iter().chain(self.transfer.values()) {
@@ -292,14 +317,19 @@ impl TransferSpec {
 }
 
 /// Top-level fields a `field_sources` entry may name.
-const SOURCED_FIELDS: [&str; 6] = [
+const SOURCED_FIELDS: [&str; 8] = [
     "capacity_bytes",
     "rpm",
     "sector_bytes",
     "cache_bytes",
     "start_stop_cycles",
     "load_unload_cycles",
+    "workload_tb_per_year",
+    "warranty_years",
 ];
+
+/// Top-level figures an entry may mark as estimates.
+const ESTIMABLE_FIELDS: [&str; 4] = ["start_stop_cycles", "load_unload_cycles", "workload_tb_per_year", "warranty_years"];
 
 fn check_positive(key: &str, v: f64) -> Result<(), FieldError> {
     if v.is_finite() && v > 0.0 {
@@ -369,6 +399,23 @@ impl Validate for HddEntry {
         ] {
             if let Some(v) = v {
                 check_nonzero(key, v)?;
+            }
+        }
+        for (key, v) in [("workload_tb_per_year", self.workload_tb_per_year), ("warranty_years", self.warranty_years)] {
+            if let Some(v) = v {
+                check_positive(key, v)?;
+            }
+        }
+        for (i, key) in self.estimates.iter().enumerate() {
+            let at = format!("estimates[{i}]");
+            if !ESTIMABLE_FIELDS.contains(&key.as_str()) {
+                return Err(FieldError::new(at, format!("expected one of: {}", ESTIMABLE_FIELDS.join(", "))));
+            }
+            if self.absent_keys().contains(key) {
+                return Err(FieldError::new(at, format!("`{key}` is marked as an estimate but is not given")));
+            }
+            if self.estimates[..i].contains(key) {
+                return Err(FieldError::new(at, format!("`{key}` is listed twice")));
             }
         }
         let sections = [

@@ -219,12 +219,28 @@ fn absent_figures_must_be_listed_as_unknown_and_vice_versa() {
 
     let text = samsung().replace("    \"price\",\n", "    \"price\",\n    \"cache_bytes\",\n");
     let e = load_err(&text);
-    assert_eq!(e.location.field, "unknown[3]");
+    assert_eq!(e.location.field, "unknown[5]");
     assert!(
         e.message
             .contains("`cache_bytes` is listed as unknown but is given"),
         "{e}"
     );
+}
+
+#[test]
+fn wear_ratings_are_cited_and_estimates_are_marked() {
+    let xt = builtin().hdd("seagate-barracuda-xt-st32000641as").unwrap().clone();
+    assert_eq!(xt.load_unload_cycles, Some(300_000));
+    assert_eq!(xt.workload_tb_per_year, Some(180.0));
+    assert!(xt.is_estimate("workload_tb_per_year") && !xt.is_estimate("warranty_years"));
+    assert_eq!(xt.rated_transfer_bytes(), Some(900e12));
+    // A drive without the figures lists them as unknown and has no rated transfer.
+    assert_eq!(builtin().hdd("samsung-spinpoint-f1-ecogreen-hd103ui").unwrap().rated_transfer_bytes(), None);
+    // An estimate must be a given figure.
+    let text = samsung().replace("rpm = ", "estimates = [\"workload_tb_per_year\"]\nrpm = ");
+    let e = load_err(&text);
+    assert_eq!(e.location.field, "estimates[0]");
+    assert!(e.message.contains("not given"), "{e}");
 }
 
 #[test]

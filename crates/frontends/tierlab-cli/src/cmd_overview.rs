@@ -95,7 +95,9 @@ pub fn render(workload: &str, o: &Overview, config: &tierlab_hybrid_study::Confi
     s.push_str(&format!("hybrids    SSD share {}, extents {}, PT {}, MCML {}, {start}\n", h.ssd_fraction, fmt_bytes(h.es), h.pt, h.mcml));
     s.push_str(&format!("spin-down  {}\n", o.spin_down));
     s.push_str(&format!("prices     {}, tariff {} (demand billed {})\n", cost.prices, cost.tariff, cost.demand_billing));
-    s.push_str(&format!("wear       SSD: bytes written, reads count {} of a write; HDD: start/stop\n           cycles only (head load/unload and media workload are not modelled)\n", cost.read_effect));
+    let hdd = o.rows.iter().find_map(|r| r.hdd_ratings.as_ref()).map_or("no HDD".to_string(), |h| h.describe());
+    let wear = format!("SSD: bytes written, reads count {} of a write; HDD: {hdd}", cost.read_effect);
+    s.push_str(&crate::render_compare::wrapped(&wear, "wear       ", "           ", 80));
     let years = o.years;
     let target = o.measurement.target_relative_half_width * 100.0;
     s.push_str(&format!("measured   each run warmed up until steady, then run until its 95 % interval\n           (±) is within {target} %; max IOPS: closed loop, one request outstanding;\n           the rest: the workload at its own arrival times, for {years} years\n\n"));

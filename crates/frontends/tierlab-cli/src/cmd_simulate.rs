@@ -10,7 +10,7 @@ use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
-use tierlab_hybrid_study::{Config, Run};
+use tierlab_hybrid_study::{Config, HddWear, Run};
 use tierlab_workload::Workload;
 use tierlab_report::{fmt_bytes, LatencySummary, Table};
 use tierlab_engine::{Replay, SchedulerKind, SimReport};
@@ -133,29 +133,38 @@ pub fn run(a: SimulateArgs) -> Result<()> {
         bar.finish_and_clear();
         let m = measured?;
         let summary = MeasuredSummary::of(&m, matches!(config.replay, tierlab_engine::Replay::Closed { .. }));
+        let hdd_wear = HddWear::of_report(&config.hdd, &m.run.report)?;
         let mut out = crate::session::stdout();
         if a.json {
             #[derive(serde::Serialize)]
             struct Report<'a> {
                 #[serde(flatten)]
                 report: &'a SimReport,
+                hdd_wear: &'a Option<HddWear>,
                 measurement: &'a MeasuredSummary,
             }
-            serde_json::to_writer_pretty(&mut out, &Report { report: &m.run.report, measurement: &summary })?;
+            serde_json::to_writer_pretty(&mut out, &Report { report: &m.run.report, hdd_wear: &hdd_wear, measurement: &summary })?;
             writeln!(out)?;
         } else {
-            write!(out, "{}{}", summary.render(), render_text(&m.run.report))?;
+            write!(out, "{}{}", summary.render(), render_text(&m.run.report, hdd_wear.as_ref()))?;
         }
         return Ok(());
     }
     let Run { report, .. } = tierlab_hybrid_study::simulate(&workload, &config, &mut |n| bar.set_position(n))?;
     bar.finish_and_clear();
+    let hdd_wear = HddWear::of_report(&config.hdd, &report)?;
     let mut out = crate::session::stdout();
     if a.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
+        #[derive(serde::Serialize)]
+        struct Report<'a> {
+            #[serde(flatten)]
+            report: &'a SimReport,
+            hdd_wear: &'a Option<HddWear>,
+        }
+        serde_json::to_writer_pretty(&mut out, &Report { report: &report, hdd_wear: &hdd_wear })?;
         writeln!(out)?;
     } else {
-        write!(out, "{}", render_text(&report))?;
+        write!(out, "{}", render_text(&report, hdd_wear.as_ref()))?;
     }
     Ok(())
 }
@@ -213,8 +222,9 @@ fn latency_row(t: &mut Table, name: &str, s: &LatencySummary) {
     t.row([name.to_string(), s.count.to_string(), f(s.mean_ms), f(s.p50_ms), f(s.p90_ms), f(s.p99_ms), f(s.p999_ms), f(s.max_ms)]);
 }
 
-/// The report as people read it. Byte-stable for a given report (golden-file tested).
-pub fn render_text(r: &SimReport) -> String {
+/// The report as people read it, with the HDD's wear where there is one. Byte-stable for
+/// a given report (golden-file tested).
+pub fn render_text(r: &SimReport, hdd_wear: Option<&HddWear>) -> String {
     let mut s = String::new();
     s.push_str(&format!("replay      {} ({} scheduler)\n", r.replay, r.scheduler));
     s.push_str(&format!(
@@ -289,6 +299,9 @@ pub fn render_text(r: &SimReport) -> String {
                 t.row([k.clone(), if v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v:.3}") }]);
             }
             s.push_str(&t.render());
+        }
+        if let Some(w) = hdd_wear.filter(|_| d.device.kind == "hdd") {
+            s.push_str(&w.render());
         }
     }
     s

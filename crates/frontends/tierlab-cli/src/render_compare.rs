@@ -18,10 +18,33 @@ pub fn render_legend(rows: &[RunRow]) -> String {
         Some(c) => format!("IOPS: as fast as the design goes ({}); every other column: the workload\nat its own arrival times ({:.1} IOPS offered), measured at steady state;", c.replay, r.offered_iops),
         None => format!("IOPS and every other column: the workload at its own arrival times ({:.1} IOPS\noffered), measured at steady state;", r.offered_iops),
     };
-    format!(
-        "{iops} energy, moves, eu and $ per pass\nof the workload ({:.1} s); $ at α passes; ! cannot sustain the load, ~ never\nsettled; 95 % intervals in --json and --csv; HDD eu counts start/stop cycles\nonly (head load/unload and media workload are not modelled)\n\n",
-        r.pass_s
-    )
+    let hdd = rows.iter().find_map(|r| r.hdd_ratings.as_ref()).map_or(String::new(), |h| format!(" HDD eu: {} against {}.", h.describe(), h.drive));
+    let tail = format!("$ at α passes; ! cannot sustain the load, ~ never settled; 95 % intervals in --json and --csv;{hdd}");
+    format!("{iops} energy, moves, eu and $ per pass\nof the workload ({:.1} s);\n{}\n", r.pass_s, wrapped(&tail, "", "", 80))
+}
+
+/// `text` wrapped at spaces to `width` columns, its first line after `first`, the others
+/// after `rest`; every line ends in a newline.
+pub fn wrapped(text: &str, first: &str, rest: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = first.to_string();
+    let mut empty = true;
+    for word in text.split_whitespace() {
+        if !empty && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line = rest.to_string();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
 }
 
 /// The table's header and each row's cells, as the text and the HTML report show them.
@@ -75,7 +98,7 @@ pub fn render_text(rows: &[RunRow]) -> String {
 
 pub fn render_csv(rows: &[RunRow], failed: &[FailedRow]) -> String {
     let mut s = String::from(
-        "config,mode,ssd_fraction,extent_bytes,pt,mcml,lt,ht,throughput_iops,mean_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,energy_j,average_power_w,hdd_spun_down_fraction,ssd_hit_ratio,promotions,demotions,prefetches,evictions,write_backs,ssd_write_bytes,ssd_read_bytes,hdd_start_stop_cycles,ssd_eu_read_tenth,ssd_eu_read_hundredth,hdd_eu,offered_iops,sustainable,settled,pass_s,throughput_iops_hw,mean_ms_hw,energy_j_hw,ssd_hit_ratio_hw,ssd_eu_read_tenth_hw,horizon_years,horizon_usd,horizon_usd_hw",
+        "config,mode,ssd_fraction,extent_bytes,pt,mcml,lt,ht,throughput_iops,mean_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,energy_j,average_power_w,hdd_spun_down_fraction,ssd_hit_ratio,promotions,demotions,prefetches,evictions,write_backs,ssd_write_bytes,ssd_read_bytes,hdd_start_stop_cycles,ssd_eu_read_tenth,ssd_eu_read_hundredth,hdd_eu,hdd_load_unload_cycles,hdd_transfer_bytes,hdd_workload_tb_per_year,offered_iops,sustainable,settled,pass_s,throughput_iops_hw,mean_ms_hw,energy_j_hw,ssd_hit_ratio_hw,ssd_eu_read_tenth_hw,horizon_years,horizon_usd,horizon_usd_hw",
     );
     for a in tierlab_cost::ALPHAS {
         s.push_str(&format!(",cost_usd_alpha_{a}"));
@@ -118,6 +141,7 @@ pub fn render_csv(rows: &[RunRow], failed: &[FailedRow]) -> String {
             r.ssd_eu_read_hundredth,
             r.hdd_eu
         ));
+        s.push_str(&format!(",{},{},{}", r.hdd_load_unload_cycles, r.hdd_transfer_bytes, r.hdd_workload_tb_per_year));
         let hw = &r.half_width;
         s.push_str(&format!(
             ",{},{},{},{},{},{},{},{},{},{},{},{}",

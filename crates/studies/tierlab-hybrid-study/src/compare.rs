@@ -4,6 +4,7 @@
 //! (performance, energy, endurance, dollars), every figure with its 95 % interval.
 
 use crate::drive::Mode;
+use crate::hdd_wear::{HddRatings, WORKLOAD_YEAR_S};
 use crate::matrix::Matrix;
 use crate::run::{simulate_measured, Config, Measured};
 use anyhow::{anyhow, Context, Result};
@@ -151,10 +152,20 @@ pub struct RunRow {
     pub ssd_write_bytes: u64,
     pub ssd_read_bytes: u64,
     pub hdd_start_stop_cycles: u64,
+    /// The HDD's head load/unload cycles and bytes transferred (read + written) in one
+    /// pass, and that transfer as an annual rate (TB per 8,760 power-on hours).
+    pub hdd_load_unload_cycles: u64,
+    pub hdd_transfer_bytes: u64,
+    pub hdd_workload_tb_per_year: f64,
+    /// The limits the HDD's wear (`hdd_eu`, the horizon's `wear_fraction`) is counted
+    /// against; `None` without an HDD.
+    pub hdd_ratings: Option<HddRatings>,
     /// Share of the SSD's rated life one pass uses, parts per million, with reads × 1/10
     /// and × 1/100.
     pub ssd_eu_read_tenth: f64,
     pub ssd_eu_read_hundredth: f64,
+    /// Share of the HDD's rated life one pass uses, parts per million: the largest of its
+    /// rated fractions (start/stop, load/unload, transfer against the rated workload).
     pub hdd_eu: f64,
     /// Total cost and its parts for α = 1 … 100,000 passes of the workload at its own
     /// rate: each breakdown's energy and its devices' `wear_fraction` are those of all α
@@ -282,6 +293,8 @@ struct Rates {
     ssd_write_bps: f64,
     ssd_read_bps: f64,
     hdd_cycles_per_s: f64,
+    hdd_load_unloads_per_s: f64,
+    hdd_transfer_bps: f64,
 }
 
 /// The configuration's devices as the cost model sees them, and where they sit in the run.
@@ -323,13 +336,21 @@ fn row(label: &str, config: &Config, open: &Measured, closed: Option<&Measured>,
     let hdd_i = r.devices.iter().position(|d| d.device.kind == "hdd");
     // A workload without its own arrival times is priced over the open-loop run's window.
     let pass_s = pass_s.unwrap_or_else(|| w.seconds()).max(1e-9);
-    let cycles = hdd_i.and_then(|i| r.devices[i].device.counters.get("start_stop_cycles")).copied().unwrap_or(0.0);
+    let counter = |k: &str| hdd_i.and_then(|i| r.devices[i].device.counters.get(k)).copied().unwrap_or(0.0);
+    let (cycles, load_unloads) = (counter("start_stop_cycles"), counter("load_unload_cycles"));
     let measured_s = r.span_s.max(1e-9);
     let rates = |s: &Sums| {
         let bps = |i: Option<usize>, write: bool| {
             i.and_then(|i| s.devices.get(i)).map_or(0.0, |d| if s.seconds > 0.0 { (if write { d.write_bytes } else { d.read_bytes }) as f64 / s.seconds } else { 0.0 })
         };
-        Rates { power_w: s.power_w(), ssd_write_bps: bps(ssd_i, true), ssd_read_bps: bps(ssd_i, false), hdd_cycles_per_s: cycles / measured_s }
+        Rates {
+            power_w: s.power_w(),
+            ssd_write_bps: bps(ssd_i, true),
+            ssd_read_bps: bps(ssd_i, false),
+            hdd_cycles_per_s: cycles / measured_s,
+            hdd_load_unloads_per_s: load_unloads / measured_s,
+            hdd_transfer_bps: bps(hdd_i, true) + bps(hdd_i, false),
+        }
     };
     let mut priced = Priced { ssd: None, hdd: None };
     if let Some(i) = ssd_i {
@@ -338,12 +359,20 @@ fn row(label: &str, config: &Config, open: &Measured, closed: Option<&Measured>,
         let cost = p.prices.device_cost(&d.name, open.run.usage.ssd_bytes)?;
         priced.ssd = Some((i, CostDevice { cost, wear: Wear::SsdBytes { write_bytes: 0, read_bytes: 0, read_effect_ratio: p.read_effect, rated_write_bytes: rated } }));
     }
+    let mut hdd_ratings = None;
     if let Some(i) = hdd_i {
         let d = &r.devices[i].device;
-        let rated = p.prices.rated_limit(&d.name)?;
+        // The price catalog's start/stop limit (the research's) where it has one, the
+        // drive catalog's load/unload and workload ratings.
+        let ratings = HddRatings::of(&config.hdd, p.prices.rated_limit(&d.name).ok())?;
         let cost = p.prices.device_cost(&d.name, open.run.usage.hdd_bytes)?;
-        priced.hdd = Some((i, CostDevice { cost, wear: Wear::HddCycles { start_stop_cycles: 0, rated_cycles: rated } }));
+        priced.hdd = Some((i, CostDevice { cost, wear: ratings.wear(0, 0, 0) }));
+        hdd_ratings = Some(ratings);
     }
+    let hdd_wear = |rates: &Rates, seconds: f64| {
+        let n = |per_s: f64| (per_s * seconds).round() as u64;
+        hdd_ratings.as_ref().map(|h| h.wear(n(rates.hdd_cycles_per_s), n(rates.hdd_load_unloads_per_s), n(rates.hdd_transfer_bps)))
+    };
     // The cost of the workload at `rates` for `seconds`, as one run.
     let cost_over = |rates: &Rates, seconds: f64| -> Result<CostBreakdown> {
         let mut devices = Vec::new();
@@ -357,9 +386,7 @@ fn row(label: &str, config: &Config, open: &Measured, closed: Option<&Measured>,
         }
         if let Some((_, d)) = &priced.hdd {
             let mut d = d.clone();
-            if let Wear::HddCycles { start_stop_cycles, .. } = &mut d.wear {
-                *start_stop_cycles = (rates.hdd_cycles_per_s * seconds).round() as u64;
-            }
+            d.wear = hdd_wear(rates, seconds).unwrap_or(Wear::None);
             devices.push(d);
         }
         let inputs = CostInputs { devices, energy_j: rates.power_w * seconds, peak_power_w: None, duration_s: seconds, service_usd: p.prices.service_usd()?, demand_billing: p.demand_billing };
@@ -391,9 +418,9 @@ fn row(label: &str, config: &Config, open: &Measured, closed: Option<&Measured>,
         let r = rates(s);
         rated_ssd.map_or(0.0, |rated| (r.ssd_write_bps + r.ssd_read_bps * ratio) * pass_s / rated * 1e6)
     };
-    let hdd_eu = match &priced.hdd {
-        Some((_, CostDevice { wear: Wear::HddCycles { rated_cycles, .. }, .. })) => point.hdd_cycles_per_s * pass_s / *rated_cycles as f64 * 1e6,
-        _ => 0.0,
+    let hdd_eu = match hdd_wear(&point, pass_s) {
+        Some(w) => w.fraction("hdd").with_context(|| format!("pricing `{label}`"))? * 1e6,
+        None => 0.0,
     };
 
     // Policy counts over the measured window, scaled to one pass.
@@ -455,6 +482,10 @@ fn row(label: &str, config: &Config, open: &Measured, closed: Option<&Measured>,
         ssd_write_bytes: (point.ssd_write_bps * pass_s).round() as u64,
         ssd_read_bytes: (point.ssd_read_bps * pass_s).round() as u64,
         hdd_start_stop_cycles: (point.hdd_cycles_per_s * pass_s).round() as u64,
+        hdd_load_unload_cycles: (point.hdd_load_unloads_per_s * pass_s).round() as u64,
+        hdd_transfer_bytes: (point.hdd_transfer_bps * pass_s).round() as u64,
+        hdd_workload_tb_per_year: point.hdd_transfer_bps * WORKLOAD_YEAR_S / 1e12,
+        hdd_ratings,
         ssd_eu_read_tenth: ssd_eu.mean,
         ssd_eu_read_hundredth: eu(&w.total, 0.01),
         hdd_eu,

@@ -209,3 +209,33 @@ fn a_short_trace_is_played_again_until_it_settles_or_is_marked_never_settled() {
     assert!((row.pass_s - 19.98).abs() < 1e-6, "{}", row.pass_s);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn the_default_disk_under_load_wears_by_what_it_transfers() {
+    // The default disk never spins down, so it makes no start/stop or load/unload cycles;
+    // its wear is the workload it carries against its rated TB/year over its warranty.
+    let config = Config { mode: Some(Mode::HddOnly), ..closed() };
+    let r = run_config("a", &config, &small(500), &CostModel::default(), &quick(3_000), &mut |_| {}).unwrap();
+    assert_eq!((r.hdd_start_stop_cycles, r.hdd_load_unload_cycles), (0, 0));
+    let ratings = r.hdd_ratings.clone().unwrap();
+    let rated = ratings.rated_transfer_bytes().unwrap() as f64;
+    assert!(r.hdd_transfer_bytes > 0 && r.hdd_eu > 0.0, "{} bytes, eu {}", r.hdd_transfer_bytes, r.hdd_eu);
+    assert!((r.hdd_eu - r.hdd_transfer_bytes as f64 / rated * 1e6).abs() < 1e-9 * r.hdd_eu.max(1.0), "eu {}", r.hdd_eu);
+    // The horizon's wear is five years of that rate: the annual rate over the rated one,
+    // times five years over the five-year warranty.
+    let hdd = r.horizon.devices.last().unwrap();
+    let expect = r.hdd_workload_tb_per_year / 180.0 * 5.0 * tierlab_types::SECONDS_PER_YEAR / WORKLOAD_YEAR_S / 5.0;
+    assert!(hdd.wear_fraction > 0.0 && (hdd.wear_fraction - expect).abs() < 1e-3 * expect, "{} vs {expect}", hdd.wear_fraction);
+    assert!(ratings.describe().contains("180 TB/year (an estimate)"), "{}", ratings.describe());
+}
+
+#[test]
+fn a_drive_without_a_rating_says_so_rather_than_counting_zero() {
+    let hdd = tierlab_devices::HddChoice { device: "samsung-spinpoint-f1-ecogreen-hd103ui".into(), ..Default::default() };
+    let ratings = HddRatings::of(&hdd, Some(50_000)).unwrap();
+    assert_eq!(ratings.rated_transfer_bytes(), None);
+    let text = ratings.describe();
+    assert!(text.contains("not rated, not counted: load/unload cycles, workload (TB/year)"), "{text}");
+    let none = HddRatings::of(&hdd, None).unwrap();
+    assert!(none.wear(1, 1, 1).fraction("hdd").is_err(), "a drive with no rated limit has no wear figure");
+}
