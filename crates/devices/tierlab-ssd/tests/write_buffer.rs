@@ -127,6 +127,32 @@ fn a_full_buffer_throttles_writes_to_the_nand() {
     assert!(w.throttled_writes >= 17 && w.throttle_ns > 0, "{w:?}");
 }
 
+/// A sequential stream through the buffer on a full DFTL drive whose CMT holds a
+/// fraction of the stream: the buffer programs the pages one at a time, yet the controller
+/// reads each translation page into its buffer once for the run of misses on it, as it
+/// does for the pages of one request, instead of once a page.
+#[test]
+fn a_buffered_sequential_stream_reads_each_translation_page_once() {
+    let mut s = SsdSpec::study_slc(256, FtlKind::Dftl);
+    s.write_buffer = Some(buffer(64));
+    s.sram_bytes = s.sram_needed_bytes(FtlKind::Dftl) + 64 * 8; // 64 cached entries
+    let per_tpage = s.entries_per_translation_page();
+    let mut ssd = Ssd::new(s).unwrap_or_else(|e| panic!("{e}"));
+    ssd.precondition(&Precondition { occupancy: 1.0, random_overwrites: 0.0, seed: 1 }).unwrap();
+    let pages = 8 * per_tpage;
+    let (mut now, request_pages) = (0, 16);
+    for i in 0..pages / request_pages {
+        now = ssd.try_service(now, &op(Op::Write, i * request_pages * 2048, request_pages * 2048)).unwrap();
+    }
+    ssd.flush(now).unwrap();
+    let r = ssd.ssd_report();
+    assert_eq!(r.page_writes.data, pages);
+    // One load per translation page and one read-modify-write per 64 evicted dirty
+    // entries: about 1/50 of the pages. Reading the translation page for every miss
+    // would be one read a page.
+    assert!(r.page_reads.mapping * 32 <= pages, "{} translation-page reads for {pages} pages", r.page_reads.mapping);
+}
+
 #[test]
 fn a_drive_without_a_buffer_is_served_as_before() {
     let mut ssd = Ssd::new(SsdSpec::study_slc(256, FtlKind::Page)).unwrap_or_else(|e| panic!("{e}"));

@@ -1,8 +1,9 @@
 //! DFTL (Gupta, Kim & Urgaonkar, ASPLOS 2009): page-level mapping kept on flash in
 //! translation pages (page_bytes / 4 entries each, 512 for 2 KiB), a global translation
 //! directory (GTD) in SRAM locating them, and a cached mapping table (CMT) in the rest
-//! of SRAM managed as a segmented LRU. A miss reads the entry's translation page; evicting
-//! a dirty entry rewrites its translation page (read-modify-write). Garbage collection
+//! of SRAM managed as a segmented LRU. A miss reads the entry's translation page, unless
+//! it is the one the controller read or wrote last (its copy is still in the controller's
+//! buffer); evicting a dirty entry rewrites its translation page (read-modify-write). Garbage collection
 //! copies lazily: a moved page whose entry is cached only dirties the cached entry, and
 //! the other moved pages are updated in one batch per translation page.
 //!
@@ -286,9 +287,11 @@ pub struct Dftl {
     entries_per_tpage: u32,
     /// Translation pages to rewrite because the collector moved pages they map.
     pending: Vec<u32>,
-    /// The last translation page read and when (issue time, completion): the other
-    /// pages of the same request find their entries in the controller's buffer.
-    last_tpage_read: (u32, u64, u64),
+    /// The last translation page read: which, from where, and when its copy is in the
+    /// controller's buffer. Until another translation page is read or this one is
+    /// rewritten, a miss on any of its entries finds it there (the pages of one request,
+    /// and a sequential stream whose pages the write buffer destages one at a time).
+    last_tpage_read: (u32, u32, u64),
     cmt_hits: u64,
     cmt_misses: u64,
     evict_writebacks: u64,
@@ -326,7 +329,12 @@ impl Dftl {
     fn absorb_pending_moves(&mut self) {
         for m in self.alloc.moves.drain(..) {
             if m.owner & MAP_TAG != 0 {
-                self.gtd[(m.owner & !MAP_TAG) as usize] = m.to;
+                // The collector moved a translation page: a buffered copy of it is stale.
+                let tp = m.owner & !MAP_TAG;
+                self.gtd[tp as usize] = m.to;
+                if self.last_tpage_read.0 == tp {
+                    self.last_tpage_read = (NONE, 0, 0);
+                }
             } else {
                 self.cmt.set_ppn(m.owner, m.to);
                 if self.cmt.contains(m.owner) {
@@ -353,6 +361,8 @@ impl Dftl {
             flash.invalidate(old);
         }
         self.gtd[tp as usize] = ppn;
+        // The new copy is in the controller's buffer once merged (after the old one's read).
+        self.last_tpage_read = (tp, ppn, t);
         Ok(flash.program(ppn, MAP_TAG | tp, t, Purpose::Map))
     }
 
@@ -380,13 +390,13 @@ impl Dftl {
         }
         let tp = lpn / self.entries_per_tpage;
         let at = self.gtd[tp as usize];
-        let (last_tp, last_issue, last_done) = self.last_tpage_read;
-        if last_tp == tp && last_issue == now_ns {
-            // Same request, same translation page: already in the controller buffer.
+        let (last_tp, last_at, last_done) = self.last_tpage_read;
+        if last_tp == tp && last_at == at {
+            // The translation page last read, unchanged since: in the controller buffer.
             t = t.max(last_done);
         } else if at != NONE {
             t = flash.read(at, t, Purpose::Map);
-            self.last_tpage_read = (tp, now_ns, t);
+            self.last_tpage_read = (tp, at, t);
         }
         self.cmt.insert(lpn);
         Ok(t)
