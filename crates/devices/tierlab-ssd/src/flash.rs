@@ -7,7 +7,8 @@
 use crate::bus::Bus;
 use crate::divide::Divisor;
 use crate::layout::Layout;
-use crate::mem::{self, NoneTable};
+use crate::mem;
+use crate::pages::PageStore;
 use crate::rng::SplitMix64;
 use crate::spec::{SsdSpec, VictimPolicy, WearLeveling};
 use crate::stamps::Stamps;
@@ -107,8 +108,9 @@ pub struct Flash {
     e_prog: f64,
     e_erase: f64,
     copy_back: bool,
-    /// Owner tag of every page (`FREE` until programmed), stored by `Layout::page_slot`.
-    pages: NoneTable<1>,
+    /// Owner tag of every page (`FREE` until programmed), by block slot and page offset,
+    /// stored for the blocks holding data only.
+    pages: PageStore,
     blocks: Vec<BlockMeta>,
     /// Free blocks per plane, smallest key first (erase count or FIFO sequence).
     pools: Vec<BinaryHeap<Reverse<(u64, u32)>>>,
@@ -157,7 +159,7 @@ impl Flash {
             e_prog: spec.energy.page_program_j,
             e_erase: spec.energy.block_erase_j,
             copy_back: spec.timing.copy_back,
-            pages: NoneTable::new(spec.total_pages() as usize),
+            pages: PageStore::new(nblocks, ppb),
             blocks: mem::filled(
                 nblocks,
                 BlockMeta {
@@ -220,7 +222,8 @@ impl Flash {
     }
     /// Owner tag of a page, or `FREE` / `INVALID`.
     pub fn owner(&self, ppn: u32) -> u32 {
-        self.pages.word(self.layout.page_slot(ppn), 0)
+        let (b, slot, _) = self.layout.locate(ppn);
+        self.pages.get(slot, (ppn - b * self.ppb) as usize)
     }
     pub fn is_valid(&self, ppn: u32) -> bool {
         self.owner(ppn) < INVALID
@@ -308,8 +311,8 @@ impl Flash {
     pub fn program(&mut self, ppn: u32, owner: u32, ready_ns: u64, purpose: Purpose) -> u64 {
         debug_assert!(self.is_free(ppn), "program of a used page {ppn}");
         debug_assert!(owner < INVALID);
-        let (b, block_slot, page_slot) = self.layout.locate(ppn);
-        self.pages.set_word(page_slot, 0, owner);
+        let (b, block_slot, _) = self.layout.locate(ppn);
+        self.pages.set(block_slot, (ppn - b * self.ppb) as usize, owner);
         self.bump_valid(b, block_slot, true);
         self.counters.page_writes[purpose as usize] += 1;
         self.counters.program_j += self.e_prog;
@@ -341,8 +344,8 @@ impl Flash {
         self.counters.read_j += self.e_read;
         let t = self.time_read(ps, ready_ns, !internal);
         self.invalidate(src);
-        let (db, db_slot, dst_slot) = self.layout.locate(dst);
-        self.pages.set_word(dst_slot, 0, owner);
+        let (db, db_slot, _) = self.layout.locate(dst);
+        self.pages.set(db_slot, (dst - db * self.ppb) as usize, owner);
         self.bump_valid(db, db_slot, true);
         self.counters.page_writes[purpose as usize] += 1;
         self.counters.program_j += self.e_prog;
@@ -359,14 +362,22 @@ impl Flash {
 
     /// Mark a valid page superseded.
     pub fn invalidate(&mut self, ppn: u32) {
-        let (b, block_slot, page_slot) = self.layout.locate(ppn);
-        let page = self.pages.word(page_slot, 0);
+        let (b, block_slot, _) = self.layout.locate(ppn);
+        let offset = (ppn - b * self.ppb) as usize;
+        let page = self.pages.get(block_slot, offset);
         debug_assert!(page < INVALID, "invalidate of a page that is not valid");
         if page >= INVALID {
             return;
         }
-        self.pages.set_word(page_slot, 0, INVALID);
+        self.pages.set(block_slot, offset, INVALID);
         self.bump_valid(b, block_slot, false);
+        let m = &self.blocks[block_slot];
+        // Written out (pages are taken in order, each programmed before the next is
+        // taken, so the last one programmed means all are) and nothing valid left: every
+        // page is invalid until the erase.
+        if m.valid == 0 && m.next_page >= self.ppb && self.pages.get(block_slot, self.ppb as usize - 1) != FREE {
+            self.pages.supersede(block_slot);
+        }
     }
 
     /// Count a page of block `b` (stored at `slot`) in (`up`) or out of its valid
@@ -397,7 +408,7 @@ impl Flash {
         if self.meta(block).state == BlockState::Full {
             self.unlink(block);
         }
-        self.pages.reset(self.layout.pages_of(block));
+        self.pages.erase(self.layout.block_slot(block));
         let kind = self.meta(block).kind;
         match kind {
             BlockKind::Data => self.counters.erases_data += 1,
@@ -722,7 +733,8 @@ impl Flash {
         }
         for (b, free) in (0..self.blocks.len() as u32).zip(in_pool) {
             let m = self.meta(b);
-            let pages = || self.pages.words(self.layout.pages_of(b), 0);
+            let slot = self.layout.block_slot(b);
+            let pages = || self.pages.block(slot);
             let valid = pages().filter(|&p| p < INVALID).count() as u32;
             if valid != m.valid {
                 return Err(format!(
@@ -780,10 +792,16 @@ impl Flash {
         (per_page, per_block)
     }
 
+    /// Heap bytes of the per-page state.
+    pub fn page_state_bytes(&self) -> usize {
+        self.pages.heap_bytes()
+    }
+
     /// Heap bytes of the array's state.
     pub fn heap_bytes(&self) -> usize {
         let (per_page, per_block) = self.state_bytes();
-        self.pages.len() * per_page
+        let _ = per_page;
+        self.pages.heap_bytes()
             + self.blocks.len() * per_block
             + self.heads.len() * 4
             + self.versions.len() * 4

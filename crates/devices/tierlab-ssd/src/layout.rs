@@ -7,6 +7,7 @@
 //! compete for the same few cache sets, missing the cache on nearly every page program.
 
 use crate::divide::Divisor;
+#[cfg(test)]
 use std::ops::Range;
 
 /// Block and page numbering of the array, and their storage slots.
@@ -45,13 +46,16 @@ impl Layout {
         k as usize * self.planes + plane as usize
     }
 
-    /// Storage slots of block `b`'s pages, in page order.
+    /// Storage slots of block `b`'s pages, in page order, in a table over the whole
+    /// array.
+    #[cfg(test)]
     pub(crate) fn pages_of(&self, b: u32) -> Range<usize> {
         let first = self.block_slot(b) * self.ppb as usize;
         first..first + self.ppb as usize
     }
 
-    /// Storage slot of page `ppn`'s state.
+    /// Storage slot of page `ppn`'s state in a table over the whole array.
+    #[cfg(test)]
     pub(crate) fn page_slot(&self, ppn: u32) -> usize {
         self.locate(ppn).2
     }

@@ -28,6 +28,7 @@ mod ftl;
 mod host;
 mod layout;
 mod mem;
+mod pages;
 mod replay;
 mod report;
 mod rng;

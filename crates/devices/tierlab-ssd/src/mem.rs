@@ -40,15 +40,6 @@ impl<const W: usize> NoneTable<W> {
         self.inverted[i][k] = !value;
     }
 
-    /// Records `range` back to all `u32::MAX`.
-    pub(crate) fn reset(&mut self, range: std::ops::Range<usize>) {
-        self.inverted[range].fill([0; W]);
-    }
-
-    /// Word `k` of each record in `range`, in order.
-    pub(crate) fn words(&self, range: std::ops::Range<usize>, k: usize) -> impl Iterator<Item = u32> + '_ {
-        self.inverted[range].iter().map(move |r| !r[k])
-    }
 }
 
 /// An empty vector with room for `capacity` elements, on huge pages where the kernel
@@ -93,15 +84,12 @@ fn advise_huge_pages<T>(_: &mut Vec<T>) {}
 #[cfg(test)]
 mod tests {
     #[test]
-    fn none_table_reads_max_until_written_and_after_reset() {
+    fn none_table_reads_max_until_written() {
         let mut t = super::NoneTable::<2>::new(3 << 20);
         assert_eq!((t.len(), t.word(5, 0), t.word(3 << 19, 1)), (3 << 20, u32::MAX, u32::MAX));
         t.set_word(5, 0, 7);
         t.set_word(6, 1, 9);
         assert_eq!((t.word(5, 0), t.word(5, 1), t.word(6, 0), t.word(6, 1)), (7, u32::MAX, u32::MAX, 9));
-        assert_eq!(t.words(4..7, 0).collect::<Vec<_>>(), [u32::MAX, 7, u32::MAX]);
-        t.reset(5..7);
-        assert_eq!((t.word(5, 0), t.word(6, 1)), (u32::MAX, u32::MAX));
     }
 
     #[test]

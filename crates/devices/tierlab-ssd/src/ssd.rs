@@ -514,6 +514,12 @@ impl Ssd {
         self.flash.state_bytes()
     }
 
+    /// Heap bytes of the per-page state (owner tags) the model holds: a chunk per block
+    /// holding data (open, or sealed with a valid page), at most the whole array.
+    pub fn page_state_bytes(&self) -> usize {
+        self.flash.page_state_bytes()
+    }
+
     /// Heap bytes the simulated drive holds (flash array plus FTL tables).
     pub fn heap_bytes(&self) -> usize {
         self.flash.heap_bytes() + self.ftl.heap_bytes() + self.buffer.as_ref().map_or(0, |b| b.heap_bytes())

@@ -261,3 +261,31 @@ fn dftl_collection_costs_about_what_page_mapping_costs() {
     assert!(page > 0.0);
     assert!(dftl < 1.5 * page, "dftl {dftl} page {page}");
 }
+
+/// The model's per-page state follows the data the drive holds, not what it has written:
+/// rewriting the same 1 MiB 600 times (over twice the array, wear leveling rotating the
+/// writes through every block) keeps it where one pass put it, far below a table of every
+/// page.
+#[test]
+fn page_state_follows_the_data_held_not_the_data_written() {
+    for kind in [FtlKind::Page, FtlKind::Dftl] {
+        let mut ssd = Ssd::new(SsdSpec::study_slc(256, kind)).unwrap();
+        let whole_array = ssd.spec().total_pages() as usize * 4;
+        let mut now = 0;
+        let mut pass = |ssd: &mut Ssd| {
+            for i in 0..16u64 {
+                now = ssd.try_service(now, &DeviceOp { op: Op::Write, offset_bytes: i * 65_536, len_bytes: 65_536, fua: false }).unwrap();
+            }
+        };
+        pass(&mut ssd);
+        let after_one = ssd.page_state_bytes();
+        for _ in 1..600 {
+            pass(&mut ssd);
+        }
+        let r = ssd.ssd_report();
+        assert!(r.page_writes.data > 2 * ssd.spec().total_pages(), "{kind:?}: {} pages written", r.page_writes.data);
+        let after_all = ssd.page_state_bytes();
+        assert!(after_all <= after_one + 64 * 64 * 4, "{kind:?}: {after_one} bytes after one pass, {after_all} after 600");
+        assert!(after_all * 8 <= whole_array, "{kind:?}: {after_all} bytes against {whole_array} for every page");
+    }
+}
