@@ -981,7 +981,8 @@ def array_simulate(
         A TOML file with an `[array]` table (level, disks, stripe_unit_bytes, disk,
         power_profile, nvram_bytes, nvram_max_age_s, warm_nvram, max_destages, compact,
         wrap, closed_depth, warmup_s, scheduler) and a `[scheme]` table (kind, guarantee,
-        r_limit_ms, epoch_s, tpm_timeout_s, drpm, pdc, maid, hibernator), both optional. Flags given override it
+        r_limit_ms, epoch_s, tpm_timeout_s, drpm, pdc, maid, hibernator), both optional.
+        Flags given override it
     disks : int, optional
         Disks in the array (default 24)
     level : str, optional
@@ -1050,9 +1051,9 @@ def array_simulate(
         take, warm-up included (a warm-up not over by half of it is cut there and marked);
         with warmup_s, the run's length
     skew : one of 'zipf', 'hot-cold', default 'zipf'
-        How the OLTP workload's accesses are skewed: zipf (θ = 1.08 over 8 KiB pages, kept in
-        rank order in scattered 16 MiB regions) or hot-cold (90 % of accesses to 10 % of the
-        space, in the same regions)
+        How the OLTP workload's accesses are skewed: zipf (θ = 1.08 over 8 KiB pages, kept
+        in rank order in scattered 16 MiB regions) or hot-cold (90 % of accesses to 10 % of
+        the space, in the same regions)
     seed : int, default 1
         Seed of the synthetic OLTP workload
     system : path or dict (the file's TOML), optional
@@ -1145,7 +1146,8 @@ def array_compare(
         A TOML file with an `[array]` table (level, disks, stripe_unit_bytes, disk,
         power_profile, nvram_bytes, nvram_max_age_s, warm_nvram, max_destages, compact,
         wrap, closed_depth, warmup_s, scheduler) and a `[scheme]` table (kind, guarantee,
-        r_limit_ms, epoch_s, tpm_timeout_s, drpm, pdc, maid, hibernator), both optional. Flags given override it
+        r_limit_ms, epoch_s, tpm_timeout_s, drpm, pdc, maid, hibernator), both optional.
+        Flags given override it
     disks : int, optional
         Disks in the array (default 24)
     level : str, optional
@@ -1214,9 +1216,9 @@ def array_compare(
         take, warm-up included (a warm-up not over by half of it is cut there and marked);
         with warmup_s, the run's length
     skew : one of 'zipf', 'hot-cold', default 'zipf'
-        How the OLTP workload's accesses are skewed: zipf (θ = 1.08 over 8 KiB pages, kept in
-        rank order in scattered 16 MiB regions) or hot-cold (90 % of accesses to 10 % of the
-        space, in the same regions)
+        How the OLTP workload's accesses are skewed: zipf (θ = 1.08 over 8 KiB pages, kept
+        in rank order in scattered 16 MiB regions) or hot-cold (90 % of accesses to 10 % of
+        the space, in the same regions)
     seed : int, default 1
         Seed of the synthetic OLTP workload
     system : path or dict (the file's TOML), optional
