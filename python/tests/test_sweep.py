@@ -33,6 +33,21 @@ def test_designs_expand_to_every_combination_in_order():
     assert got == [{"mode": m, "pt": p, "extent_bytes": 7} for m in "ab" for p in (1, 2)]
 
 
+def test_designs_and_options_are_keyed_by_the_content_of_the_files_they_name(tmp_path):
+    sweep_module = sys.modules["tierlab.sweep"]
+    prices = tmp_path / "prices.toml"
+    prices.write_text("a = 1\n")
+    options = {"prices": str(prices), "tariff": "lipa-285-recent", "run_requests": 20000}
+    first = sweep_module.files_by_content(options)
+    assert first["tariff"] == "lipa-285-recent" and first["run_requests"] == 20000, "ids and numbers stay"
+    assert set(first["prices"]) == {"sha256"}
+    prices.write_text("a = 2\n")
+    second = sweep_module.files_by_content(options)
+    assert second["prices"] != first["prices"], "the same path with other content is another option"
+    design = {"mode": "tiering", "hdd": {"disksim": str(prices)}}
+    assert sweep_module.files_by_content(design)["hdd"]["disksim"] == second["prices"]
+
+
 def test_a_sweep_equals_compare_and_resumes_where_it_stopped(ray_local, tmp_path):
     path = trace(WEB)
     workload = {"trace": str(path), "compact": True}

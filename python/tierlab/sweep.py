@@ -117,6 +117,25 @@ def workload_key(w: Mapping[str, Any], hashes: dict[str, str | None] | None = No
     return key
 
 
+def files_by_content(value: Any, hashes: dict[str, str | None] | None = None) -> Any:
+    """``value`` (a design or the options, nested dicts and lists) with every string that
+    names an existing file replaced by the hash of the file's content, so that a run
+    whose option file (prices, tariff, a system or DiskSim description, a workload file)
+    changed is another run. Other values stay as they are. ``hashes`` caches each path's
+    hash within a sweep."""
+    if isinstance(value, Mapping):
+        return {k: files_by_content(v, hashes) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [files_by_content(v, hashes) for v in value]
+    if isinstance(value, (str, os.PathLike)) and Path(value).is_file():
+        path = str(value)
+        digest = hashes.get(path) if hashes is not None and path in hashes else content_hash(path)
+        if hashes is not None:
+            hashes[path] = digest
+        return {"sha256": digest} if digest is not None else {"unreadable": path}
+    return value
+
+
 def _digest(value: Any) -> str:
     text = json.dumps(value, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -292,8 +311,11 @@ def sweep(
     ds = expand(designs)
     hashes: dict[str, str | None] = {}
     keys = [workload_key(w, hashes) for w in ws]
-    study = study_id(keys, ds, options)
-    plan = [(run_id(keys[wi], d, options), wi, _name(w), di) for (wi, w), (di, d) in itertools.product(enumerate(ws), enumerate(ds))]
+    # Designs and options are keyed by the content of the files they name, as workloads are.
+    design_keys = [files_by_content(d, hashes) for d in ds]
+    options_key = files_by_content(options, hashes)
+    study = study_id(keys, design_keys, options_key)
+    plan = [(run_id(keys[wi], design_keys[di], options_key), wi, _name(w), di) for (wi, w), (di, _) in itertools.product(enumerate(ws), enumerate(ds))]
     dataset = _Dataset(Path(out), restart)
     dataset.note_study(study, {"study": study, "workloads": ws, "workload_keys": keys, "designs": ds, "options": options, "version": _native.__version__})
     try:
