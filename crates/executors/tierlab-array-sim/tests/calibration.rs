@@ -24,7 +24,7 @@ fn disk_figures(r: &ArrayRun) -> (f64, f64, f64, f64) {
     (ops as f64 / r.executor.host_reads.saturating_add(r.executor.host_writes) as f64, service / ops as f64, response / ops as f64, service / r.span_s / d.len() as f64)
 }
 
-/// Long (a minute in a release build): it runs only with `TIERLAB_LONG=1`:
+/// Long (5 s in a release build, minutes in a debug one): it runs only with `TIERLAB_LONG=1`:
 ///
 /// ```sh
 /// TIERLAB_LONG=1 cargo test --release -p tierlab-array-sim --test calibration
