@@ -158,8 +158,10 @@ pub struct CycleMeasurement<'a> {
 }
 
 impl<'a> CycleMeasurement<'a> {
-    /// `probe` gives the start of the study's latest cycle; without one (or while it gives
-    /// none) the run is cut into cycles of `period_s`.
+    /// `probe` gives the start of the study's latest cycle; without one the run is cut into
+    /// cycles of `period_s`. A study with a probe that begins fewer than two whole cycles
+    /// (cycles longer than the run, or a replica that never sleeps) has no window: its
+    /// summary says so with zero cycles, and its report covers the whole run.
     pub fn new(protocol: &CycleProtocol, probe: Option<CycleProbe<'a>>) -> Self {
         CycleMeasurement { protocol: protocol.clone(), probe, last_start: None, open: Cycle::default(), cycles: Vec::new(), window_from: None, settled: false, precise: false }
     }
@@ -242,11 +244,6 @@ impl Observer for CycleMeasurement<'_> {
     fn on_batch(&mut self, batch: &Batch, controller: &dyn Controller, _measuring: bool) -> Decision {
         self.open.add(batch);
         let now_s = batch.end_ns as f64 / 1e9;
-        // A study that has begun no cycle of its own by the end of the longest warm-up
-        // never will (a replica that cannot sleep): its run is cut into periods from here.
-        if self.last_start.is_none() && now_s >= self.protocol.max_warmup_s {
-            self.probe = None;
-        }
         let (boundary, whole) = match self.probe.as_mut() {
             Some(p) => match p(controller) {
                 // The study began a new cycle within this batch. The stretch before its
@@ -380,8 +377,10 @@ mod tests {
         assert!(ratio_interval(&[(1.0, 1.0)]).half_width.is_infinite());
     }
 
+    /// Periods would measure one phase of a cycle longer than the run (a replica asleep
+    /// all along), not the cycle: such a run has no window and says so.
     #[test]
-    fn a_study_that_never_cycles_is_cut_into_periods_after_the_longest_warm_up() {
+    fn a_study_whose_cycles_are_longer_than_the_run_has_no_window() {
         let p = CycleProtocol { min_warmup_s: 0.0, period_s: 10.0, max_warmup_s: 100.0, ..CycleProtocol::default() };
         let mut m = CycleMeasurement::new(&p, Some(Box::new(|_: &dyn Controller| None)));
         for t in 0..400u64 {
@@ -390,8 +389,7 @@ mod tests {
                 break;
             }
         }
-        let (_, s) = m.finish();
-        assert!(!s.own_cycles && s.cycles >= 5, "{s:?}");
-        assert!((s.power_w.mean - 3.0).abs() < 1e-12);
+        let (window, s) = m.finish();
+        assert!(window.is_empty() && s.cycles == 0 && !s.settled && !s.precise, "{s:?}");
     }
 }
