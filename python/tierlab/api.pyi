@@ -1284,9 +1284,9 @@ def replicate_run(
     conventional replication and the chosen schemes; report each scheme's power saving,
     apply speed-up r, batch interval, start/stop cycles, worst recovery time and per-disk
     energy. Default: the paper's set-up (160 TPC-C warehouses, 36Z15 disks, RTO 100 s, 512
-    MiB window, 4 h). A release build takes about 75 CPU-seconds per simulated hour and
-    scheme, and `run` simulates three by default: conventional, proposed and conventional-
-    pooled (`--hours 2`: about 7.5 CPU-minutes)
+    MiB window, 4 h). Each scheme runs until its power is within 5 % over whole cycles, or
+    the duration ends it; `run` simulates three by default: conventional, proposed and
+    conventional-pooled (a release build: about 3 CPU-minutes, `--hours 2` about 2)
 
     Parameters
     ----------

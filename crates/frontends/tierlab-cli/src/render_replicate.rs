@@ -286,7 +286,10 @@ pub fn describe(cfg: &ReplicationConfig, standby: Option<&DataStandby>, policy: 
     } else {
         lines.push(("policy", mode));
     }
-    lines.push(("span", format!("{} s of primary time, measured after a {} s warm-up", g(cfg.duration_s), g(cfg.warmup_s))));
+    lines.push(match cfg.measure {
+        true => ("span", format!("at most {} s of primary time; each scheme measured over whole cycles from a steady state, after at least {} s", g(cfg.duration_s), g(cfg.warmup_s))),
+        false => ("span", format!("{} s of primary time, measured after a {} s warm-up", g(cfg.duration_s), g(cfg.warmup_s))),
+    });
     lines.push((
         "saving",
         format!(
