@@ -158,7 +158,9 @@ pub struct RunRow {
     pub hdd_transfer_bytes: u64,
     pub hdd_workload_tb_per_year: f64,
     /// The limits the HDD's wear (`hdd_eu`, the horizon's `wear_fraction`) is counted
-    /// against; `None` without an HDD.
+    /// against; left out without an HDD (so that a row without one adds no column a
+    /// table of rows with one would not have).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub hdd_ratings: Option<HddRatings>,
     /// Share of the SSD's rated life one pass uses, parts per million, with reads × 1/10
     /// and × 1/100.
