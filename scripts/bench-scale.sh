@@ -21,7 +21,8 @@
 #   caching    tierlab bench simulate --mode caching --compact, --repeat N
 #   array      tierlab array simulate (24 two-speed disks, hibernator+, 14 req/s),
 #              ARRAY_HOURS (default 1) x N simulated hours after a 600 s warm-up
-#   replicate  tierlab replicate run (160 warehouses), REPLICATE_HOURS (default 0.025) x N
+#   replicate  tierlab replicate run --no-measure (160 warehouses: the whole run, a fixed
+#              amount of work), REPLICATE_HOURS (default 0.025) x N
 #              hours of primary time, measured after 60 s
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,7 +71,7 @@ run_study() {
     tiering | caching) measure "$BIN" bench simulate "$trace" --mode "$study" --compact --repeat "$n" --json ;;
     array) measure "$BIN" array simulate --scheme hibernator+ --iops 14 --warmup-s 600 \
       --hours "$(awk -v h="$array_hours" -v n="$n" 'BEGIN { print h * n }')" --json ;;
-    replicate) measure "$BIN" replicate run --warmup-s 60 \
+    replicate) measure "$BIN" replicate run --no-measure --warmup-s 60 \
       --hours "$(awk -v h="$replicate_hours" -v n="$n" 'BEGIN { print h * n }')" --json ;;
     *) echo "unknown study $study" >&2; return 1 ;;
   esac

@@ -110,11 +110,18 @@ def workload_key(w: Mapping[str, Any], hashes: dict[str, str | None] | None = No
     for k in ("trace", "workload"):
         path = key.get(k)
         if isinstance(path, str):
-            digest = hashes.get(path) if hashes is not None and path in hashes else content_hash(path)
-            if hashes is not None:
-                hashes[path] = digest
-            key[k] = {"sha256": digest} if digest is not None else {"unreadable": path}
+            key[k] = _file_key(path, hashes)
     return key
+
+
+def _file_key(path: str | os.PathLike, hashes: dict[str, str | None] | None) -> dict[str, Any]:
+    """A file as a run's identity holds it: the hash of its content, or its path when it
+    cannot be read. ``hashes`` caches each path's hash within a sweep."""
+    path = str(path)
+    digest = hashes.get(path) if hashes is not None and path in hashes else content_hash(path)
+    if hashes is not None:
+        hashes[path] = digest
+    return {"sha256": digest} if digest is not None else {"unreadable": path}
 
 
 def files_by_content(value: Any, hashes: dict[str, str | None] | None = None) -> Any:
@@ -128,11 +135,7 @@ def files_by_content(value: Any, hashes: dict[str, str | None] | None = None) ->
     if isinstance(value, (list, tuple)):
         return [files_by_content(v, hashes) for v in value]
     if isinstance(value, (str, os.PathLike)) and Path(value).is_file():
-        path = str(value)
-        digest = hashes.get(path) if hashes is not None and path in hashes else content_hash(path)
-        if hashes is not None:
-            hashes[path] = digest
-        return {"sha256": digest} if digest is not None else {"unreadable": path}
+        return _file_key(value, hashes)
     return value
 
 

@@ -26,3 +26,10 @@ pub use cycles::{CycleMeasurement, CycleProbe, CycleProtocol, CycleSummary};
 pub use observer::{CounterProbe, Measurement, Outcome, Protocol, SettledProbe, Stop, Summary};
 pub use stats::Interval;
 pub use window::{Sums, Window};
+
+/// How every report names a design whose backlog grew with its arrivals: the load it was
+/// offered and the most it completed (a closed-loop run's throughput, or what it served
+/// while its queue grew).
+pub fn cannot_sustain(offered_iops: f64, max_iops: f64) -> String {
+    format!("cannot sustain {offered_iops:.1} IOPS (max {max_iops:.1})")
+}

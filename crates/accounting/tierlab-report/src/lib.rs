@@ -150,6 +150,25 @@ pub fn fmt_f(value: f64, decimals: usize) -> String {
     format!("{value:.decimals$}")
 }
 
+/// A number with thousands grouped by commas, to `decimals` places: 913,310.
+pub fn grouped(v: f64, decimals: usize) -> String {
+    let s = format!("{:.decimals$}", v.abs());
+    let (int, frac) = s.split_once('.').map_or((s.as_str(), ""), |(i, f)| (i, f));
+    let mut out = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    let sign = if v < 0.0 && s.chars().any(|c| c.is_ascii_digit() && c != '0') { "-" } else { "" };
+    if frac.is_empty() {
+        format!("{sign}{out}")
+    } else {
+        format!("{sign}{out}.{frac}")
+    }
+}
+
 /// Human-readable byte count with binary units (KiB, MiB, …).
 pub fn fmt_bytes(bytes: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];

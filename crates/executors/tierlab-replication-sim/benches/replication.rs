@@ -100,6 +100,9 @@ fn main() {
         let cfg = ReplicationConfig {
             duration_s: hours * 3600.0,
             warmup_s: 600.0,
+            // The whole duration, however soon its figures are precise: a fixed amount of
+            // work to time.
+            measure: false,
             ..ReplicationConfig::default()
         };
         reset_peak_rss();

@@ -241,24 +241,7 @@ pub fn num(v: f64) -> String {
     }
 }
 
-/// A number with thousands grouped by commas, to `decimals` places: 913,310.
-pub fn grouped(v: f64, decimals: usize) -> String {
-    let s = format!("{:.decimals$}", v.abs());
-    let (int, frac) = s.split_once('.').map_or((s.as_str(), ""), |(i, f)| (i, f));
-    let mut out = String::new();
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    let sign = if v < 0.0 && s.chars().any(|c| c.is_ascii_digit() && c != '0') { "-" } else { "" };
-    if frac.is_empty() {
-        format!("{sign}{out}")
-    } else {
-        format!("{sign}{out}.{frac}")
-    }
-}
+pub use tierlab_report::grouped;
 
 /// An axis label: short numbers as they are, 10,000 and up with k, M, G, T.
 pub fn tick_label(v: f64) -> String {

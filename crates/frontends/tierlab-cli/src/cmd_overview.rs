@@ -121,7 +121,7 @@ pub fn render(workload: &str, o: &Overview, config: &tierlab_hybrid_study::Confi
     }
     s.push_str(&t.render());
     for d in o.designs.iter().filter(|d| !d.sustainable) {
-        s.push_str(&format!("! {}: cannot sustain {:.1} IOPS (max {:.1}); its figures are a saturated run's\n", d.design, d.offered_iops, d.max_iops));
+        s.push_str(&format!("! {}: {}; its figures are a saturated run's\n", d.design, tierlab_measure::cannot_sustain(d.offered_iops, d.max_iops)));
     }
     if o.designs.iter().any(|d| d.sustainable && !d.settled) {
         s.push_str("~ never settled: the warm-up was cut at the run's cap (--run-requests)\n");

@@ -407,7 +407,7 @@ fn render_simulated(t: &mut Doc, checked: &[tierlab_plan_study::check::Checked])
     t.table(dt);
     for c in checked {
         if let Some(m) = c.measured.as_ref().filter(|m| !m.sustained()) {
-            let _ = writeln!(t, "{}! {}", c.design, unsustained(m));
+            let _ = writeln!(t, "{}! {}", c.design, tierlab_measure::cannot_sustain(m.offered_iops, m.iops.mean));
         }
     }
     for c in checked.iter().filter(|c| c.report.is_none()) {
@@ -443,11 +443,6 @@ fn measured_note(m: &tierlab_plan_study::check::Measured) -> String {
     let s = &m.summary;
     let warm = if s.settled { format!("warm-up {} s", grouped(s.warmup_s, 1)) } else { "never settled".to_string() };
     format!("{warm}, window {} s", grouped(s.window_s, 1))
-}
-
-/// `cannot sustain N IOPS (max M)` for a design whose queue grew with its arrivals.
-fn unsustained(m: &tierlab_plan_study::check::Measured) -> String {
-    format!("cannot sustain {} IOPS (max {})", grouped(m.offered_iops, 0), grouped(m.iops.mean, 0))
 }
 
 const STYLE: Style = Style { height: 420, legend_width: 200, zero_based: true };
@@ -549,7 +544,7 @@ fn fastest(checked: &[tierlab_plan_study::check::Checked]) -> Option<(&str, f64)
 fn flag(c: &tierlab_plan_study::check::Checked, checked: &[tierlab_plan_study::check::Checked]) -> Option<String> {
     let mean = c.report.as_ref()?.system.response_time.mean_ms;
     if let Some(m) = c.measured.as_ref().filter(|m| !m.sustained()) {
-        return Some(unsustained(m));
+        return Some(tierlab_measure::cannot_sustain(m.offered_iops, m.iops.mean));
     }
     if let Some((device, busy)) = busiest(c).filter(|(_, b)| *b >= OVERLOADED_BUSY) {
         return Some(format!("overloaded: {device} {:.1} % busy", busy * 100.0));

@@ -71,7 +71,7 @@ pub fn run(cmd: ReplicateCommand) -> Result<()> {
 pub struct ReplicationOptions {
     /// A TOML file with the replication settings at top level (disk, power_profile,
     /// standby, data_disks, log_disks, level, stripe_unit_bytes, primary_depth,
-    /// duration_s, warmup_s, rto_s, rto_mode, trigger, window_bytes, merge_max_bytes,
+    /// duration_s, warmup_s, measure, rto_s, rto_mode, trigger, window_bytes, merge_max_bytes,
     /// apply_cache_bytes, apply_depth, ewma_weight, data_disk_share), a `[link]` table and
     /// a `[source]` table with `kind = "tpcc" | "forward" | "log-file"` (see
     /// examples/replicate.toml). Flags given override it.

@@ -201,7 +201,7 @@ impl MeasuredSummary {
             tierlab_measure::Stop::Precise => "intervals within target".to_string(),
             tierlab_measure::Stop::Limit => "the request cap (--run-requests)".to_string(),
             tierlab_measure::Stop::SourceEnd => "the trace ended".to_string(),
-            tierlab_measure::Stop::Unsustainable => format!("cannot sustain {:.1} IOPS (served {:.1})", self.offered_iops, self.throughput_iops.mean),
+            tierlab_measure::Stop::Unsustainable => tierlab_measure::cannot_sustain(self.offered_iops, self.throughput_iops.mean),
         };
         let f = |i: &tierlab_measure::Interval, d: usize| crate::measure_args::with_interval(i.mean, i.half_width, d);
         format!(

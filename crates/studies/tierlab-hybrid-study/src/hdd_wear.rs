@@ -9,6 +9,7 @@ use serde::Serialize;
 use tierlab_cost::Wear;
 use tierlab_devices::{catalog, HddChoice};
 use tierlab_engine::{DeviceRun, SimReport};
+use tierlab_report::grouped;
 
 /// Seconds in a year of 8,760 power-on hours, as workload ratings count them.
 pub const WORKLOAD_YEAR_S: f64 = 8_760.0 * 3_600.0;
@@ -82,10 +83,10 @@ impl HddRatings {
     pub fn describe(&self) -> String {
         let mut counted = Vec::new();
         if let Some(n) = self.start_stop_cycles {
-            counted.push(format!("{} start/stops", group(n)));
+            counted.push(format!("{} start/stops", grouped(n as f64, 0)));
         }
         if let Some(n) = self.load_unload_cycles {
-            counted.push(format!("{} load/unloads", group(n)));
+            counted.push(format!("{} load/unloads", grouped(n as f64, 0)));
         }
         if let (Some(tb), Some(y)) = (self.workload_tb_per_year, self.warranty_years) {
             let est = if self.estimates.iter().any(|k| k == "workload_tb_per_year") { " (an estimate)" } else { "" };
@@ -146,7 +147,7 @@ impl HddWear {
     /// The wear as two report lines.
     pub fn render(&self) -> String {
         let r = &self.ratings;
-        let of = |n: u64, rated: Option<u64>| rated.map_or(format!("{n} (not rated)"), |r| format!("{n} of {}", group(r)));
+        let of = |n: u64, rated: Option<u64>| rated.map_or(format!("{n} (not rated)"), |r| format!("{n} of {}", grouped(r as f64, 0)));
         let rated_tb = match (r.workload_tb_per_year, r.warranty_years) {
             (Some(tb), Some(_)) => format!("of {tb} rated{}", if r.estimates.iter().any(|k| k == "workload_tb_per_year") { ", an estimate" } else { "" }),
             _ => "not rated".to_string(),
@@ -159,17 +160,4 @@ impl HddWear {
             self.workload_tb_per_year
         )
     }
-}
-
-/// `n` with thousands separators.
-fn group(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -137,7 +137,7 @@ pub fn overview(base: &Config, workload: &Workload, cost: &CostModel, protocol: 
     let designs: Vec<Design> = report.rows.iter().map(design).collect();
     let mut not_judged: Vec<NotJudged> = report.failed.iter().map(|f| NotJudged { design: name(&f.config), reason: format!("could not run: {}", f.error) }).collect();
     for d in designs.iter().filter(|d| !d.sustainable) {
-        not_judged.push(NotJudged { design: d.design.clone(), reason: format!("cannot sustain {:.1} IOPS (max {:.1})", d.offered_iops, d.max_iops) });
+        not_judged.push(NotJudged { design: d.design.clone(), reason: tierlab_measure::cannot_sustain(d.offered_iops, d.max_iops) });
     }
     let judged: Vec<&Design> = designs.iter().filter(|d| d.sustainable).collect();
     let fastest = best(&judged, Design::max_iops);
