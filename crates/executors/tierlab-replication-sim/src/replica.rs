@@ -557,11 +557,6 @@ impl ReplicaController {
 }
 
 impl Controller for ReplicaController {
-    fn on_measure(&mut self, now_ns: u64) {
-        // The apply counts stay the whole run's: they prove no log is lost.
-        self.policy.measure_from(now_ns);
-    }
-
     /// Where the latest replica cycle began, for the measurement's cycle boundaries.
     fn report(&self) -> serde_json::Value {
         serde_json::json!({ "last_spin_up_ns": self.policy.last_spin_up_ns() })

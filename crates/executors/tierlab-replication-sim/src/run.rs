@@ -205,8 +205,9 @@ pub fn run_replication(
         window_bytes: cfg.window_bytes,
         drain_floor_bytes: (cfg.window_bytes / 64).max(4096),
         ewma_weight: cfg.ewma_weight,
-        // Measured by cycles, scoring starts where the measurement's window does.
-        measure_from_ns: if cfg.measure { u64::MAX } else { s_to_ns(cfg.warmup_s) },
+        // Recovery is scored from the least warm-up on, whatever window the power is
+        // measured over: every instant after it is one a disaster could strike.
+        measure_from_ns: s_to_ns(cfg.warmup_s),
     });
     let arrivals = Rc::new(RefCell::new(VecDeque::new()));
     let mut controller = ReplicaController::new(

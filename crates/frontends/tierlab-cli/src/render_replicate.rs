@@ -349,7 +349,7 @@ pub fn measured_line(run: &tierlab_replication_sim::ReplicationRun) -> String {
     };
     let s = &m.summary;
     if s.cycles == 0 {
-        return "too short for a whole cycle or period: figures over the whole run, recovery not scored".to_string();
+        return "too short for a whole cycle or period: power and busy shares over the whole run".to_string();
     }
     let warm = if s.settled { format!("warm-up {:.0} s", s.warmup_s) } else { format!("never settled (window from {:.0} s)", s.warmup_s) };
     let unit = if s.own_cycles { "whole cycles" } else { "periods of 60 s" };

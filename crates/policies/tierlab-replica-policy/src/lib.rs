@@ -554,20 +554,6 @@ impl ReplicaPolicy {
         self.in_violation = over;
     }
 
-    /// Score from `now_ns` on: a measurement's warm-up is over. Windows, spin-ups, cycles,
-    /// apply phases, the worst exposure and violations count from here; no decision changes.
-    pub fn measure_from(&mut self, now_ns: u64) {
-        self.cfg.measure_from_ns = now_ns;
-        self.windows = 0;
-        self.spin_ups = 0;
-        self.cycle_gaps = 0;
-        self.cycle_sum_s = 0.0;
-        self.apply_phase_sum_s = 0.0;
-        self.apply_phases = 0;
-        self.worst_recovery_s = 0.0;
-        self.violations = 0;
-    }
-
     /// When the data volume last began to spin up: where its latest cycle began.
     pub fn last_spin_up_ns(&self) -> Option<u64> {
         self.last_spin_up_ns
