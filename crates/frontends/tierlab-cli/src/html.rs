@@ -88,10 +88,14 @@ fn pareto(rows: &[RunRow]) -> Result<String> {
         let text = if ties > 1 { format!("{} (+{} within 1 %)", r.config, ties - 1) } else { r.config.clone() };
         labels.push(PointLabel { x: r.throughput_iops, y: r.horizon.total_usd, text });
     }
-    let x_desc = throughput_desc(rows);
+    // Throughputs an order of magnitude apart (an SSD beside disks) go on a log axis, so
+    // that the slower designs are not crowded against its left end.
+    let shown: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).filter(|t| t.is_finite() && *t > 0.0).collect();
+    let spread = shown.iter().copied().fold(0.0, f64::max) / shown.iter().copied().fold(f64::INFINITY, f64::min);
+    let (x_axis, x_desc) = if spread >= 10.0 { (XAxis::Log, format!("{} (log)", throughput_desc(rows))) } else { (XAxis::Linear, throughput_desc(rows)) };
     let y_desc = format!("cost over {} years at the workload's rate, USD (log)", years(rows));
     let front_line = Reference::through("Pareto front (filled)", front.iter().map(|r| (r.throughput_iops, r.horizon.total_usd)).collect());
-    let chart = Chart::new(&x_desc, &y_desc, XAxis::Linear, &series).reference(front_line).labels(labels).unit("USD");
+    let chart = Chart::new(&x_desc, &y_desc, x_axis, &series).reference(front_line).labels(labels).unit("USD");
     plot_log(&chart, Style { height: 520, legend_width: 190, zero_based: false })
 }
 
