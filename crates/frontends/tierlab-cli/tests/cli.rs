@@ -407,6 +407,8 @@ fn html_reports_load_in_a_headless_browser() {
     for s in ["Pareto front", "ssd-only", "hdd-only", "tiering", "caching", "relative to HDD-only"] {
         assert!(html.contains(s), "missing {s}");
     }
+    // The SSD runs an order of magnitude faster than the disks: throughput goes on a log axis.
+    assert!(html.contains("IOPS (log)"), "throughput on a linear axis beside an SSD");
 }
 
 /// HybridStore's data classes of a real trace: 17 or 33 classes, sizes adding up to the
