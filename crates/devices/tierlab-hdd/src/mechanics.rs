@@ -561,9 +561,13 @@ impl Mechanics {
             // the read-ahead has got to (the next request of a sequential stream, arriving
             // as the last one completes), or ahead of it within the read-ahead's reach (a
             // stream that skips a few blocks, as a RAID-5 disk's reads skip parity),
-            // continues it too: the pass reads on through the skipped blocks.
+            // continues it too: the pass reads on through the skipped blocks. It does so
+            // only within a track's worth of blocks of the front: that far the request's
+            // first block passes under the head no sooner if the drive repositions, while
+            // further on reading through costs a revolution a track, and a seek to the
+            // request's track with less than a revolution's wait is quicker.
             let inside = cached > 0 && lbn >= self.segments.start(pf.segment) && lbn < reached && found.map(|(seg, _)| seg) == Some(pf.segment);
-            let ahead = self.spec.cache.read_ahead_continues && lbn > self.segments.start(pf.segment) && (lbn == reached || (lbn > reached && lbn < pf.to_lbn));
+            let ahead = self.spec.cache.read_ahead_continues && lbn > self.segments.start(pf.segment) && (lbn == reached || (lbn > reached && lbn < pf.to_lbn && lbn - reached <= u64::from(self.layout.sectors_per_track(reached))));
             if inside || ahead {
                 self.stats.read_partial_hits += 1;
                 self.prefetch = None;

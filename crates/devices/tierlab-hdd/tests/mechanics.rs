@@ -758,3 +758,44 @@ fn the_idle_timeout_counts_from_the_end_of_a_background_write() {
     assert_eq!(r.counters.get("start_stop_cycles"), Some(&1.0));
     assert_eq!(state_ns(&r, "idle"), 1_000_000, "idle from the media's end for the timeout, then down");
 }
+
+/// A read ahead of the read-ahead's front continues the pass through the blocks between
+/// only while that is no slower than repositioning: within a revolution's worth of blocks
+/// the target passes under the head no sooner either way, and beyond it a seek reaches the
+/// target's track and waits less than a revolution. So a drive that streams is never
+/// slower than one with DiskSim's semantics, however far ahead within its read-ahead's
+/// reach the next read lands.
+#[test]
+fn a_read_further_ahead_than_a_revolution_repositions_instead_of_reading_through() {
+    let d = Datasheet {
+        name: "narrow tracks".into(),
+        capacity_bytes: 4_000_000_000,
+        rpm: 10_000.0,
+        seek_single_track_ms: Some(0.3),
+        seek_average_ms: 4.6,
+        seek_full_stroke_ms: None,
+        // 30 MB/s: about 350 sectors a track, so the 1,024-sector read-ahead reaches
+        // three tracks ahead.
+        sustained_transfer_mb_s: 30.0,
+        cache_mib: 8.0,
+        sector_bytes: 512,
+        timing: DatasheetTiming::default(),
+        layout: None,
+    };
+    let spec = HddSpec::from_datasheet(&d).expect("valid");
+    let spt = u64::from(spec.zones[0].blocks_per_track);
+    let took_ms = |continues: bool, gap: u64| {
+        let mut s = spec.clone();
+        s.cache.read_ahead_continues = continues;
+        let mut m = Mechanics::new(s).expect("valid");
+        let now = m.access(0, &DeviceOp { op: Op::Read, offset_bytes: 0, len_bytes: 64 * 512, fua: false }).done_ns;
+        let a = m.access(now, &DeviceOp { op: Op::Read, offset_bytes: (64 + gap) * 512, len_bytes: 16 * 512, fua: false });
+        (a.done_ns - now) as f64 / 1e6
+    };
+    for gap in [spt / 4, spt / 2, spt * 3 / 2, spt * 2, spt * 5 / 2] {
+        let (streaming, disksim) = (took_ms(true, gap), took_ms(false, gap));
+        assert!(streaming <= disksim + 0.2, "{gap} sectors ahead ({spt} a track): {streaming:.2} ms streaming against {disksim:.2} ms repositioning");
+    }
+    // Two tracks ahead, reading through would take two revolutions (12 ms).
+    assert!(took_ms(true, spt * 2) < 9.0, "{:.2} ms", took_ms(true, spt * 2));
+}
