@@ -4,7 +4,7 @@
 //! (performance, energy, endurance, dollars), every figure with its 95 % interval.
 
 use crate::drive::Mode;
-use crate::hdd_wear::{HddRatings, WORKLOAD_YEAR_S};
+use crate::hdd_wear::HddRatings;
 use crate::matrix::Matrix;
 use crate::run::{simulate_measured, Config, Measured};
 use anyhow::{anyhow, Context, Result};
@@ -486,7 +486,7 @@ fn row(label: &str, config: &Config, open: &Measured, closed: Option<&Measured>,
         hdd_start_stop_cycles: (point.hdd_cycles_per_s * pass_s).round() as u64,
         hdd_load_unload_cycles: (point.hdd_load_unloads_per_s * pass_s).round() as u64,
         hdd_transfer_bytes: (point.hdd_transfer_bps * pass_s).round() as u64,
-        hdd_workload_tb_per_year: point.hdd_transfer_bps * WORKLOAD_YEAR_S / 1e12,
+        hdd_workload_tb_per_year: point.hdd_transfer_bps * tierlab_cost::SECONDS_PER_365_DAY_YEAR / 1e12,
         hdd_ratings,
         ssd_eu_read_tenth: ssd_eu.mean,
         ssd_eu_read_hundredth: eu(&w.total, 0.01),

@@ -6,13 +6,10 @@
 
 use anyhow::Result;
 use serde::Serialize;
-use tierlab_cost::Wear;
+use tierlab_cost::{Wear, SECONDS_PER_365_DAY_YEAR};
 use tierlab_devices::{catalog, HddChoice};
 use tierlab_engine::{DeviceRun, SimReport};
 use tierlab_report::grouped;
-
-/// Seconds in a year of 8,760 power-on hours, as workload ratings count them.
-pub const WORKLOAD_YEAR_S: f64 = 8_760.0 * 3_600.0;
 
 /// The limits a hard disk is rated for, from its catalog entry.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -43,6 +40,11 @@ impl HddRatings {
             warranty_years: e.warranty_years,
             estimates: e.estimates.clone(),
         })
+    }
+
+    /// Whether the rated workload is an estimate rather than a published figure.
+    pub fn workload_is_estimate(&self) -> bool {
+        self.estimates.iter().any(|k| k == "workload_tb_per_year")
     }
 
     /// Bytes the drive is rated to transfer over its warranty.
@@ -89,7 +91,7 @@ impl HddRatings {
             counted.push(format!("{} load/unloads", grouped(n as f64, 0)));
         }
         if let (Some(tb), Some(y)) = (self.workload_tb_per_year, self.warranty_years) {
-            let est = if self.estimates.iter().any(|k| k == "workload_tb_per_year") { " (an estimate)" } else { "" };
+            let est = if self.workload_is_estimate() { " (an estimate)" } else { "" };
             counted.push(format!("{tb} TB/year{est} for {y} years"));
         }
         let mut s = if counted.is_empty() { "no rated limit".to_string() } else { format!("the largest share of {}", counted.join(", ")) };
@@ -124,16 +126,21 @@ impl HddWear {
         let count = |k: &str| d.device.counters.get(k).copied().unwrap_or(0.0).max(0.0).round() as u64;
         let (ss, lu, bytes) = (count("start_stop_cycles"), count("load_unload_cycles"), d.read_bytes + d.write_bytes);
         let span_s = span_s.max(1e-9);
-        let per_year = WORKLOAD_YEAR_S / span_s;
-        let fraction = |ss: f64, lu: f64, bytes: f64| ratings.wear(ss.round() as u64, lu.round() as u64, bytes.round() as u64).fraction("hdd").ok();
+        // Workload ratings count a year as 8,760 power-on hours.
+        let per_year = SECONDS_PER_365_DAY_YEAR / span_s;
+        // The rated fraction used by the run's counts scaled by `k`.
+        let fraction = |k: f64| {
+            let scaled = |n: u64| (n as f64 * k).round() as u64;
+            ratings.wear(scaled(ss), scaled(lu), scaled(bytes)).fraction("hdd").ok()
+        };
         HddWear {
             start_stop_cycles: ss,
             load_unload_cycles: lu,
             transferred_bytes: bytes,
             span_s,
             workload_tb_per_year: bytes as f64 * per_year / 1e12,
-            life_fraction: fraction(ss as f64, lu as f64, bytes as f64),
-            life_fraction_per_year: fraction(ss as f64 * per_year, lu as f64 * per_year, bytes as f64 * per_year),
+            life_fraction: fraction(1.0),
+            life_fraction_per_year: fraction(per_year),
             ratings,
         }
     }
@@ -149,7 +156,7 @@ impl HddWear {
         let r = &self.ratings;
         let of = |n: u64, rated: Option<u64>| rated.map_or(format!("{n} (not rated)"), |r| format!("{n} of {}", grouped(r as f64, 0)));
         let rated_tb = match (r.workload_tb_per_year, r.warranty_years) {
-            (Some(tb), Some(_)) => format!("of {tb} rated{}", if r.estimates.iter().any(|k| k == "workload_tb_per_year") { ", an estimate" } else { "" }),
+            (Some(tb), Some(_)) => format!("of {tb} rated{}", if r.workload_is_estimate() { ", an estimate" } else { "" }),
             _ => "not rated".to_string(),
         };
         let life = self.life_fraction_per_year.map_or("no rated limit".into(), |f| format!("{:.3} % of rated life a year at these rates", f * 100.0));

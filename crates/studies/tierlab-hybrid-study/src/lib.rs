@@ -27,7 +27,7 @@ mod run;
 
 pub use compare::{compare, run_config, CompareReport, CostModel, FailedRow, HalfWidths, RunNote, RunRow, READ_EFFECT};
 pub use drive::{build, Built, HybridParams, Mode};
-pub use hdd_wear::{HddRatings, HddWear, WORKLOAD_YEAR_S};
+pub use hdd_wear::{HddRatings, HddWear};
 pub use matrix::{Matrix, MatrixEntry};
 pub use overview::{overview, spin_down_at_break_even, Design, NotJudged, Overview};
 pub use run::{simulate, simulate_measured, Config, Measured, Run, Usage};

@@ -224,7 +224,7 @@ fn the_default_disk_under_load_wears_by_what_it_transfers() {
     // The horizon's wear is five years of that rate: the annual rate over the rated one,
     // times five years over the five-year warranty.
     let hdd = r.horizon.devices.last().unwrap();
-    let expect = r.hdd_workload_tb_per_year / 180.0 * 5.0 * tierlab_types::SECONDS_PER_YEAR / WORKLOAD_YEAR_S / 5.0;
+    let expect = r.hdd_workload_tb_per_year / 180.0 * 5.0 * tierlab_types::SECONDS_PER_YEAR / tierlab_cost::SECONDS_PER_365_DAY_YEAR / 5.0;
     assert!(hdd.wear_fraction > 0.0 && (hdd.wear_fraction - expect).abs() < 1e-3 * expect, "{} vs {expect}", hdd.wear_fraction);
     assert!(ratings.describe().contains("180 TB/year (an estimate)"), "{}", ratings.describe());
 }
