@@ -643,8 +643,11 @@ fn sweep_cmd(a: SweepArgs) -> Result<()> {
 pub fn render_sweep(r: &SweepReport) -> String {
     let mut s = render_lines(&sweep_lines(r));
     s.push('\n');
-    let (header, cells) = sweep_cells(r);
+    let (header, cells, reasons) = sweep_cells(r);
     s.push_str(&table(header, cells).render());
+    for (i, why) in reasons.iter().enumerate() {
+        s.push_str(&format!("infeasible ({}): {why}\n", i + 1));
+    }
     s
 }
 

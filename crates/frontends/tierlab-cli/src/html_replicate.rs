@@ -90,7 +90,7 @@ fn column_note(header: &str) -> Option<&'static str> {
         "standby" => "the low-power state the data disks sleep in",
         "window" => "log bytes compacted per apply",
         "RTO s" => "the recovery time objective",
-        "note" => "why a point is infeasible (its data disks never slept)",
+        "note" => "infeasible (n): the data disks never slept at that point, for reason n given below the table",
         _ => return None,
     })
 }
@@ -276,8 +276,11 @@ pub fn render_sweep(r: &SweepReport) -> Result<String> {
         }
     }
     s.push_str("<h2>Table</h2>\n");
-    let (header, cells) = sweep_cells(r);
+    let (header, cells, reasons) = sweep_cells(r);
     html_table(&mut s, &header, &cells);
+    for (i, why) in reasons.iter().enumerate() {
+        let _ = writeln!(s, "<p class=\"infeasible\">infeasible ({}): {}</p>", i + 1, esc(why));
+    }
     s.push_str("</body></html>\n");
     Ok(s)
 }

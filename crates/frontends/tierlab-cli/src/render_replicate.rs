@@ -119,8 +119,11 @@ pub fn size_label(bytes: u64) -> String {
     fmt_bytes(bytes)
 }
 
-/// Header and cells of the sweep's table.
-pub fn sweep_cells(r: &SweepReport) -> (Vec<String>, Vec<Vec<String>>) {
+/// Header and cells of the sweep's table, and the reasons its infeasible points give.
+/// A point's note names its reason by number (`infeasible (1)`) and the reasons follow the
+/// table once each, so a long reason does not widen the table.
+pub fn sweep_cells(r: &SweepReport) -> (Vec<String>, Vec<Vec<String>>, Vec<String>) {
+    let mut reasons: Vec<String> = Vec::new();
     let header = [
         "warehouses",
         "standby",
@@ -159,7 +162,14 @@ pub fn sweep_cells(r: &SweepReport) -> (Vec<String>, Vec<Vec<String>>) {
                     c.extend(["—", "—", "0.0"].map(String::from));
                     c.push(format!("{:.1}", run.policy.worst_recovery_s));
                     c.push(run.policy.rto_violations.to_string());
-                    c.push(format!("infeasible: {why}"));
+                    let n = match reasons.iter().position(|w| w == why) {
+                        Some(i) => i + 1,
+                        None => {
+                            reasons.push(why.clone());
+                            reasons.len()
+                        }
+                    };
+                    c.push(format!("infeasible ({n})"));
                 }
                 None => c.extend([
                     seconds(run.t_wnd_planned_s),
@@ -172,7 +182,7 @@ pub fn sweep_cells(r: &SweepReport) -> (Vec<String>, Vec<Vec<String>>) {
             c
         })
         .collect();
-    (header.into_iter().map(str::to_string).collect(), cells)
+    (header.into_iter().map(str::to_string).collect(), cells, reasons)
 }
 
 /// The sweep's settings as (label, text) lines.

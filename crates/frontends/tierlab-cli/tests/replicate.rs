@@ -225,3 +225,19 @@ fn sweep_writes_csv_and_a_self_contained_html_report() {
         support::browser::check_report(&browser, &dir.join("sweep.html"));
     }
 }
+
+#[test]
+fn an_infeasible_point_names_its_reason_once_below_the_table() {
+    // The 36Z15 needs 41 s to spin down and up again, more than an RTO of 30 s allows, at
+    // either window: both points stay up for the same reason.
+    let args = [&["replicate", "sweep", "--duration-s", "120", "--windows", "4M,8M", "--rtos", "30", "--schemes", "proposed"][..], &TINY[..]].concat();
+    let text = ok(&args);
+    let table_rows: Vec<&str> = text.lines().filter(|l| l.starts_with("2 ") && l.contains("proposed")).collect();
+    assert_eq!(table_rows.len(), 2, "{text}");
+    for row in &table_rows {
+        assert!(row.trim_end().ends_with("infeasible (1)"), "the note names the reason by number: {row}");
+    }
+    let reasons: Vec<&str> = text.lines().filter(|l| l.starts_with("infeasible (")).collect();
+    assert_eq!(reasons.len(), 1, "one reason, given once below the table:\n{text}");
+    assert!(reasons[0].starts_with("infeasible (1): ") && reasons[0].contains("RTO"), "{text}");
+}
