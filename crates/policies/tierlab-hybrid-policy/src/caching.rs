@@ -4,7 +4,12 @@
 //! back first). Write policies:
 //! - write-back: a write to a cached extent goes to the SSD only and marks it dirty; dirty
 //!   extents are queued for asynchronous write-back (duplicates merged; when the queue is
-//!   at its cap the write goes to both devices instead, so dirty data stays bounded);
+//!   at its cap the write goes to both devices instead, so dirty data stays bounded). A
+//!   write-back copies what the host dirtied, not the whole extent: the span from the
+//!   first to the last dirty byte, widened to 4 KiB pages (GreenDM queues the pending
+//!   write I/O and its write-back thread flushes those writes; the dirty flag is per
+//!   extent). An extent restored dirty from the persisted map has no span on record and
+//!   is written back whole;
 //! - write-through: a write to a cached extent goes to both devices;
 //! - write-around: writes go to the HDD and invalidate a cached copy (both devices while
 //!   the copy has I/O in flight, so no read races the invalidation).
@@ -12,8 +17,8 @@
 //! Writes to uncached extents go to the HDD (no write-allocate); writes to an extent being
 //! copied wait for the copy.
 //!
-//! Memory: 12 bytes per virtual (HDD) extent, 4 per SSD slot, one bit per slot, and the
-//! replacement algorithm's state per cached extent.
+//! Memory: 12 bytes per virtual (HDD) extent, 12 per SSD slot (its extent and its dirty
+//! span), one bit per slot, and the replacement algorithm's state per cached extent.
 
 use crate::bitmap::Bitmap;
 use crate::persist::{bad_record, ChangeLog};
@@ -113,6 +118,36 @@ const WB_QUEUED: u8 = 4;
 const COPYING: u8 = 8;
 /// Given up by the replacement algorithm; the slot is freed once written back.
 const EVICTING: u8 = 16;
+/// The unit a dirty span is widened to: the write-back copies whole 4 KiB pages.
+const DIRTY_PAGE_BYTES: u32 = 4096;
+
+/// The bytes of a cached extent written since its last write-back, as one span
+/// `[lo, hi)` within the extent; empty when `hi` is 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct DirtySpan {
+    lo: u32,
+    hi: u32,
+}
+
+impl DirtySpan {
+    const CLEAN: DirtySpan = DirtySpan { lo: 0, hi: 0 };
+
+    fn add(&mut self, lo: u32, hi: u32) {
+        *self = if self.hi == 0 { DirtySpan { lo, hi } } else { DirtySpan { lo: self.lo.min(lo), hi: self.hi.max(hi) } };
+    }
+
+    /// The span widened to whole pages within an extent of `extent_bytes`, as (offset,
+    /// length); the whole extent when nothing is on record (a dirty extent always has a
+    /// span, so that is only a safe default).
+    fn pages(self, extent_bytes: u32) -> (u32, u32) {
+        if self.hi == 0 {
+            return (0, extent_bytes);
+        }
+        let lo = self.lo / DIRTY_PAGE_BYTES * DIRTY_PAGE_BYTES;
+        let hi = self.hi.div_ceil(DIRTY_PAGE_BYTES).saturating_mul(DIRTY_PAGE_BYTES).min(extent_bytes);
+        (lo, hi - lo)
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 struct Entry {
@@ -127,6 +162,8 @@ pub struct CachingPolicy {
     params: CachingParams,
     table: Vec<Entry>,
     reverse: Vec<u32>,
+    /// Per cache slot: what the host dirtied since the slot's last write-back.
+    dirty_span: Vec<DirtySpan>,
     slots: Bitmap,
     repl: Box<dyn Replacement>,
     prefetch_queue: VecDeque<u32>,
@@ -146,6 +183,7 @@ impl CachingPolicy {
             params,
             table: vec![Entry { slot: NONE, last_tick: 0, count: 0, flags: 0 }; geo.hdd_extents as usize],
             reverse: vec![NONE; geo.ssd_extents as usize],
+            dirty_span: vec![DirtySpan::CLEAN; geo.ssd_extents as usize],
             slots: Bitmap::new(geo.ssd_extents),
             repl: params.replacement.build(geo.ssd_extents as usize, params.tw_ns),
             prefetch_queue: VecDeque::new(),
@@ -200,7 +238,25 @@ impl CachingPolicy {
             MoveKind::Prefetch => (Tier::Hdd, self.hdd_offset(v), Tier::Ssd, self.slot_offset(slot)),
             _ => (Tier::Ssd, self.slot_offset(slot), Tier::Hdd, self.hdd_offset(v)),
         };
-        let m = Migration { id: self.next_id, kind, extent: v, from, from_offset_bytes, to, to_offset_bytes, len_bytes: self.geo.extent_bytes };
+        // A write-back copies the dirty pages; writes to the extent wait for the copy, so
+        // the span cannot grow while it runs.
+        let (within, len_bytes) = match kind {
+            MoveKind::Prefetch => (0, self.geo.extent_bytes),
+            _ => {
+                let (lo, len) = self.dirty_span[slot as usize].pages(self.geo.extent_bytes as u32);
+                (u64::from(lo), u64::from(len))
+            }
+        };
+        let m = Migration {
+            id: self.next_id,
+            kind,
+            extent: v,
+            from,
+            from_offset_bytes: from_offset_bytes + within,
+            to,
+            to_offset_bytes: to_offset_bytes + within,
+            len_bytes,
+        };
         self.next_id += 1;
         self.table[v as usize].flags |= COPYING;
         self.work.start(m, slot);
@@ -214,6 +270,7 @@ impl CachingPolicy {
         e.flags &= !(DIRTY | EVICTING | WB_QUEUED);
         if slot != NONE {
             self.reverse[slot as usize] = NONE;
+            self.dirty_span[slot as usize] = DirtySpan::CLEAN;
             self.slots.clear(slot);
             self.log.note(MapRecord::new(v, NO_LOCATION, false));
         }
@@ -291,6 +348,7 @@ impl Policy for CachingPolicy {
                                     self.log.note(MapRecord::new(v, e.slot, true));
                                 }
                                 self.table[v as usize].flags |= DIRTY;
+                                self.dirty_span[e.slot as usize].add(within as u32, (within + len) as u32);
                             } else {
                                 pieces[1] = Some(hdd);
                             }
@@ -398,6 +456,7 @@ impl Policy for CachingPolicy {
                     self.free_slot(v);
                 } else {
                     self.table[v as usize].flags &= !DIRTY;
+                    self.dirty_span[a.target as usize] = DirtySpan::CLEAN;
                     self.log.note(MapRecord::new(v, a.target, false));
                 }
             }
@@ -491,6 +550,8 @@ impl Policy for CachingPolicy {
             self.reverse[e.slot as usize] = v;
             self.repl.insert(v as u64, 0);
             if e.flags & DIRTY != 0 {
+                // Which bytes were dirtied is not persisted: the whole extent is.
+                self.dirty_span[e.slot as usize] = DirtySpan { lo: 0, hi: self.geo.extent_bytes as u32 };
                 self.queue_writeback(v);
             }
         }
