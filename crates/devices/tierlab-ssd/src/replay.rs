@@ -57,7 +57,7 @@ pub fn replay(ssd: &mut Ssd, requests: impl Iterator<Item = IoRequest>) -> Resul
         p50_ns: ms_to_ns(r.response_time.p50_ms),
         p99_ns: ms_to_ns(r.response_time.p99_ms),
         max_ns: ms_to_ns(r.response_time.max_ms),
-        queue: d.as_ref().map(|d| d.queue_time.clone()).unwrap_or_default(),
-        device: d.map(|d| d.service_time).unwrap_or_default(),
+        queue: d.as_ref().and_then(|d| d.queue_time.clone()).unwrap_or_default(),
+        device: d.and_then(|d| d.service_time).unwrap_or_default(),
     })
 }

@@ -113,8 +113,10 @@ struct Station<'d> {
     ops_done: u64,
     read_bytes: u64,
     write_bytes: u64,
-    wait: LatencyHistogram,
-    service: LatencyHistogram,
+    /// Queue and service time per operation; `None` when the run does not keep them
+    /// ([`Simulation::without_device_latency`]).
+    wait: Option<LatencyHistogram>,
+    service: Option<LatencyHistogram>,
     /// Totals from the start of the run, never restarted (what batches are cut from).
     total: BatchDevice,
 }
@@ -219,10 +221,13 @@ pub struct DeviceRun {
     /// Time-averaged number of operations waiting (not in service).
     pub mean_queue_length: f64,
     pub max_queue_length: usize,
-    /// Time from entering the queue to starting service.
-    pub queue_time: LatencySummary,
-    /// Time in service on the device.
-    pub service_time: LatencySummary,
+    /// Time from entering the queue to starting service (`None`: the run did not keep
+    /// per-device latency, [`Simulation::without_device_latency`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_time: Option<LatencySummary>,
+    /// Time in service on the device (`None` as for `queue_time`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_time: Option<LatencySummary>,
 }
 
 /// Everything a run reports.
@@ -274,11 +279,12 @@ pub struct Simulation<'d> {
     pub(crate) progress_every: u64,
     drop_late_timers: bool,
     measure_from_ns: Option<u64>,
+    device_latency: bool,
 }
 
 impl<'d> Simulation<'d> {
     pub fn new(scheduler: SchedulerKind) -> Self {
-        Simulation { stations: Vec::new(), scheduler, progress_every: 1 << 16, drop_late_timers: false, measure_from_ns: None }
+        Simulation { stations: Vec::new(), scheduler, progress_every: 1 << 16, drop_late_timers: false, measure_from_ns: None, device_latency: true }
     }
 
     /// Report only what happens from `at_ns` on (a warm-up before it fills caches and
@@ -296,6 +302,20 @@ impl<'d> Simulation<'d> {
     /// never let the run end). Device work already started still completes.
     pub fn end_with_last_request(mut self) -> Self {
         self.drop_late_timers = true;
+        self
+    }
+
+    /// Keep no per-device queue and service time distributions (each device's
+    /// `queue_time` and `service_time` are then `None`): for a caller that does not report
+    /// them. Two histograms per device are recorded into on every operation and grow to
+    /// hundreds of KiB each, so on a run with many devices they cost memory and cache
+    /// misses out of proportion. Call before adding devices.
+    pub fn without_device_latency(mut self) -> Self {
+        self.device_latency = false;
+        for st in &mut self.stations {
+            st.wait = None;
+            st.service = None;
+        }
         self
     }
 
@@ -321,8 +341,8 @@ impl<'d> Simulation<'d> {
             ops_done: 0,
             read_bytes: 0,
             write_bytes: 0,
-            wait: LatencyHistogram::new(),
-            service: LatencyHistogram::new(),
+            wait: self.device_latency.then(LatencyHistogram::new),
+            service: self.device_latency.then(LatencyHistogram::new),
             total: BatchDevice::default(),
         });
         self.stations.len() - 1
@@ -566,8 +586,8 @@ impl<'d> Simulation<'d> {
                 utilisation: ratio(st.busy_ns as f64, span_ns as f64),
                 mean_queue_length: ratio(st.queue_area as f64, span_ns as f64),
                 max_queue_length: st.max_queue,
-                queue_time: st.wait.summary(),
-                service_time: st.service.summary(),
+                queue_time: st.wait.as_ref().map(LatencyHistogram::summary),
+                service_time: st.service.as_ref().map(LatencyHistogram::summary),
             });
         }
         let bytes = stats.read_bytes + stats.write_bytes;
@@ -660,8 +680,9 @@ impl Run<'_, '_> {
                 st.ops_done = 0;
                 st.read_bytes = 0;
                 st.write_bytes = 0;
-                st.wait = LatencyHistogram::new();
-                st.service = LatencyHistogram::new();
+                for h in [&mut st.wait, &mut st.service].into_iter().flatten() {
+                    *h = LatencyHistogram::new();
+                }
                 st.device.checkpoint(now)
             })
             .collect()
@@ -798,8 +819,12 @@ impl Run<'_, '_> {
                 st.total.write_bytes += p.op.len_bytes;
             }
         }
-        st.wait.record(p.started_ns - p.enqueued_ns);
-        st.service.record(now - p.started_ns);
+        if let Some(h) = &mut st.wait {
+            h.record(p.started_ns - p.enqueued_ns);
+        }
+        if let Some(h) = &mut st.service {
+            h.record(now - p.started_ns);
+        }
         controller.on_device_done(now, device, p.token, &mut self.io);
         self.apply();
         self.dispatch(device);

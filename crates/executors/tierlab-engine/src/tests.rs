@@ -100,10 +100,28 @@ fn open_loop_burst_queues() {
     let reqs = (0..5).map(|i| req(0, i * 4096)).collect();
     let r = run(reqs, Replay::Open, FixedDevice::new(1_000_000, 1), SchedulerKind::Fcfs).unwrap();
     assert!((r.response_time.mean_ms - 3.0).abs() < 1e-9);
-    assert!((r.devices[0].queue_time.mean_ms - 2.0).abs() < 1e-9);
-    assert!((r.devices[0].service_time.mean_ms - 1.0).abs() < 1e-9);
+    assert!((r.devices[0].queue_time.as_ref().unwrap().mean_ms - 2.0).abs() < 1e-9);
+    assert!((r.devices[0].service_time.as_ref().unwrap().mean_ms - 1.0).abs() < 1e-9);
     // Queue lengths 4,3,2,1,0 for 1 ms each over 5 ms: mean 2.
     assert!((r.devices[0].mean_queue_length - 2.0).abs() < 1e-9);
+}
+
+#[test]
+fn a_run_without_device_latency_reports_none_and_the_same_figures() {
+    let reqs = || (0..5).map(|i| req(0, i * 4096)).collect::<Vec<_>>().into_iter();
+    let with = run(reqs().collect(), Replay::Open, FixedDevice::new(1_000_000, 1), SchedulerKind::Fcfs).unwrap();
+    let mut sim = Simulation::new(SchedulerKind::Fcfs).without_device_latency();
+    sim.add_device(Box::new(FixedDevice::new(1_000_000, 1)));
+    let without = sim.run(reqs(), Replay::Open, &mut Direct::default(), &mut |_| {}).unwrap();
+    let (a, b) = (&with.devices[0], &without.devices[0]);
+    assert!(a.queue_time.is_some() && a.service_time.is_some());
+    assert_eq!((&b.queue_time, &b.service_time), (&None, &None));
+    assert_eq!((a.ops, a.utilisation, a.mean_queue_length), (b.ops, b.utilisation, b.mean_queue_length));
+    assert_eq!(with.response_time, without.response_time);
+    // The JSON of a run that keeps them is unchanged; one that does not leaves them out.
+    let json = |r: &SimReport| serde_json::to_value(&r.devices[0]).unwrap();
+    assert!(json(&with).get("queue_time").is_some());
+    assert!(json(&without).get("queue_time").is_none() && json(&without).get("service_time").is_none());
 }
 
 /// A disk whose positions run against its block addresses (as a serpentine band's

@@ -251,8 +251,10 @@ pub fn render_text(r: &SimReport, hdd_wear: Option<&HddWear>) -> String {
     latency_row(&mut t, "reads", &r.read_response_time);
     latency_row(&mut t, "writes", &r.write_response_time);
     for d in &r.devices {
-        latency_row(&mut t, &format!("{} queue", d.device.name), &d.queue_time);
-        latency_row(&mut t, &format!("{} service", d.device.name), &d.service_time);
+        if let (Some(queue), Some(service)) = (&d.queue_time, &d.service_time) {
+            latency_row(&mut t, &format!("{} queue", d.device.name), queue);
+            latency_row(&mut t, &format!("{} service", d.device.name), service);
+        }
     }
     s.push_str(&t.render());
 
