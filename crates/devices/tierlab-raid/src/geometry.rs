@@ -289,12 +289,12 @@ impl Geometry {
         let (p_lo, p_hi) = if first == last { unit_range(first, u, from, to) } else { (0, u) };
         // Read-modify-write: the old data written and the old parity range.
         let rmw_bytes: u64 = (first..=last).map(|k| { let (lo, hi) = unit_range(k, u, from, to); hi - lo }).sum::<u64>() + (p_hi - p_lo);
-        // Reconstruct-write: within the parity range, what the write does not cover.
-        let mut rcw_bytes = 0;
-        for k in 0..units {
-            let (lo, hi) = if (first..=last).contains(&k) { unit_range(k, u, from, to) } else { (0, 0) };
-            rcw_bytes += uncovered(p_lo, p_hi, lo, hi);
-        }
+        // Reconstruct-write: within the parity range, what the write does not cover (all
+        // of it on every unit the write leaves alone; counted without visiting them, so a
+        // small write costs the same on a wide stripe as on a narrow one).
+        let untouched = units - (last - first + 1);
+        let rcw_bytes = untouched * (p_hi - p_lo)
+            + (first..=last).map(|k| { let (lo, hi) = unit_range(k, u, from, to); uncovered(p_lo, p_hi, lo, hi) }).sum::<u64>();
         if rcw_bytes < rmw_bytes {
             plan.reconstruct_writes += 1;
             for k in 0..units {
