@@ -19,6 +19,10 @@ use std::collections::BTreeMap;
 use tierlab_power::{IdlePolicy, PowerCommand, PowerError, PowerModel, StateKind};
 use tierlab_engine::{Device, DeviceCommand, DeviceOp, DeviceReport, StateEnergy};
 
+/// A clone is another drive of the same model in the same state (the fixed parts of the
+/// timing model are shared): building one drive and cloning it is how an array gets
+/// many alike without deriving each from its datasheet again.
+#[derive(Clone)]
 pub struct HddDevice {
     name: String,
     mech: Mechanics,

@@ -157,6 +157,14 @@ impl DiskModel {
     pub fn build(&self, name: String) -> Result<Box<dyn Device + Send>> {
         Ok(Box::new(Named { inner: catalog_hdd(&self.entry, &self.choice)?, name }))
     }
+
+    /// Disks named `names`, each as [`build`](Self::build) makes it: one drive derived
+    /// from the datasheet (seek curve, zone layout), then cloned, the clones sharing
+    /// those fixed parts, so building an array costs one derivation, not one a disk.
+    pub fn build_all(&self, names: impl IntoIterator<Item = String>) -> Result<Vec<Box<dyn Device + Send>>> {
+        let drive = catalog_hdd(&self.entry, &self.choice)?;
+        Ok(names.into_iter().map(|name| Box::new(Named { inner: drive.clone(), name }) as Box<dyn Device + Send>).collect())
+    }
 }
 
 fn transition(t: tierlab_power::Transition) -> Transition {
@@ -271,12 +279,14 @@ pub fn run_array(cfg: &ArrayConfig, scheme: &SchemeConfig, workload: &Workload, 
     controller.start(model.speeds.len() - 1, &setup);
     let capacity_bytes = controller.capacity_bytes();
 
-    let mut sim = Simulation::new(scheduler).end_with_last_request();
+    // An array run reports no per-disk queue or service time distribution (`DiskRun`),
+    // so the engine keeps none.
+    let mut sim = Simulation::new(scheduler).end_with_last_request().without_device_latency();
     if let Some(w) = cfg.warmup_s {
         sim = sim.measure_from(s_to_ns(w));
     }
-    for i in 0..cfg.disks + extra {
-        sim.add_device(model.build(format!("disk{i:03}"))?);
+    for disk in model.build_all((0..cfg.disks + extra).map(|i| format!("disk{i:03}")))? {
+        sim.add_device(disk);
     }
     let protocol = match (&cfg.measure, cfg.warmup_s) {
         // A workload too short for the layer's batches is measured whole.

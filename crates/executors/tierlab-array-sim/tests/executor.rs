@@ -172,3 +172,32 @@ fn a_measured_run_starts_its_window_only_after_its_tiers_held_for_two_epochs() {
     let b = run(&cfg, "raid5", 20.0, 1500.0, 3, |_| {}).unwrap();
     assert!(b.scheme_report.stable_epochs.is_none() && b.measured.is_some());
 }
+
+#[test]
+fn disks_cloned_from_one_drive_behave_as_drives_built_one_by_one() {
+    use tierlab_array_sim::{DiskModel, DEFAULT_ARRAY_DISK};
+    use tierlab_engine::DeviceOp;
+    use tierlab_types::Op;
+    let model = DiskModel::from_catalog(DEFAULT_ARRAY_DISK, None).unwrap();
+    let mut cloned = model.build_all(["a".to_string(), "b".to_string()]).unwrap();
+    let mut one = model.build("b".into()).unwrap();
+    // Drive `a` works first: its state must not leak into `b`, cloned from the same drive.
+    let ops: Vec<DeviceOp> = (0..40u64)
+        .map(|i| DeviceOp { op: if i % 3 == 0 { Op::Write } else { Op::Read }, offset_bytes: (i * 7_919 % 1_000) << 20, len_bytes: 8192, fua: false })
+        .collect();
+    let mut now = 0;
+    for op in &ops {
+        now = cloned[0].service(now, op);
+    }
+    let (mut t_cloned, mut t_one) = (0, 0);
+    for op in &ops {
+        t_cloned = cloned[1].service(t_cloned, op);
+        t_one = one.service(t_one, op);
+        assert_eq!(t_cloned, t_one);
+    }
+    cloned[1].finish(t_one);
+    one.finish(t_one);
+    let (a, b) = (cloned[1].report(), one.report());
+    assert_eq!((a.name.as_str(), a.energy_j, &a.counters), (b.name.as_str(), b.energy_j, &b.counters));
+    assert_eq!(cloned[0].name(), "a");
+}
