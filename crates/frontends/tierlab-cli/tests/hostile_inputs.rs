@@ -43,6 +43,15 @@ fn array_runs_that_would_not_fit_in_memory_are_refused_with_the_figure() {
     assert!(!err.contains("--memory-limit raises it"), "{err}");
 }
 
+/// An array of many disks whose scheme keeps no per-block tables passes the estimate: a
+/// disk costs kilobytes (the run then fails for a reason of its own: no such workload).
+#[test]
+fn a_wide_raid5_array_is_not_refused_for_memory_it_does_not_need() {
+    let err = fails(&["array", "simulate", "--scheme", "raid5", "--disks", "20000", "--memory-limit", "1G", "--workload", "/nonexistent.toml"]);
+    assert!(!err.contains("--memory-limit raises it"), "{err}");
+    assert!(err.contains("nonexistent"), "{err}");
+}
+
 /// Thousands of caches are refused with their memory, counted over the objects the trace
 /// really touches.
 #[test]
