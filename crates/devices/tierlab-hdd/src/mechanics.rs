@@ -103,6 +103,11 @@ struct Dirty {
 
 const MS: f64 = 1.0e6;
 
+/// Sectors within which the head counts as at a sector's start (a thousandth of a sector,
+/// some nanoseconds: far above the rounding of the platter's angle, far below any time
+/// the model resolves).
+const AT_SECTOR_START: f64 = 1.0e-3;
+
 /// Fractional part in [0, 1) (a cast instead of a libm call: this is on the hot path).
 #[inline]
 pub(crate) fn frac(x: f64) -> f64 {
@@ -293,11 +298,15 @@ impl Mechanics {
             let a0 = self.layout.sector_angle_in(zi, p);
             let past = self.rev_at(earliest) - a0;
             let mut x = frac(past) * spt; // sectors the head is past the chunk start
-            if x > spt - 1e-6 {
+            // A pass that continues another arrives exactly at its first sector, but the
+            // angle, computed from a clock of up to 10¹⁴ ns, is good only to about 10⁻⁶ of
+            // a sector either way: within `AT_SECTOR_START` of the start the head is at it
+            // (otherwise "just past" would cost a whole revolution).
+            if x < AT_SECTOR_START || x > spt - AT_SECTOR_START {
                 x = 0.0;
             }
-            let passed_before = if x > 1e-9 { (spt - x).min(f64::from(p.sector)) as u64 } else { 0 };
-            let (parts, done, rot) = if zero_latency && x > 1e-9 && x.ceil() < span {
+            let passed_before = if x > 0.0 { (spt - x).min(f64::from(p.sector)) as u64 } else { 0 };
+            let (parts, done, rot) = if zero_latency && x > 0.0 && x.ceil() < span {
                 // Land inside the chunk: read from the next sector boundary to the chunk's
                 // end, come round to its start and read the part that was missed. In logical
                 // order the chunk is then two runs: [0, j) read last, [j, k) read first.
@@ -309,7 +318,7 @@ impl Mechanics {
                 let b = Run { blocks: k - ja, first_ns: tj + st, last_ns: tj + (span - j) * st };
                 ([a, b], done, done - earliest - span * st)
             } else {
-                let wait = if x > 1e-9 { (spt - x) * st } else { 0.0 };
+                let wait = if x > 0.0 { (spt - x) * st } else { 0.0 };
                 let s = earliest + wait;
                 let a = Run { blocks: k, first_ns: s + st, last_ns: s + span * st };
                 ([a, Run::default()], s + span * st, wait)

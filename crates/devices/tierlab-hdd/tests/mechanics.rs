@@ -799,3 +799,45 @@ fn a_read_further_ahead_than_a_revolution_repositions_instead_of_reading_through
     // Two tracks ahead, reading through would take two revolutions (12 ms).
     assert!(took_ms(true, spt * 2) < 9.0, "{:.2} ms", took_ms(true, spt * 2));
 }
+
+/// A read-ahead pass that starts where the request before it ended, at the instant it
+/// ended, finds its first sector under the head however long the drive has been running:
+/// the platter's angle, computed from a clock of 10¹³ ns and more, is a few 10⁻⁸ of a
+/// sector off either way, and a pass that took that as "just past the sector" waited a
+/// whole revolution. Sequential 8 KiB reads of a 7,200 rpm drive that streams, each
+/// issued as the one before completes (back to back and skipping a page), after 0 s,
+/// 1 h and a day.
+#[test]
+fn a_stream_loses_no_revolution_however_late_in_the_run() {
+    let d = Datasheet {
+        name: "7200 rpm, 61 MB/s".into(),
+        capacity_bytes: 250_000_000_000,
+        rpm: 7_200.0,
+        seek_single_track_ms: None,
+        seek_average_ms: 8.5,
+        seek_full_stroke_ms: None,
+        sustained_transfer_mb_s: 61.0,
+        cache_mib: 8.0,
+        sector_bytes: 512,
+        timing: DatasheetTiming::default(),
+        layout: None,
+    };
+    let spec = HddSpec::from_datasheet(&d).expect("valid");
+    assert!(spec.cache.read_ahead_continues);
+    let rev_ms = 60_000.0 / 7_200.0;
+    for start_s in [0u64, 3_600, 86_400] {
+        for stride in [16u64, 32] {
+            let mut m = Mechanics::new(spec.clone()).expect("valid");
+            let mut now = start_s * 1_000_000_000;
+            let mut worst_ms = 0.0f64;
+            for i in 0..400u64 {
+                let a = m.access(now, &DeviceOp { op: Op::Read, offset_bytes: (1_000_000 + i * stride) * 512, len_bytes: 16 * 512, fua: false });
+                if i > 0 {
+                    worst_ms = worst_ms.max((a.done_ns - now) as f64 / 1e6);
+                }
+                now = a.done_ns;
+            }
+            assert!(worst_ms < rev_ms / 2.0, "after {start_s} s, every {stride} sectors: a read took {worst_ms:.3} ms ({rev_ms:.2} ms a revolution)");
+        }
+    }
+}
