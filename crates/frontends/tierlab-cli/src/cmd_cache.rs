@@ -1,27 +1,19 @@
 //! `tierlab cache`: miss-ratio curves of replacement algorithms on a trace, every
-//! algorithm at every cache size in one pass (`tierlab_placement::MissRatioCurves`).
+//! algorithm at every cache size in one pass. The study is `tierlab_cache_study`; this
+//! file turns flags into its configuration and renders its report (text, JSON, CSV, HTML).
 
 use crate::args::{parse_bytes, TraceInput};
 use crate::charts::{column_notes, esc, figure, page_head, plot_linear, Chart, Marker, Series, Style, XAxis, PALETTE};
 use crate::progress::{csv_field, requests_bar, write_file, write_json};
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use tierlab_cache::Algorithm;
-use tierlab_placement::{CurveObjects, CurvePoint, Footprint, FootprintCounter, MissRatioCurves, PlacementError, Replay};
+use tierlab_cache_study::{CacheReport, CacheStudyConfig, CacheStudyError, Progress, Sizes};
+use tierlab_placement::{CurveObjects, CurvePoint};
 use tierlab_report::{fmt_bytes, fmt_f, Table};
-use tierlab_trace::{Format, TraceReader};
-use tierlab_types::NS_PER_S;
-
-/// The algorithms simulated when none are named, in the order reported.
-const DEFAULT_ALGORITHMS: [Algorithm; 7] =
-    [Algorithm::Lru, Algorithm::Fifo, Algorithm::Arc, Algorithm::TwoQ, Algorithm::WsClock, Algorithm::Sieve, Algorithm::S3Fifo];
-
-/// Shares of the footprint that `--sizes auto` simulates.
-const AUTO_SHARES: [f64; 10] = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0];
 
 #[derive(Args)]
 pub struct CacheArgs {
@@ -69,79 +61,37 @@ pub struct CacheArgs {
     memory: crate::memory::MemoryArgs,
 }
 
-/// The `--json` output.
-#[derive(Serialize)]
-struct CacheReport {
-    trace: String,
-    format: String,
-    requests: u64,
-    bytes: u64,
-    objects: CurveObjects,
-    /// `bytes` or `objects`: what `size` counts.
-    sizes_in: &'static str,
-    /// Whether requests have sizes of their own (not an id stream, whose requests are
-    /// given one sector each: its byte counts mean nothing).
-    sized_requests: bool,
-    /// Measured for `--sizes auto`.
-    footprint: Option<Footprint>,
-    window_s: f64,
-    points: Vec<CurvePoint>,
-}
-
 pub fn run(a: CacheArgs) -> Result<()> {
-    if !(a.window_s.is_finite() && a.window_s >= 0.0) {
-        bail!("--window-s: expected a non-negative number of seconds, found {}", a.window_s);
-    }
-    let mut algorithms: Vec<Algorithm> = Vec::new();
-    for alg in if a.algorithms.is_empty() { DEFAULT_ALGORITHMS.to_vec() } else { a.algorithms.clone() } {
-        if !algorithms.contains(&alg) {
-            algorithms.push(alg);
-        }
-    }
-    let mut reader = a.input.open(&a.trace)?;
-    let format = reader.format();
-    let objects = curve_objects(&a, format)?;
-    let footprint = if a.sizes.trim().eq_ignore_ascii_case("auto") {
-        let mut first = a.input.open(&a.trace)?;
-        let mut counter = FootprintCounter::new(objects);
-        replay(&mut first, &mut counter, "measuring the footprint")?;
-        Some(counter.footprint())
+    let objects = if a.count_objects {
+        Some(CurveObjects::CountedObjects)
+    } else if a.objects {
+        Some(CurveObjects::Objects)
     } else {
-        None
+        a.block.as_deref().map(|s| parse_bytes(s).map(|block_bytes| CurveObjects::Blocks { block_bytes })).transpose().map_err(|e| anyhow!("--block: {e}"))?
     };
-    let sizes = match footprint {
-        Some(f) => auto_sizes(objects, f)?,
-        None => parse_sizes(&a.sizes, objects)?,
-    };
-    // A cache holds at most its capacity, and at most every object the trace touches
-    // (counted in a first pass only when the capacities alone would not fit).
-    let caches = |touched: Option<u64>| crate::memory::cache_bytes(algorithms.len(), sizes.iter().map(|&s| objects.capacity_units(s)), touched);
-    let mut touched = footprint.map(|f| f.objects);
-    if touched.is_none() && a.memory.check(caches(None), "").is_err() {
-        let mut first = a.input.open(&a.trace)?;
-        let mut counter = FootprintCounter::new(objects);
-        replay(&mut first, &mut counter, "measuring the footprint")?;
-        touched = Some(counter.footprint().objects);
-    }
-    let what = format!("{} caches ({} algorithms × {} sizes{})", algorithms.len() * sizes.len(), algorithms.len(), sizes.len(), touched.map(|t| format!(", {t} distinct objects")).unwrap_or_default());
-    a.memory.check(caches(touched), &what)?;
-    let window_ns = (a.window_s * NS_PER_S as f64).round() as u64;
-    let mut curves = MissRatioCurves::new(&algorithms, &sizes, objects, window_ns).map_err(|e| anyhow!("{e}"))?;
-    let what = format!("{} caches", algorithms.len() * sizes.len());
-    let requests = replay(&mut reader, &mut curves, &what)?;
-    let points = curves.points();
-    let report = CacheReport {
-        trace: a.trace.display().to_string(),
-        format: format.name().to_string(),
-        requests,
-        bytes: points.first().map_or(0, |p| p.counts.bytes),
+    let cfg = CacheStudyConfig {
+        trace: a.trace.clone(),
+        read: a.input.read_options()?,
+        algorithms: a.algorithms.clone(),
+        sizes: parse_sizes(&a.sizes)?,
         objects,
-        sizes_in: if objects.sizes_are_counts() { "objects" } else { "bytes" },
-        sized_requests: !is_id_stream(format),
-        footprint,
         window_s: a.window_s,
-        points,
+        memory_limit_bytes: a.memory.limit_bytes()?,
     };
+    let mut bar: Option<(String, indicatif::ProgressBar)> = None;
+    let report = tierlab_cache_study::run(&cfg, &mut |p: Progress| {
+        if bar.as_ref().is_none_or(|(phase, _)| phase != p.phase) {
+            bar = Some((p.phase.to_string(), requests_bar(p.phase)));
+        }
+        if let Some((_, b)) = &bar {
+            if p.done {
+                b.finish_and_clear();
+            } else {
+                b.set_position(p.requests);
+            }
+        }
+    })
+    .map_err(|e| blame(e, &a))?;
     if let Some(path) = &a.csv {
         write_file(path, csv(&report))?;
     }
@@ -157,97 +107,42 @@ pub fn run(a: CacheArgs) -> Result<()> {
     Ok(())
 }
 
-/// Whether `format` is a stream of bare object ids (no sizes, no operations).
-fn is_id_stream(format: Format) -> bool {
-    format.is_id_stream()
+/// A study's error in the words of the flags that set the field at fault.
+fn blame(e: CacheStudyError, a: &CacheArgs) -> anyhow::Error {
+    use CacheStudyError as E;
+    match e {
+        E::WindowS(s) => anyhow!("--window-s: expected a non-negative number of seconds, found {s}"),
+        E::BlocksOfObjectTrace { format } => {
+            anyhow!("--block: {format} is an object trace (its requests name objects, not byte addresses); cache its objects with --objects or --count-objects")
+        }
+        E::SizedObjectsOfIdStream { format } => anyhow!("--objects: {format} holds object ids without sizes; use --count-objects (the default for it)"),
+        E::ZeroBlock => anyhow!("--block: expected a block size of at least 1 byte, found 0"),
+        E::SizeBelowBlock { size, block_bytes } => {
+            let flag = if a.block.is_some() { " (--block)" } else { " (the default --block)" };
+            anyhow!("--sizes: {size} bytes is smaller than one block of {block_bytes} bytes{flag}")
+        }
+        E::ZeroSize => anyhow!("--sizes: expected cache sizes of at least 1, found 0"),
+        E::NoSizes => anyhow!("--sizes: expected `auto` or a comma-separated list of sizes such as 1M,4M,16M, found `{}`", a.sizes),
+        E::NothingToSize => anyhow!("--sizes auto: the trace has no requests to size caches from (give --sizes)"),
+        E::Memory { what, need_bytes, limit_bytes } => anyhow!(
+            "{what} needs about {} of memory, more than the limit of {} (--memory-limit raises it)",
+            crate::memory::human(need_bytes),
+            crate::memory::human(limit_bytes as f64)
+        ),
+        e @ (E::Trace { .. } | E::Request(_)) => anyhow!("{e}"),
+    }
 }
 
-/// What an object is, from the flags and the trace's format.
-fn curve_objects(a: &CacheArgs, format: Format) -> Result<CurveObjects> {
-    let id_stream = is_id_stream(format);
-    if format.is_binary() {
-        if a.block.is_some() {
-            bail!(
-                "--block: {} is an object trace (its requests name objects, not byte addresses); \
-                 cache its objects with --objects or --count-objects",
-                format.name()
-            );
-        }
-        if id_stream && a.objects && !a.count_objects {
-            bail!("--objects: {} holds object ids without sizes; use --count-objects (the default for it)", format.name());
-        }
-        return Ok(if id_stream || a.count_objects { CurveObjects::CountedObjects } else { CurveObjects::Objects });
+/// `--sizes`: `auto` or a list of bytes (or objects).
+fn parse_sizes(list: &str) -> Result<Sizes> {
+    if list.trim().eq_ignore_ascii_case("auto") {
+        return Ok(Sizes::Auto);
     }
-    if a.count_objects {
-        return Ok(CurveObjects::CountedObjects);
-    }
-    if a.objects {
-        return Ok(CurveObjects::Objects);
-    }
-    let block_bytes = match &a.block {
-        Some(s) => parse_bytes(s).map_err(|e| anyhow!("--block: {e}"))?,
-        None => 4096,
-    };
-    if block_bytes == 0 {
-        bail!("--block: expected a block size of at least 1 byte, found 0");
-    }
-    Ok(CurveObjects::Blocks { block_bytes })
-}
-
-/// `--sizes` as a list of bytes (or objects).
-fn parse_sizes(list: &str, objects: CurveObjects) -> Result<Vec<u64>> {
-    let mut sizes = Vec::new();
-    for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let size = parse_bytes(item).map_err(|e| anyhow!("--sizes: {e}"))?;
-        if let CurveObjects::Blocks { block_bytes } = objects {
-            if size < block_bytes {
-                bail!("--sizes: `{item}` is smaller than one block of {block_bytes} bytes (--block)");
-            }
-        } else if size == 0 {
-            bail!("--sizes: expected cache sizes of at least 1, found `{item}`");
-        }
-        sizes.push(size);
-    }
+    let sizes = list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|item| parse_bytes(item).map_err(|e| anyhow!("--sizes: {e}"))).collect::<Result<Vec<u64>>>()?;
     if sizes.is_empty() {
         bail!("--sizes: expected `auto` or a comma-separated list of sizes such as 1M,4M,16M, found `{list}`");
     }
-    Ok(sizes)
-}
-
-/// [`AUTO_SHARES`] of the footprint, in whole blocks for block caches, without repeats.
-fn auto_sizes(objects: CurveObjects, f: Footprint) -> Result<Vec<u64>> {
-    let total = if objects.sizes_are_counts() { f.objects } else { f.bytes };
-    if total == 0 {
-        bail!("--sizes auto: the trace has no requests to size caches from (give --sizes)");
-    }
-    let mut sizes: Vec<u64> = Vec::new();
-    for share in AUTO_SHARES {
-        let raw = (total as f64 * share).round() as u64;
-        let size = match objects {
-            CurveObjects::Blocks { block_bytes } => (raw / block_bytes).max(1) * block_bytes,
-            _ => raw.max(1),
-        };
-        if sizes.last() != Some(&size) {
-            sizes.push(size);
-        }
-    }
-    Ok(sizes)
-}
-
-/// Feeds every request of `reader` to `replay` under a progress spinner; returns the count.
-fn replay(reader: &mut TraceReader, replay: &mut dyn Replay, what: &str) -> Result<u64> {
-    let bar = requests_bar(what);
-    let mut n = 0u64;
-    while let Some(req) = reader.next() {
-        let req = req.with_context(|| format!("cannot read trace {}", reader.name()))?;
-        replay.access(&req).map_err(|e: PlacementError| anyhow!("{}", e.at(reader.name(), reader.line())))?;
-        n += 1;
-        if n.is_multiple_of(1 << 16) {
-            bar.set_position(n);
-        }
-    }
-    bar.finish_and_clear();
-    Ok(n)
+    Ok(Sizes::List(sizes))
 }
 
 /// A cache size as the user reads it.

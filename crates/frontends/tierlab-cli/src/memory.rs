@@ -32,19 +32,6 @@ impl MemoryArgs {
     }
 }
 
-/// Bytes per object a cache holds, measured on the bundled CloudPhysics trace (64 bytes
-/// over seven algorithms; ARC and 2Q also keep ghost entries), with a margin.
-const CACHE_ENTRY_BYTES: f64 = 96.0;
-/// A cache with nothing in it.
-const CACHE_BYTES: f64 = 4096.0;
-
-/// Memory of `algorithms` caches at each capacity of `capacities` (objects), each
-/// holding at most `touched` objects when that is known.
-pub fn cache_bytes(algorithms: usize, capacities: impl Iterator<Item = u64>, touched: Option<u64>) -> f64 {
-    let per_algorithm: f64 = capacities.map(|c| CACHE_BYTES + c.min(touched.unwrap_or(u64::MAX)) as f64 * CACHE_ENTRY_BYTES).sum();
-    per_algorithm * algorithms as f64
-}
-
 /// A large count, readably: 3.6e13.
 pub fn count(n: f64) -> String {
     if !n.is_finite() {

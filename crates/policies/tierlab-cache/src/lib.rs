@@ -215,6 +215,20 @@ impl FromStr for Algorithm {
     }
 }
 
+/// An algorithm is written and read as its name (`"lru"`, `"2q"`, …).
+impl serde::Serialize for Algorithm {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Algorithm {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// Any of the algorithms, as a value (see [`Algorithm::cache`]).
 pub enum AnyCache {
     Fifo(Lru),

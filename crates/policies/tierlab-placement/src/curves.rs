@@ -26,7 +26,7 @@
 //! such a number beside another volume is an error, as the two could share a key.
 
 use crate::PlacementError;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use tierlab_cache::{AnyCache, Algorithm, Replacement};
 use tierlab_types::{IoRequest, SECTOR_BYTES};
@@ -34,7 +34,7 @@ use tierlab_types::{IoRequest, SECTOR_BYTES};
 use crate::objects::{INDEX_BITS, VOLUME_BITS};
 
 /// What one cached object is; see the module documentation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum CurveObjects {
     /// Every touched block of `block_bytes` (> 0) is an object of one unit.
@@ -75,7 +75,7 @@ impl fmt::Display for CurveObjects {
 }
 
 /// Counts of one (algorithm, size) pair.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CurveCounts {
     pub requests: u64,
     /// Requests with at least one missed object.
@@ -110,9 +110,8 @@ impl CurveCounts {
 }
 
 /// One point of a curve: an algorithm at one cache size, and what it saw.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CurvePoint {
-    #[serde(serialize_with = "display")]
     pub algorithm: Algorithm,
     /// The cache size as given: bytes, or objects for `CountedObjects`.
     pub size: u64,
@@ -123,10 +122,6 @@ pub struct CurvePoint {
     pub request_miss_ratio: f64,
     pub object_miss_ratio: f64,
     pub byte_miss_ratio: f64,
-}
-
-fn display<S: serde::Serializer>(a: &Algorithm, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(a)
 }
 
 struct Cell {
@@ -377,7 +372,7 @@ impl crate::Replay for MissRatioCurves {
 
 /// The distinct objects a stream touches and their bytes: what a cache would need to
 /// hold all of it (to choose cache sizes from).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Footprint {
     pub requests: u64,
     /// Distinct blocks or objects.

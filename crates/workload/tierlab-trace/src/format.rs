@@ -272,6 +272,20 @@ pub(crate) fn all_names() -> String {
         .join(", ")
 }
 
+/// A format is written as its name and read as [`FromStr`] reads it.
+impl serde::Serialize for Format {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Format {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl FromStr for Format {
     type Err = String;
 

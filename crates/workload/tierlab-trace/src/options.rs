@@ -4,7 +4,8 @@ use crate::error::TraceError;
 use crate::Format;
 
 /// Which `blkparse` event stands for a request (each I/O appears as several events).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum BlkparseAction {
     /// `Q`: the request was queued by the block layer (closest to the application).
     Queue,
@@ -38,7 +39,8 @@ pub const SORT_MAX_RECORDS: usize = 1 << 20;
 /// `start_ns` is 0 and divide by `speed` → stop after `max_requests`. The time base is
 /// the first request of the whole trace, before the volume filter, so volumes read
 /// separately stay aligned in time.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct ReadOptions {
     /// The format; `None` detects it from the content (see [`crate::detect`]).
     pub format: Option<Format>,
