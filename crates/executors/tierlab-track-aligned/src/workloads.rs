@@ -355,6 +355,9 @@ mod tests {
         let s = streams(&disk, Scheme::Conventional, 500_000.0, 60, 7).unwrap();
         assert_eq!(s.startup_s.len(), 60);
         assert!(s.startup_s.iter().all(|l| l.is_finite() && *l > 0.0));
-        assert!(s.at(60).unwrap() > 10.0 * s.at(1).unwrap(), "{:?}", s.startup_s);
+        // One stream's start-up depends on where it starts and what the queue holds then:
+        // compare the last ten streams' mean with the first ten's.
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        assert!(mean(&s.startup_s[50..]) > 10.0 * mean(&s.startup_s[..10]), "{:?}", s.startup_s);
     }
 }

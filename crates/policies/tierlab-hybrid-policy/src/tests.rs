@@ -44,8 +44,10 @@ impl Model {
             Place::Ssd => self.ssd.get(&off).copied().unwrap_or(0),
             Place::Hdd => self.hdd.get(&off).copied().unwrap_or(0),
             Place::Ram => {
-                let (_, ram) = self.moving.values().find(|(m, _)| m.extent == p.extent).expect("RAM read of an extent not moving");
-                ram.as_ref().expect("RAM read before the copy was made")[(off / BLOCK) as usize]
+                let (m, ram) = self.moving.values().find(|(m, _)| m.extent == p.extent).expect("RAM read of an extent not moving");
+                // The copy starts where the migration's source does within the extent.
+                let first = m.from_offset_bytes % ES;
+                ram.as_ref().expect("RAM read before the copy was made")[((off - first) / BLOCK) as usize]
             }
         }
     }
@@ -163,7 +165,8 @@ fn drive_journaled(policy: &mut dyn Policy, capacity_bytes: u64, steps: Vec<Step
             Step::CopyMigration => {
                 if let Some((&id, _)) = m.moving.iter().find(|(_, (_, ram))| ram.is_none()) {
                     let mig = m.moving[&id].0;
-                    let data: Vec<u64> = (0..ES / BLOCK)
+                    // What the migration copies: a whole extent, or a write-back's dirty pages.
+                    let data: Vec<u64> = (0..mig.len_bytes / BLOCK)
                         .map(|k| m.dev_of(mig.from).get(&(mig.from_offset_bytes + k * BLOCK)).copied().unwrap_or(0))
                         .collect();
                     m.moving.get_mut(&id).unwrap().1 = Some(data);
