@@ -91,6 +91,18 @@ struct PendingOp {
     started_ns: u64,
 }
 
+/// A device's queue-time and service-time distributions.
+struct DeviceLatency {
+    wait: LatencyHistogram,
+    service: LatencyHistogram,
+}
+
+impl Default for DeviceLatency {
+    fn default() -> Self {
+        DeviceLatency { wait: LatencyHistogram::new(), service: LatencyHistogram::new() }
+    }
+}
+
 /// One device with its queue and its accounting.
 struct Station<'d> {
     device: Box<dyn Device + 'd>,
@@ -115,8 +127,7 @@ struct Station<'d> {
     write_bytes: u64,
     /// Queue and service time per operation; `None` when the run does not keep them
     /// ([`Simulation::without_device_latency`]).
-    wait: Option<LatencyHistogram>,
-    service: Option<LatencyHistogram>,
+    latency: Option<DeviceLatency>,
     /// Totals from the start of the run, never restarted (what batches are cut from).
     total: BatchDevice,
 }
@@ -313,8 +324,7 @@ impl<'d> Simulation<'d> {
     pub fn without_device_latency(mut self) -> Self {
         self.device_latency = false;
         for st in &mut self.stations {
-            st.wait = None;
-            st.service = None;
+            st.latency = None;
         }
         self
     }
@@ -341,8 +351,7 @@ impl<'d> Simulation<'d> {
             ops_done: 0,
             read_bytes: 0,
             write_bytes: 0,
-            wait: self.device_latency.then(LatencyHistogram::new),
-            service: self.device_latency.then(LatencyHistogram::new),
+            latency: self.device_latency.then(DeviceLatency::default),
             total: BatchDevice::default(),
         });
         self.stations.len() - 1
@@ -586,8 +595,8 @@ impl<'d> Simulation<'d> {
                 utilisation: ratio(st.busy_ns as f64, span_ns as f64),
                 mean_queue_length: ratio(st.queue_area as f64, span_ns as f64),
                 max_queue_length: st.max_queue,
-                queue_time: st.wait.as_ref().map(LatencyHistogram::summary),
-                service_time: st.service.as_ref().map(LatencyHistogram::summary),
+                queue_time: st.latency.as_ref().map(|l| l.wait.summary()),
+                service_time: st.latency.as_ref().map(|l| l.service.summary()),
             });
         }
         let bytes = stats.read_bytes + stats.write_bytes;
@@ -680,8 +689,8 @@ impl Run<'_, '_> {
                 st.ops_done = 0;
                 st.read_bytes = 0;
                 st.write_bytes = 0;
-                for h in [&mut st.wait, &mut st.service].into_iter().flatten() {
-                    *h = LatencyHistogram::new();
+                if let Some(l) = &mut st.latency {
+                    *l = DeviceLatency::default();
                 }
                 st.device.checkpoint(now)
             })
@@ -819,11 +828,9 @@ impl Run<'_, '_> {
                 st.total.write_bytes += p.op.len_bytes;
             }
         }
-        if let Some(h) = &mut st.wait {
-            h.record(p.started_ns - p.enqueued_ns);
-        }
-        if let Some(h) = &mut st.service {
-            h.record(now - p.started_ns);
+        if let Some(l) = &mut st.latency {
+            l.wait.record(p.started_ns - p.enqueued_ns);
+            l.service.record(now - p.started_ns);
         }
         controller.on_device_done(now, device, p.token, &mut self.io);
         self.apply();

@@ -34,14 +34,15 @@ pub(crate) fn add_disks(
     sim: &mut Simulation<'_>,
     count: usize,
 ) -> Result<u64> {
-    let mut disk_bytes = u64::MAX;
-    for i in 0..count {
-        let name = if i < cfg.data_disks {
+    let names = (0..count).map(|i| {
+        if i < cfg.data_disks {
             format!("data{i:02}")
         } else {
             format!("log{:02}", i - cfg.data_disks)
-        };
-        let d = model.build(name)?;
+        }
+    });
+    let mut disk_bytes = u64::MAX;
+    for d in model.build_all(names)? {
         disk_bytes = disk_bytes.min(d.capacity_bytes());
         sim.add_device(d);
     }

@@ -53,10 +53,18 @@ pub trait Replay {
 /// Replays a whole trace, streaming; returns the number of requests. A request the replay
 /// rejects is reported with the trace's file name and line.
 pub fn replay_trace(reader: &mut TraceReader, replay: &mut dyn Replay) -> Result<u64, PlacementError> {
-    let mut n = 0;
+    replay_trace_with_progress(reader, replay, &mut |_| {})
+}
+
+/// [`replay_trace`], telling `progress` the requests replayed every 65,536 requests.
+pub fn replay_trace_with_progress(reader: &mut TraceReader, replay: &mut dyn Replay, progress: &mut dyn FnMut(u64)) -> Result<u64, PlacementError> {
+    let mut n = 0u64;
     while let Some(req) = reader.next() {
         replay.access(&req?).map_err(|e| e.at(reader.name(), reader.line()))?;
         n += 1;
+        if n.is_multiple_of(1 << 16) {
+            progress(n);
+        }
     }
     Ok(n)
 }

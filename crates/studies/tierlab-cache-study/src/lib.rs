@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use tierlab_cache::Algorithm;
-use tierlab_placement::{CurveObjects, CurvePoint, Footprint, FootprintCounter, MissRatioCurves, PlacementError, Replay};
+use tierlab_placement::{replay_trace_with_progress, CurveObjects, CurvePoint, Footprint, FootprintCounter, MissRatioCurves, PlacementError, Replay};
 use tierlab_trace::{Format, ReadOptions, TraceReader};
 use tierlab_types::NS_PER_S;
 
@@ -275,17 +275,13 @@ fn auto_sizes(objects: CurveObjects, f: Footprint) -> Result<Vec<u64>, CacheStud
     Ok(sizes)
 }
 
-/// Feeds every request of `reader` to `replay`; returns the count.
+/// Feeds every request of `reader` to `replay` ([`replay_trace_with_progress`]); returns
+/// the count.
 fn replay(reader: &mut TraceReader, replay: &mut dyn Replay, phase: &str, progress: &mut dyn FnMut(Progress)) -> Result<u64, CacheStudyError> {
-    let mut n = 0u64;
-    while let Some(req) = reader.next() {
-        let req = req.map_err(|e| CacheStudyError::Trace { trace: reader.name().to_string(), message: e.to_string() })?;
-        replay.access(&req).map_err(|e: PlacementError| CacheStudyError::Request(e.at(reader.name(), reader.line()).to_string()))?;
-        n += 1;
-        if n.is_multiple_of(1 << 16) {
-            progress(Progress { phase, requests: n, done: false });
-        }
-    }
+    let n = replay_trace_with_progress(reader, replay, &mut |requests| progress(Progress { phase, requests, done: false })).map_err(|e| match e {
+        PlacementError::Trace(e) => CacheStudyError::Trace { trace: reader.name().to_string(), message: e.to_string() },
+        e => CacheStudyError::Request(e.to_string()),
+    })?;
     progress(Progress { phase, requests: n, done: true });
     Ok(n)
 }
