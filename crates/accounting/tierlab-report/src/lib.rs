@@ -3,7 +3,9 @@
 //! ([`process`], for benchmarks).
 
 pub mod process;
+mod format;
 mod table;
+pub use format::{csv_field, with_interval};
 pub use table::Table;
 
 use hdrhistogram::Histogram;

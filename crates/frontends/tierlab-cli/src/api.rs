@@ -425,5 +425,5 @@ mod tests {
 /// The design families with their colour in every report, so that the Python plots use
 /// the same: (name as `--mode` and a report's `mode` give it, `#rrggbb`).
 pub fn design_families() -> Vec<(&'static str, String)> {
-    crate::charts::DESIGN_FAMILIES.iter().map(|(name, colour)| (*name, colour.hex())).collect()
+    tierlab_render::charts::DESIGN_FAMILIES.iter().map(|(name, colour)| (*name, colour.hex())).collect()
 }

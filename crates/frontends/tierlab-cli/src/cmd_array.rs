@@ -5,9 +5,10 @@
 
 use crate::args::TraceInput;
 use crate::cmd_simulate::ReplayMode;
-use crate::render_array::{compare_cells, row_note, CompareContext, Study};
+use tierlab_render::array::{compare_cells, row_note, CompareContext, Study};
 use crate::cmd_workload::load_spec;
-use crate::progress::{csv_field, requests_bar, runs_bar, write_file, write_json};
+use tierlab_report::csv_field;
+use crate::progress::{requests_bar, runs_bar, write_file, write_json};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Deserialize;
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 use tierlab_raid::{Geometry, RaidLevel};
 use tierlab_array_policy::{SchemeConfig, SchemeKind};
 use tierlab_array_sim::{common_span_bytes, compare, oltp_workload_with, run_array, ArrayConfig, ArrayMeasured, ArrayRun, CompareRow, DiskModel, Load, OltpSkew, Protocol, Stop};
-use crate::measure_args::with_interval;
+use tierlab_report::with_interval;
 use tierlab_report::{fmt_bytes, Table};
 use tierlab_engine::SchedulerKind;
 use tierlab_system_power::{LowPower, SystemEnergy, SystemSpec};
@@ -777,7 +778,7 @@ fn compare_cmd(a: ArrayCompareArgs) -> Result<()> {
         write_file(path, render_csv(&rows))?;
     }
     if let Some(path) = &a.html {
-        write_file(path, crate::html_array::render(&rows, &ctx)?)?;
+        write_file(path, tierlab_render::array_html::render(&rows, &ctx)?)?;
     }
     let mut out = crate::session::stdout();
     if a.opts.json {

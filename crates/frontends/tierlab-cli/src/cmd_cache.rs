@@ -3,8 +3,9 @@
 //! file turns flags into its configuration and renders its report (text, JSON, CSV, HTML).
 
 use crate::args::{parse_bytes, TraceInput};
-use crate::charts::{column_notes, esc, figure, page_head, plot_linear, Chart, Marker, Series, Style, XAxis, PALETTE};
-use crate::progress::{csv_field, requests_bar, write_file, write_json};
+use tierlab_render::charts::{column_notes, esc, figure, page_head, plot_linear, Chart, Marker, Series, Style, XAxis, PALETTE};
+use tierlab_report::csv_field;
+use crate::progress::{requests_bar, write_file, write_json};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use std::fmt::Write as _;

@@ -6,7 +6,7 @@ use crate::cmd_simulate::{ReplayMode, RunArgs};
 use crate::hybrid::DesignArgs;
 use crate::measure_args::PriceArgs;
 use crate::progress::requests_bar;
-use crate::render_compare::{render_csv, render_failed, render_legend, render_text};
+use tierlab_render::compare::{render_csv, render_failed, render_legend, render_text};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::io::Write;
@@ -86,7 +86,7 @@ pub fn run(a: CompareArgs) -> Result<()> {
         std::fs::write(path, render_csv(rows, &report.failed)).with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &a.html {
-        std::fs::write(path, crate::html::render(rows, &report.failed)?).with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(path, tierlab_render::compare_html::render(rows, &report.failed)?).with_context(|| format!("cannot write {}", path.display()))?;
     }
     let mut out = crate::session::stdout();
     if a.base.json {

@@ -9,7 +9,8 @@
 
 use crate::cmd_simulate::{ReplayMode, RunArgs};
 use crate::hybrid::{DesignArgs, KnobArgs};
-use crate::measure_args::{with_interval, PriceArgs};
+use tierlab_report::with_interval;
+use crate::measure_args::{PriceArgs};
 use crate::progress::{requests_bar, write_json};
 use anyhow::Result;
 use clap::Args;
@@ -97,7 +98,7 @@ pub fn render(workload: &str, o: &Overview, config: &tierlab_hybrid_study::Confi
     s.push_str(&format!("prices     {}, tariff {} (demand billed {})\n", cost.prices, cost.tariff, cost.demand_billing));
     let hdd = o.rows.iter().find_map(|r| r.hdd_ratings.as_ref()).map_or("no HDD".to_string(), |h| h.describe());
     let wear = format!("SSD: bytes written, reads count {} of a write; HDD: {hdd}", cost.read_effect);
-    s.push_str(&crate::render_compare::wrapped(&wear, "wear       ", "           ", 80));
+    s.push_str(&tierlab_render::compare::wrapped(&wear, "wear       ", "           ", 80));
     let years = o.years;
     let target = o.measurement.target_relative_half_width * 100.0;
     s.push_str(&format!("measured   each run warmed up until steady, then run until its 95 % interval\n           (±) is within {target} %; max IOPS: closed loop, one request outstanding;\n           the rest: the workload at its own arrival times, for {years} years\n\n"));

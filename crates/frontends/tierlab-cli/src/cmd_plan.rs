@@ -1,8 +1,9 @@
 //! `tierlab plan`: HybridStore's capacity planner on a trace or on published statistics.
 
 use crate::args::TraceInput;
-use crate::measure_args::{with_interval, MeasureArgs};
-use crate::charts::{bars, column_notes, esc, figure, grouped, num, page_head, plot_linear, plot_log, Bar, Chart, Marker, Series, Style, XAxis, PALETTE};
+use tierlab_report::with_interval;
+use crate::measure_args::{MeasureArgs};
+use tierlab_render::charts::{bars, column_notes, esc, figure, grouped, num, page_head, plot_linear, plot_log, Bar, Chart, Marker, Series, Style, XAxis, PALETTE};
 use crate::progress::{requests_bar, write_file, write_json};
 use crate::report_doc::Doc;
 use anyhow::{anyhow, Result};

@@ -7,8 +7,9 @@
 //! `tierlab_replication_sim`'s and the formulas `tierlab_update_log`'s; this module turns
 //! flags and a config file into their values and renders what comes back.
 
-use crate::progress::{csv_field, runs_bar, simulated_bar, write_file, write_json};
-use crate::render_replicate::{
+use tierlab_report::csv_field;
+use crate::progress::{runs_bar, simulated_bar, write_file, write_json};
+use tierlab_render::replicate::{
     describe, describe_standby, disk_cells, disk_tables, g, measured_line, percent, primary_line, scheme_cells, size_label, sweep_cells, sweep_lines, RunContext, SweepReport, MIB_F,
 };
 use anyhow::{anyhow, bail, Context, Result};
@@ -523,7 +524,7 @@ fn run_cmd(a: RunArgs) -> Result<()> {
     let c = c.map_err(|e| s.blame_error(e))?;
     let ctx = RunContext { lines: describe(&s.cfg, Some(&standby), true), all_disks: a.disks };
     if let Some(path) = &a.opts.html {
-        write_file(path, crate::html_replicate::render_run(&c, &ctx)?)?;
+        write_file(path, tierlab_render::replicate_html::render_run(&c, &ctx)?)?;
     }
     let mut out = crate::session::stdout();
     if a.opts.json {
@@ -627,7 +628,7 @@ fn sweep_cmd(a: SweepArgs) -> Result<()> {
     bar.set_position(study.runs() as u64);
     crate::progress::finish(&bar, "replicate sweep");
     if let Some(path) = &a.opts.html {
-        write_file(path, crate::html_replicate::render_sweep(&report)?)?;
+        write_file(path, tierlab_render::replicate_html::render_sweep(&report)?)?;
     }
     let mut out = crate::session::stdout();
     if a.opts.json {

@@ -203,7 +203,7 @@ impl MeasuredSummary {
             tierlab_measure::Stop::SourceEnd => "the trace ended".to_string(),
             tierlab_measure::Stop::Unsustainable => tierlab_measure::cannot_sustain(self.offered_iops, self.throughput_iops.mean),
         };
-        let f = |i: &tierlab_measure::Interval, d: usize| crate::measure_args::with_interval(i.mean, i.half_width, d);
+        let f = |i: &tierlab_measure::Interval, d: usize| tierlab_report::with_interval(i.mean, i.half_width, d);
         format!(
             "measured    warm-up {} requests ({:.1} s), {settled}\n            then {} requests ({:.1} s), stopped by {stop}\n            IOPS {}, mean ms {}, power W {} (95 % intervals)\n\n",
             o.warmup_requests,

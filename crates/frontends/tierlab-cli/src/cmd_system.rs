@@ -6,8 +6,9 @@
 //! are `tierlab_system_power`'s; this module turns flags into its calls and renders what
 //! comes back.
 
-use crate::charts::{column_notes, esc, figure, page_head, plot_linear, Chart, Marker, Reference, Series, Style, XAxis, PALETTE};
-use crate::progress::{csv_field, write_file, write_json};
+use tierlab_render::charts::{column_notes, esc, figure, page_head, plot_linear, Chart, Marker, Reference, Series, Style, XAxis, PALETTE};
+use tierlab_report::csv_field;
+use crate::progress::{write_file, write_json};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
 use serde::Serialize;

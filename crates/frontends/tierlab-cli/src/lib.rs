@@ -3,19 +3,15 @@
 //! both give the same reports from the same code.
 
 mod args;
-mod charts;
 mod cmd_array;
-mod render_array;
 mod cmd_bench;
 mod cmd_cache;
 mod cmd_catalog;
 mod cmd_compare;
-mod render_compare;
 mod cmd_hdd;
 mod cmd_overview;
 mod cmd_plan;
 mod cmd_replicate;
-mod render_replicate;
 mod cmd_serve;
 mod cmd_simulate;
 mod cmd_ssd;
@@ -25,9 +21,6 @@ mod cmd_trace;
 mod cmd_validate;
 mod cmd_workload;
 mod devices;
-mod html;
-mod html_array;
-mod html_replicate;
 mod hybrid;
 mod memory;
 mod measure_args;

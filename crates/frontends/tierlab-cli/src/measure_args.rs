@@ -65,23 +65,3 @@ impl PriceArgs {
     }
 }
 
-/// `value ±n%`: a figure to about three significant digits (at most `decimals` decimals)
-/// and the half-width of its 95 % interval as a share of it (`±?` when the interval is
-/// unknown, nothing when it is exact).
-pub fn with_interval(value: f64, half_width: f64, decimals: usize) -> String {
-    let magnitude = if value.abs() >= 1.0 { value.abs().log10().floor() as usize + 1 } else { 0 };
-    let decimals = decimals.min(3usize.saturating_sub(magnitude));
-    let v = format!("{value:.decimals$}");
-    if half_width == 0.0 {
-        return v;
-    }
-    if !half_width.is_finite() || value == 0.0 {
-        return format!("{v} ±?");
-    }
-    let rel = (half_width / value).abs() * 100.0;
-    if rel >= 1.0 {
-        format!("{v} ±{rel:.0}%")
-    } else {
-        format!("{v} ±{rel:.1}%")
-    }
-}

@@ -88,26 +88,10 @@ pub fn write_file(path: &Path, contents: impl AsRef<[u8]>) -> Result<()> {
     std::fs::write(path, contents).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// `s` as one CSV field: quoted (inner quotes doubled) when it holds a comma, a quote or
-/// a line break.
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn csv_quotes_what_needs_it() {
-        assert_eq!(csv_field("×2"), "×2");
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"x\""), "\"say \"\"x\"\"\"");
-    }
 
     #[test]
     fn a_piped_run_is_summed_up_in_one_line() {

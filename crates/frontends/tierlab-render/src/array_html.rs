@@ -11,7 +11,7 @@
 //! missed it.
 
 use crate::charts::{column_notes, esc, figure, num, page_head, plot_linear, plot_log, Chart, Colour, Marker, Reference, Series, Style, XAxis, PALETTE};
-use crate::render_array::{compare_cells, CompareContext, Study};
+use crate::array::{compare_cells, CompareContext, Study};
 use anyhow::Result;
 use std::fmt::Write;
 use tierlab_array_policy::{SchemeConfig, SchemeKind};

@@ -364,7 +364,7 @@ pub fn measured_line(run: &tierlab_replication_sim::ReplicationRun) -> String {
     let warm = if s.settled { format!("warm-up {:.0} s", s.warmup_s) } else { format!("never settled (window from {:.0} s)", s.warmup_s) };
     let unit = if s.own_cycles { "whole cycles" } else { "periods of 60 s" };
     let stop = if s.precise { "power was within 5 %" } else { "run ended" };
-    let power = crate::measure_args::with_interval(s.power_w.mean, s.power_w.half_width, 2);
+    let power = tierlab_report::with_interval(s.power_w.mean, s.power_w.half_width, 2);
     format!("{warm}, {} {unit} ({:.0} s) until the {stop}: disks {power} W", s.cycles, s.window_s)
 }
 

@@ -5,7 +5,7 @@
 //! throughput, how fast the design can go, and is never priced.
 
 use crate::charts::{bars, column_notes, esc, figure, num, page_head, plot_log, Bar, Chart, Colour, Marker, PointLabel, Reference, Series, Style, XAxis, DESIGN_FAMILIES};
-use crate::render_compare::{render_failed, table_cells};
+use crate::compare::{render_failed, table_cells};
 use anyhow::Result;
 use std::fmt::Write;
 use tierlab_hybrid_study::{FailedRow, RunRow};

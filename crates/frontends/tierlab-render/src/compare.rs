@@ -1,7 +1,7 @@
 //! A `compare` report rendered as text and CSV, and the table cells the HTML report
 //! shares: one place for both, so the command and the HTML page do not import each other.
 
-use crate::progress::csv_field;
+use tierlab_report::csv_field;
 use tierlab_hybrid_study::{FailedRow, RunRow};
 use tierlab_report::Table;
 

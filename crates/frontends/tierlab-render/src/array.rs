@@ -1,7 +1,7 @@
 //! An array comparison's context and table cells, shared by its text table and its HTML
 //! report, so the command and the HTML page do not import each other.
 
-use crate::measure_args::with_interval;
+use tierlab_report::with_interval;
 use tierlab_array_sim::{CompareRow, Stop};
 
 /// What a comparison varied, for the report and the charts.

@@ -13,7 +13,7 @@
 //! volume slept, hollow ones where it never did (infeasible).
 
 use crate::charts::{column_notes, esc, figure, num, page_head, plot_linear, plot_log, Chart, Marker, PointLabel, Reference, Series, Style, XAxis, PALETTE};
-use crate::render_replicate::{disk_cells, disk_tables, primary_line, scheme_cells, size_label, sweep_cells, sweep_lines, RunContext, SweepPoint, SweepReport};
+use crate::replicate::{disk_cells, disk_tables, primary_line, scheme_cells, size_label, sweep_cells, sweep_lines, RunContext, SweepPoint, SweepReport};
 use anyhow::Result;
 use std::fmt::Write;
 use tierlab_replication_sim::Comparison;

@@ -1,0 +1,14 @@
+//! tierlab's reports rendered from the report types the studies return: text tables, CSV,
+//! and self-contained HTML pages whose charts are inline SVG ([`charts`]). The command line
+//! and the Python package print what this crate writes; nothing here runs a study.
+//!
+//! One module per study and form: `compare` (text, CSV and the cells its HTML shares) and
+//! `compare_html`; `array` and `array_html`; `replicate` and `replicate_html`.
+
+pub mod array;
+pub mod array_html;
+pub mod charts;
+pub mod compare;
+pub mod compare_html;
+pub mod replicate;
+pub mod replicate_html;
