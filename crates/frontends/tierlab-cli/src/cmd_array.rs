@@ -20,7 +20,9 @@ use tierlab_array_sim::{common_span_bytes, compare, oltp_workload_with, run_arra
 use tierlab_report::with_interval;
 use tierlab_report::{fmt_bytes, Table};
 use tierlab_engine::SchedulerKind;
-use tierlab_system_power::{LowPower, SystemEnergy, SystemSpec};
+use tierlab_system_power::LowPower;
+use tierlab_render::system::render_system_energy;
+use tierlab_system_study::load_system;
 use tierlab_workload::{Arrival, Workload};
 
 /// The OLTP workload's default length in hours (the cap of a measured run).
@@ -282,16 +284,6 @@ fn load_config(path: &Path) -> Result<(ArrayConfig, SchemeConfig, bool)> {
         }
     }
     Ok((file.array.unwrap_or_default(), scheme, kind_from_file))
-}
-
-/// A system description file, checked against the catalog for `disks` disks; errors name
-/// the file, line and key.
-pub fn load_system(path: &Path, disks: usize) -> Result<SystemSpec> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the system description {}", path.display()))?;
-    let name = path.display().to_string();
-    let spec: SystemSpec = tierlab_config::parse_toml_validated(&text, &name)?;
-    spec.resolve_with_own_catalog(disks).map_err(|e| tierlab_config::field_error(&text, &name, e))?;
-    Ok(spec)
 }
 
 fn positive(v: f64, flag: &str, what: &str) -> Result<f64> {
@@ -668,22 +660,6 @@ pub fn render_run(c: &ArrayConfig, r: &ArrayRun) -> String {
         s.push_str(&t.render());
     }
     s
-}
-
-/// The whole-system lines of a report: what the system is and where its power goes.
-pub fn render_system_energy(e: &SystemEnergy) -> String {
-    let share = |w: f64| if e.total_w > 0.0 { w / e.total_w * 100.0 } else { 0.0 };
-    format!(
-        "system      {}\n  power     controller {:.1} W (load {:.2}), enclosures {:.1} W, disks {:.1} W: {:.1} W, the disks {:.1} %; {:.1} kWh\n",
-        e.system,
-        e.controller_w,
-        e.controller_load,
-        e.enclosures_w,
-        e.disks_w,
-        e.total_w,
-        share(e.disks_w),
-        e.total_j / 3.6e6
-    )
 }
 
 fn loads(a: &ArrayCompareArgs, s: &Settings) -> Result<(Vec<Load>, String)> {

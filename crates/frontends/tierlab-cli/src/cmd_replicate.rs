@@ -427,7 +427,7 @@ impl ReplicationOptions {
             cfg.link.shipping = Shipping::Async { max_lag_bytes: lag };
         }
         if let Some(path) = &self.system {
-            cfg.system = Some(crate::cmd_array::load_system(path, cfg.data_disks + cfg.log_disks)?);
+            cfg.system = Some(tierlab_system_study::load_system(path, cfg.data_disks + cfg.log_disks)?);
         }
         if let (Some(mode), Some(system)) = (self.low_power, cfg.system.as_mut()) {
             system.low_power = mode;
@@ -562,7 +562,7 @@ pub fn render_run(c: &Comparison, ctx: &RunContext) -> String {
     }
     for row in &c.rows {
         if let Some(e) = &row.run.system {
-            s.push_str(&format!("\n{}:\n{}", row.run.scheme.name(), crate::cmd_array::render_system_energy(e)));
+            s.push_str(&format!("\n{}:\n{}", row.run.scheme.name(), tierlab_render::system::render_system_energy(e)));
         }
     }
     for run in disk_tables(c, ctx.all_disks) {

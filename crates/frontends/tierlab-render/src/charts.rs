@@ -40,6 +40,16 @@ pub fn figure(out: &mut String, caption: &str, svg: &str) {
     let _ = write!(out, "<figure><figcaption>{}</figcaption>\n{svg}\n</figure>\n", esc(caption));
 }
 
+/// The start of a table up to its body: `<table><thead><tr>`, a `<th>` per column
+/// heading, `</tr></thead><tbody>` and a newline.
+pub fn table_head<S: AsRef<str>>(out: &mut String, header: &[S]) {
+    out.push_str("<table><thead><tr>");
+    for h in header {
+        let _ = write!(out, "<th>{}</th>", esc(h.as_ref()));
+    }
+    out.push_str("</tr></thead><tbody>\n");
+}
+
 /// What each column of the table above measures: (column, meaning) pairs as a list.
 pub fn column_notes(out: &mut String, notes: &[(&str, &str)]) {
     out.push_str("<dl class=\"columns\">\n");

@@ -3,7 +3,8 @@
 //! and the Python package print what this crate writes; nothing here runs a study.
 //!
 //! One module per study and form: `compare` (text, CSV and the cells its HTML shares) and
-//! `compare_html`; `array` and `array_html`; `replicate` and `replicate_html`.
+//! `compare_html`; `array` and `array_html`; `replicate` and `replicate_html`; `system` and
+//! `system_html`.
 
 pub mod array;
 pub mod array_html;
@@ -12,3 +13,5 @@ pub mod compare;
 pub mod compare_html;
 pub mod replicate;
 pub mod replicate_html;
+pub mod system;
+pub mod system_html;

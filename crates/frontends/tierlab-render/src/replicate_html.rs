@@ -12,7 +12,7 @@
 //! A series keeps its colour across charts; filled markers are points where the data
 //! volume slept, hollow ones where it never did (infeasible).
 
-use crate::charts::{column_notes, esc, figure, num, page_head, plot_linear, plot_log, Chart, Marker, PointLabel, Reference, Series, Style, XAxis, PALETTE};
+use crate::charts::{column_notes, esc, figure, table_head, num, page_head, plot_linear, plot_log, Chart, Marker, PointLabel, Reference, Series, Style, XAxis, PALETTE};
 use crate::replicate::{disk_cells, disk_tables, primary_line, scheme_cells, size_label, sweep_cells, sweep_lines, RunContext, SweepPoint, SweepReport};
 use anyhow::Result;
 use std::fmt::Write;
@@ -39,11 +39,7 @@ fn settings(out: &mut String, lines: &[(&str, String)]) {
 }
 
 fn html_table(out: &mut String, header: &[String], cells: &[Vec<String>]) {
-    out.push_str("<table><thead><tr>");
-    for h in header {
-        let _ = write!(out, "<th>{}</th>", esc(h));
-    }
-    out.push_str("</tr></thead><tbody>\n");
+    table_head(out, header);
     for row in cells {
         out.push_str("<tr>");
         for c in row {
