@@ -14,7 +14,8 @@ use tierlab_types::{MIB, NS_PER_S};
 pub const DEFAULT_HDD: &str = "seagate-barracuda-xt-st32000641as";
 
 /// Which HDD to simulate, and how it saves power.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct HddChoice {
     /// A drive from the catalog (`tierlab catalog list`).
     pub device: String,

@@ -1,32 +1,23 @@
 //! `tierlab array …`: energy-managed disk arrays. `simulate` runs one scheme on one
 //! workload; `compare` runs schemes × loads (or × R_limit) and states each scheme's saving
-//! against RAID-5. The runs are `tierlab_array_sim`'s; this module turns flags and a
-//! config file into its values and renders what comes back.
+//! against RAID-5. The studies are `tierlab_array_study`'s and their rendering
+//! `tierlab_render::array`'s; this module turns flags and a config file into their
+//! configurations and writes what comes back.
 
 use crate::args::TraceInput;
 use crate::cmd_simulate::ReplayMode;
-use tierlab_render::array::{compare_cells, row_note, CompareContext, Study};
-use crate::cmd_workload::load_spec;
-use tierlab_report::csv_field;
 use crate::progress::{requests_bar, runs_bar, write_file, write_json};
-use anyhow::{anyhow, bail, Context, Result};
-use clap::{Args, Subcommand, ValueEnum};
-use serde::Deserialize;
+use anyhow::{anyhow, bail, Result};
+use clap::{Args, Subcommand};
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use tierlab_raid::{Geometry, RaidLevel};
+use std::path::PathBuf;
 use tierlab_array_policy::{SchemeConfig, SchemeKind};
-use tierlab_array_sim::{common_span_bytes, compare, oltp_workload_with, run_array, ArrayConfig, ArrayMeasured, ArrayRun, CompareRow, DiskModel, Load, OltpSkew, Protocol, Stop};
-use tierlab_report::with_interval;
-use tierlab_report::{fmt_bytes, Table};
+use tierlab_array_sim::{ArrayConfig, OltpSkew, Protocol};
+use tierlab_array_study::{ArrayCompareConfig, ArraySimulateConfig, ArrayStudyError, Loads, Oltp, WorkloadSource, DEFAULT_HOURS};
 use tierlab_engine::SchedulerKind;
+use tierlab_raid::RaidLevel;
+use tierlab_render::array::{render_compare, render_csv, render_run, CompareContext};
 use tierlab_system_power::LowPower;
-use tierlab_render::system::render_system_energy;
-use tierlab_system_study::load_system;
-use tierlab_workload::{Arrival, Workload};
-
-/// The OLTP workload's default length in hours (the cap of a measured run).
-pub const DEFAULT_HOURS: f64 = 48.0;
 
 /// The OLTP workload's skew, as a flag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -40,15 +31,6 @@ impl Skew {
         match self {
             Skew::Zipf => OltpSkew::Zipf,
             Skew::HotCold => OltpSkew::HotCold,
-        }
-    }
-
-    /// How the workload line names it.
-    pub fn describe(self) -> String {
-        let regions = fmt_bytes(tierlab_array_sim::OLTP_REGION_BYTES);
-        match self {
-            Skew::Zipf => format!("Zipf θ = {} skew over 8 KiB pages in scattered {regions} regions", tierlab_array_sim::OLTP_ZIPF_THETA),
-            Skew::HotCold => format!("hot/cold skew: 90 % of accesses to 10 % of the space, in scattered {regions} regions"),
         }
     }
 }
@@ -223,19 +205,6 @@ pub fn run(cmd: ArrayCommand) -> Result<()> {
     }
 }
 
-/// The smallest NVRAM accepted (other than none).
-const MIN_NVRAM_BYTES: u64 = 1 << 20;
-
-/// The `--config` file: both tables optional, every key checked.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ConfigFile {
-    #[serde(default)]
-    array: Option<ArrayConfig>,
-    #[serde(default)]
-    scheme: Option<SchemeConfig>,
-}
-
 /// The array and the scheme settings after the config file and the flags.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -257,48 +226,14 @@ fn scheme_flag(key: &str) -> &str {
     }
 }
 
-fn load_config(path: &Path) -> Result<(ArrayConfig, SchemeConfig, bool)> {
-    let file: ConfigFile = tierlab_config::load_toml(path)?;
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let name = path.display().to_string();
-    let kind_from_file = text
-        .parse::<toml::Table>()
-        .ok()
-        .and_then(|t| t.get("scheme").and_then(|s| s.as_table()).map(|s| s.contains_key("kind")))
-        .unwrap_or(false);
-    let scheme = file.scheme.unwrap_or_default();
-    if let Err((key, expected)) = scheme.check() {
-        let e = tierlab_config::FieldError::new(format!("scheme.{key}"), format!("expected {expected}"));
-        return Err(tierlab_config::field_error(&text, &name, e).into());
-    }
-    if let Some(spec) = file.array.as_ref().and_then(|a| a.system.as_ref()) {
-        let disks = file.array.as_ref().map_or(ArrayConfig::default().disks, |a| a.disks);
-        if let Err(e) = spec.resolve_with_own_catalog(disks) {
-            return Err(tierlab_config::field_error(&text, &name, e.within("array.system")).into());
-        }
-    }
-    if let Some(w) = file.array.as_ref().and_then(|a| a.warmup_s) {
-        if !(w.is_finite() && w >= 0.0) {
-            let e = tierlab_config::FieldError::new("array.warmup_s", format!("expected a warm-up >= 0 s, found {w}"));
-            return Err(tierlab_config::field_error(&text, &name, e).into());
-        }
-    }
-    Ok((file.array.unwrap_or_default(), scheme, kind_from_file))
-}
-
-fn positive(v: f64, flag: &str, what: &str) -> Result<f64> {
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        bail!("{flag}: expected {what} > 0, found {v}")
-    }
-}
-
 impl ArrayOptions {
     /// The config file's settings with the flags given laid over them.
     pub fn settings(&self) -> Result<Settings> {
         let (mut array, mut scheme, kind_from_file) = match &self.config {
-            Some(p) => load_config(p)?,
+            Some(p) => {
+                let f = tierlab_array_study::load_config(p)?;
+                (f.array, f.scheme, f.kind_from_file)
+            }
             None => (ArrayConfig::default(), SchemeConfig::default(), false),
         };
         if let Some(n) = self.disks {
@@ -344,16 +279,11 @@ impl ArrayOptions {
         if let Some(s) = self.scheduler {
             array.scheduler = s.to_string();
         }
-        // An NVRAM too small to hold a write holds it for ever (the library then loses the
-        // request, or runs on without end): refuse one smaller than any sane write.
-        if array.nvram_bytes > 0 && array.nvram_bytes < MIN_NVRAM_BYTES {
-            bail!("the NVRAM (--nvram, or nvram_bytes in [array]): expected 0 (none) or at least 1 MiB, found {} bytes", array.nvram_bytes);
-        }
-        if !(array.nvram_max_age_s.is_finite() && array.nvram_max_age_s >= 0.0) {
-            bail!("nvram_max_age_s in [array]: expected an age >= 0 s (0: destage only above the high watermark), found {}", array.nvram_max_age_s);
-        }
+        // An NVRAM too small to hold a write, or a negative destage age: refused as the
+        // study refuses them, in the words of the flag or key that set them.
+        tierlab_array_study::check_array(&array).map_err(blame)?;
         if let Some(path) = &self.system {
-            array.system = Some(load_system(path, array.disks)?);
+            array.system = Some(tierlab_system_study::load_system(path, array.disks)?);
         }
         if let (Some(mode), Some(system)) = (self.low_power, array.system.as_mut()) {
             system.low_power = mode;
@@ -385,57 +315,6 @@ impl ArrayOptions {
         Ok(Settings { array, scheme, kind_from_file })
     }
 
-    /// Checks the array can be built (the library's own error otherwise) and returns the
-    /// span of the default OLTP workload (`tierlab_array_sim::common_span_bytes`).
-    pub fn oltp_span(&self, s: &Settings) -> Result<u64> {
-        let array = &s.array;
-        let model = DiskModel::from_catalog(&array.disk, array.power_profile.as_deref())?;
-        Geometry::new(array.level, array.disks, array.stripe_unit_bytes, model.capacity_bytes)
-            .map_err(|e| anyhow!("cannot build a {} array of {} × {}: {e}", array.level, array.disks, array.disk))?;
-        common_span_bytes(array, &s.scheme)
-    }
-
-    /// Refuse a run whose memory would exceed `--memory-limit`: each disk's model, the
-    /// per-block tables of the schemes that keep them (Hibernator's temperatures, PDC's
-    /// popularity order), and the requests an OLTP workload at `rates` would queue beyond
-    /// what the disks can serve.
-    fn check_memory(&self, s: &Settings, kinds: &[SchemeKind], rates: &[f64]) -> Result<()> {
-        // Measured on the default array (bytes per stripe unit of a disk; per request queued).
-        // A disk: 7.3 KiB (peak RSS of RAID-5 arrays of 1,000 and 4,000 disks without NVRAM,
-        // 2026-11-29), counted twice over.
-        const DISK_BYTES: f64 = 16.0 * 1024.0;
-        const QUEUED_REQUEST_BYTES: f64 = 256.0;
-        const BASE_BYTES: f64 = 64.0 * 1024.0 * 1024.0;
-        let per_unit = |k: &SchemeKind| match k {
-            SchemeKind::Hibernator => 12.0,
-            SchemeKind::PdcLd => 2.5,
-            _ => 0.0,
-        };
-        let array = &s.array;
-        let model = DiskModel::from_catalog(&array.disk, array.power_profile.as_deref())?;
-        let units = model.capacity_bytes as f64 / array.stripe_unit_bytes.max(1) as f64;
-        let disks = array.disks as f64;
-        let per_disk = DISK_BYTES + units * kinds.iter().map(per_unit).fold(0.0, f64::max);
-        // What the disks can serve: one request per average seek and half a turn each.
-        let rpm = model.speeds.iter().map(|l| l.rpm).max().unwrap_or(7200).max(1);
-        let disk_iops = 1.0 / (model.average_seek_s + 30.0 / f64::from(rpm)).max(1e-6);
-        let span_s = self.hours * 3600.0;
-        let queued = if self.trace.is_some() || self.workload.is_some() {
-            0.0
-        } else {
-            rates.iter().map(|&r| (r - disks * disk_iops).max(0.0) * span_s).fold(0.0, f64::max)
-        };
-        let need = BASE_BYTES + disks * per_disk + queued * QUEUED_REQUEST_BYTES;
-        let what = format!(
-            "an array of {} × {} ({:.1} MiB a disk){}",
-            array.disks,
-            array.disk,
-            per_disk / (1u64 << 20) as f64,
-            if queued > 0.0 { format!(" with {} requests queued beyond what its disks serve", crate::memory::count(queued)) } else { String::new() }
-        );
-        self.memory.check(need, &what)
-    }
-
     /// Trace-only flags given without a trace are a mistake worth naming.
     fn check_trace_flags(&self) -> Result<()> {
         if self.trace.is_none()
@@ -452,31 +331,9 @@ impl ArrayOptions {
         Ok(())
     }
 
-    /// One workload: the trace, the workload file, or the OLTP workload at `iops`.
-    fn workload(&self, s: &Settings, iops: f64) -> Result<(Workload, Option<f64>)> {
-        self.check_trace_flags()?;
-        if let Some(path) = &self.trace {
-            return Ok((Workload::Trace { path: path.clone(), options: self.input.read_options()? }, None));
-        }
-        if let Some(path) = &self.workload {
-            let spec = load_spec(Some(path))?;
-            let iops = match spec.arrival {
-                Arrival::Poisson { iops } | Arrival::Fixed { iops } => Some(iops),
-                Arrival::Back2back => None,
-            };
-            return Ok((Workload::Synthetic(spec), iops));
-        }
-        Ok((Workload::Synthetic(self.oltp(s, iops)?), Some(iops)))
-    }
-
-    fn oltp(&self, s: &Settings, iops: f64) -> Result<tierlab_workload::WorkloadSpec> {
-        positive(iops, "--iops", "a rate")?;
-        let hours = positive(self.hours, "--hours", "a duration")?;
-        let span = self.oltp_span(s)?;
-        let mut spec = oltp_workload_with(span, iops, hours * 3600.0, self.seed, self.skew.oltp());
-        spec.name = format!("{}-{}", spec.name, self.skew.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default());
-        spec.validate().context("the OLTP workload")?;
-        Ok(spec)
+    /// The OLTP workload's settings.
+    fn oltp(&self) -> Oltp {
+        Oltp { hours: self.hours, seed: self.seed, skew: self.skew.oltp() }
     }
 }
 
@@ -493,217 +350,34 @@ fn simulate(a: ArraySimulateArgs) -> Result<()> {
         None if s.kind_from_file => s.scheme.clone(),
         None => SchemeConfig { kind: SchemeKind::Hibernator, ..s.scheme.clone() },
     };
-    // The array is checked first, so that an impossible one is reported as such.
-    a.opts.oltp_span(&s)?;
-    a.opts.check_memory(&s, &[scheme.kind], &[a.iops])?;
-    let (workload, _) = a.opts.workload(&s, a.iops)?;
-    let bar = requests_bar(&format!("simulating {}", scheme.label()));
-    let run = run_array(&s.array, &scheme, &workload, &mut |n| bar.set_position(n));
+    let o = &a.opts;
+    let memory_limit_bytes = o.memory.limit_bytes()?;
+    o.check_trace_flags()?;
+    let workload = match (&o.trace, &o.workload) {
+        (Some(path), _) => WorkloadSource::Trace { path: path.clone(), read: o.input.read_options()? },
+        (None, Some(path)) => WorkloadSource::File { path: path.clone() },
+        (None, None) => WorkloadSource::Oltp { iops: a.iops, oltp: o.oltp() },
+    };
+    let cfg = ArraySimulateConfig { array: s.array, scheme, workload, memory_limit_bytes };
+    let bar = requests_bar(&format!("simulating {}", cfg.scheme.label()));
+    let run = tierlab_array_study::simulate(&cfg, &mut |n| bar.set_position(n));
     crate::progress::finish(&bar, "array simulate");
-    let run = run?;
+    let run = run.map_err(blame)?;
     let mut out = crate::session::stdout();
-    if a.opts.json {
+    if o.json {
         write_json(&mut out, &run)?;
     } else {
-        write!(out, "{}", render_run(&s.array, &run))?;
+        write!(out, "{}", render_run(&cfg.array, &run))?;
     }
     Ok(())
-}
-
-/// How a run was measured: its warm-up, whether it settled, its window, why it stopped.
-pub fn describe_measured(m: &ArrayMeasured) -> String {
-    let settled = if m.settled { "steady" } else { "never settled: cut at half the run" };
-    let stop = match m.stop {
-        Stop::Precise => "intervals within the target",
-        Stop::Limit => "the run's cap (--hours) came first",
-        Stop::SourceEnd => "the workload ended",
-        Stop::Unsustainable => "CANNOT SUSTAIN the load: its backlog grew",
-    };
-    format!(
-        "{:.2} h window of {} batches of {} requests after a {:.2} h warm-up ({settled}); stopped: {stop}",
-        m.window_s / 3600.0,
-        m.window_batches,
-        m.batch_requests,
-        m.warmup_s / 3600.0
-    )
-}
-
-/// One line describing the array and its replay.
-pub fn describe_array(c: &ArrayConfig, disks: &str) -> String {
-    let replay = match c.closed_depth {
-        Some(d) => format!("closed-loop replay at depth {d}"),
-        None => "open-loop replay".to_string(),
-    };
-    let profile = c.power_profile.as_deref().map(|p| format!(" ({p} profile)")).unwrap_or_default();
-    let nvram = if c.nvram_bytes > 0 { format!("{} NVRAM", fmt_bytes(c.nvram_bytes)) } else { "no NVRAM".to_string() };
-    let mut s = format!(
-        "{disks} × {}{profile}, {}, {} stripe unit, {nvram}; {replay}, {} scheduler",
-        c.disk,
-        c.level,
-        fmt_bytes(c.stripe_unit_bytes),
-        c.scheduler
-    );
-    if c.compact {
-        s.push_str(", compact");
-    }
-    if c.wrap {
-        s.push_str(", wrap");
-    }
-    s
-}
-
-/// The report of one run as people read it. Byte-stable for a given run (golden-file
-/// tested).
-pub fn render_run(c: &ArrayConfig, r: &ArrayRun) -> String {
-    let mut s = String::new();
-    let rt = &r.response_time;
-    let extra = r.per_disk.len().saturating_sub(r.disks);
-    let disks = if extra > 0 { format!("{} (+{extra} cache)", r.disks) } else { r.disks.to_string() };
-    s.push_str(&format!("scheme      {}\n", r.scheme));
-    s.push_str(&format!("workload    {}\n", r.workload));
-    s.push_str(&format!("array       {}\n", describe_array(c, &disks)));
-    let ex = &r.executor;
-    s.push_str(&format!("requests    {} ({} reads, {} writes)\n", r.requests, r.reads, r.writes));
-    let warm = c.warmup_s.map(|w| format!(", measured after a {w} s warm-up")).unwrap_or_default();
-    s.push_str(&format!("span        {:.3} s ({:.3} h{warm})\n", r.span_s, r.span_s / 3600.0));
-    if let Some(m) = &r.measured {
-        s.push_str(&format!("measured    {}\n", describe_measured(m)));
-        s.push_str(&format!(
-            "            mean response {} ms, power {} W (95 % intervals, batch means)\n",
-            with_interval(m.mean_ms.mean, m.mean_ms.half_width, 3),
-            with_interval(m.power_w.mean, m.power_w.half_width, 2)
-        ));
-    }
-    s.push_str(&format!("throughput  {:.1} IOPS\n", r.throughput_iops));
-    s.push_str(&format!(
-        "response    mean {:.3} ms, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms\n",
-        rt.mean_ms, rt.p50_ms, rt.p99_ms, rt.max_ms
-    ));
-    s.push_str(&format!(
-        "goal        {}: mean {:.3} ms {} R_limit {:.3} ms\n",
-        if r.goal_met { "met" } else { "MISSED" },
-        rt.mean_ms,
-        if r.goal_met { "<=" } else { ">" },
-        r.r_limit_ms
-    ));
-    s.push_str(&format!("energy      {:.1} J ({:.3} kWh), average {:.2} W\n", r.energy_j, r.energy_j / 3.6e6, r.average_power_w));
-    s.push_str(&format!(
-        "per disk    {:.2} speed changes/day (busiest disk {:.2}), {:.2} start/stops/day",
-        r.speed_changes_per_disk_day, r.max_speed_changes_per_disk_day, r.start_stops_per_disk_day
-    ));
-    if r.power_cycles_per_disk_day > 0.0 {
-        s.push_str(&format!(" ({:.2} of them slot power-downs)", r.power_cycles_per_disk_day));
-    }
-    s.push('\n');
-    if let Some(e) = &r.system {
-        s.push_str(&render_system_energy(e));
-    }
-
-    let mut t = Table::new(["power state", "time (disk-s)", "energy (J)", "energy %"]);
-    for st in &r.energy_by_state {
-        let share = if r.energy_j > 0.0 { st.energy_j / r.energy_j * 100.0 } else { 0.0 };
-        t.row([st.state.clone(), format!("{:.1}", st.time_s), format!("{:.1}", st.energy_j), format!("{share:.1}")]);
-    }
-    if !t.is_empty() {
-        s.push('\n');
-        s.push_str(&t.render());
-    }
-
-    let sr = &r.scheme_report;
-    s.push_str(&format!(
-        "\nscheme      {} decisions ({} found no plan meeting the goal); the guarantee forced full speed {} times, for {:.1} s\n",
-        sr.decisions, sr.infeasible_decisions, sr.guarantee_activations, sr.guarantee_s
-    ));
-    for note in &sr.notes {
-        s.push_str(&format!("  note: {note}\n"));
-    }
-    s.push_str(&format!(
-        "executor    {} full-stripe writes, {} read-modify-writes, {} reconstruct-writes; {} background moves ({}); {} speed and {} standby commands",
-        ex.full_stripe_writes,
-        ex.read_modify_writes,
-        ex.reconstruct_writes,
-        ex.background_moves,
-        fmt_bytes(ex.background_bytes),
-        ex.speed_commands,
-        ex.standby_commands
-    ));
-    if ex.wrapped_requests > 0 {
-        s.push_str(&format!("; {} requests wrapped", ex.wrapped_requests));
-    }
-    s.push('\n');
-    if let Some(n) = &ex.nvram {
-        s.push_str(&format!(
-            "nvram       {} read hits, {} read misses, {} writes absorbed, {} throttled, {} destages ({}){}\n",
-            n.read_hits,
-            n.read_misses,
-            n.writes_absorbed,
-            n.writes_throttled,
-            n.destages,
-            fmt_bytes(n.destaged_bytes),
-            if r.nvram_warm_requests > 0 { format!("; warmed first with {} requests of the workload (another seed)", r.nvram_warm_requests) } else { String::new() }
-        ));
-    }
-
-    let mut t = Table::new(["disk", "ops", "util %", "energy (J)", "speed changes", "start/stops"]);
-    for d in &r.per_disk {
-        t.row([
-            d.name.clone(),
-            d.ops.to_string(),
-            format!("{:.1}", d.utilisation * 100.0),
-            format!("{:.1}", d.energy_j),
-            d.speed_changes.to_string(),
-            d.start_stop_cycles.to_string(),
-        ]);
-    }
-    if !t.is_empty() {
-        s.push('\n');
-        s.push_str(&t.render());
-    }
-    s
-}
-
-fn loads(a: &ArrayCompareArgs, s: &Settings) -> Result<(Vec<Load>, String)> {
-    let o = &a.opts;
-    if let Some(path) = &o.trace {
-        let speeds = a.speeds.clone().unwrap_or_else(|| vec![o.input.speed]);
-        if speeds.is_empty() {
-            bail!("--speeds: expected at least one speed");
-        }
-        let mut list = Vec::with_capacity(speeds.len());
-        for sp in speeds {
-            positive(sp, "--speeds", "a replay speed")?;
-            let mut input = o.input.clone();
-            input.speed = sp;
-            list.push(Load { label: format!("×{sp}"), iops: None, workload: Workload::Trace { path: path.clone(), options: input.read_options()? } });
-        }
-        return Ok((list, "trace replay speed (×)".into()));
-    }
-    if o.workload.is_some() {
-        let (w, iops) = o.workload(s, 0.0)?;
-        let label = match &w {
-            Workload::Synthetic(spec) => spec.name.clone(),
-            Workload::Trace { .. } => unreachable!("no trace here"),
-        };
-        return Ok((vec![Load { label, iops, workload: w }], "workload".into()));
-    }
-    o.check_trace_flags()?;
-    let rates = a.loads.clone().unwrap_or_else(|| vec![7.0, 14.0, 140.0, 700.0, 1400.0]);
-    if rates.is_empty() {
-        bail!("--loads: expected at least one load");
-    }
-    let mut list = Vec::with_capacity(rates.len());
-    for r in rates {
-        positive(r, "--loads", "a rate in requests/s")?;
-        list.push(Load { label: format!("{r} req/s"), iops: Some(r), workload: Workload::Synthetic(o.oltp(s, r)?) });
-    }
-    Ok((list, "load (requests/s)".into()))
 }
 
 fn compare_cmd(a: ArrayCompareArgs) -> Result<()> {
     if a.speeds.is_some() && a.opts.input.speed != 1.0 {
         bail!("--speed and --speeds: give one or the other");
     }
-    let s = a.opts.settings()?;
+    let o = &a.opts;
+    let s = o.settings()?;
     if a.schemes.is_empty() {
         bail!("--schemes: expected at least one scheme");
     }
@@ -711,131 +385,72 @@ fn compare_cmd(a: ArrayCompareArgs) -> Result<()> {
     for name in &a.schemes {
         schemes.push(scheme_named(name, &s.scheme, "--schemes")?);
     }
-    // The array is checked first, so that an impossible one is reported as such.
-    a.opts.oltp_span(&s)?;
-    let kinds: Vec<SchemeKind> = schemes.iter().map(|sc| sc.kind).collect();
-    a.opts.check_memory(&s, &kinds, a.loads.as_deref().unwrap_or(&[]))?;
-    let (mut loads, axis) = loads(&a, &s)?;
-    let study = match &a.r_limits {
-        Some(limits) => {
-            if limits.is_empty() {
-                bail!("--r-limits: expected at least one R_limit");
-            }
-            for &l in limits {
-                positive(l, "--r-limits", "a response-time goal in ms")?;
-            }
-            loads.truncate(1);
-            schemes = schemes.iter().flat_map(|sc| limits.iter().map(move |&l| SchemeConfig { r_limit_ms: l, ..sc.clone() })).collect();
-            Study::RLimits { load: loads[0].label.clone(), limits: limits.clone() }
+    let memory_limit_bytes = o.memory.limit_bytes()?;
+    let loads = match (&o.trace, &o.workload) {
+        (Some(path), _) => Loads::Trace { path: path.clone(), read: o.input.read_options()?, speeds: a.speeds.clone().unwrap_or_else(|| vec![o.input.speed]) },
+        (None, Some(path)) => {
+            o.check_trace_flags()?;
+            Loads::File { path: path.clone() }
         }
-        None => Study::Loads { labels: loads.iter().map(|l| l.label.clone()).collect(), axis },
+        (None, None) => {
+            o.check_trace_flags()?;
+            if a.loads.as_ref().is_some_and(Vec::is_empty) {
+                bail!("--loads: expected at least one load");
+            }
+            Loads::Oltp { rates_iops: a.loads.clone().unwrap_or_default(), oltp: o.oltp() }
+        }
     };
-    let runs_per_load = 1 + schemes.iter().filter(|sc| sc.kind != SchemeKind::Raid5 || sc.guarantee).count();
-    let bar = runs_bar(runs_per_load * loads.len());
-    let rows = compare(&s.array, &schemes, &loads, &mut |done, total, label| {
+    let cfg = ArrayCompareConfig { array: s.array, schemes, loads, r_limits: a.r_limits.clone(), memory_limit_bytes };
+    let bar = runs_bar(cfg.runs());
+    let report = tierlab_array_study::compare(&cfg, &mut |done, total, label| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
         bar.set_message(format!("done: {label}"));
     });
     crate::progress::finish(&bar, "array compare");
-    let rows = rows?;
-    let ctx = CompareContext {
-        study,
-        array: describe_array(&s.array, &s.array.disks.to_string()),
-        workload: match (&a.opts.trace, &a.opts.workload) {
-            (Some(t), _) => format!("trace {}", t.display()),
-            (None, Some(w)) => format!("workload file {}", w.display()),
-            (None, None) => format!("synthetic OLTP workload ({}), at most {} h per load, seed {}", a.opts.skew.describe(), a.opts.hours, a.opts.seed),
-        },
-        r_limit_ms: s.scheme.r_limit_ms,
-        system: rows.first().and_then(|r| r.run.system.as_ref()).map(|e| e.system.clone()),
-    };
+    let report = report.map_err(blame)?;
+    let ctx = CompareContext::of(&cfg, &report);
     if let Some(path) = &a.csv {
-        write_file(path, render_csv(&rows))?;
+        write_file(path, render_csv(&report.rows))?;
     }
     if let Some(path) = &a.html {
-        write_file(path, tierlab_render::array_html::render(&rows, &ctx)?)?;
+        write_file(path, tierlab_render::array_html::render(&report.rows, &ctx)?)?;
     }
     let mut out = crate::session::stdout();
-    if a.opts.json {
-        write_json(&mut out, &rows)?;
+    if o.json {
+        write_json(&mut out, &report)?;
     } else {
-        write!(out, "{}", render_compare(&rows, &ctx))?;
+        write!(out, "{}", render_compare(&report.rows, &ctx))?;
     }
     Ok(())
 }
 
-pub fn compare_table(rows: &[CompareRow], ctx: &CompareContext) -> Table {
-    let (header, cells) = compare_cells(rows, ctx);
-    let mut t = Table::new(header);
-    for c in cells {
-        t.row(c);
-    }
-    t
-}
-
-pub fn render_compare(rows: &[CompareRow], ctx: &CompareContext) -> String {
-    let mut s = format!("array       {}\nworkload    {}\n", ctx.array, ctx.workload);
-    match &ctx.study {
-        Study::Loads { .. } => s.push_str(&format!("R_limit     {} ms (mean response time)\n", ctx.r_limit_ms)),
-        Study::RLimits { load, .. } => s.push_str(&format!("study       saving against R_limit at {load}\n")),
-    }
-    match &ctx.system {
-        Some(system) => {
-            s.push_str(&format!("system      {system}\n"));
-            s.push_str("saving      1 − energy / RAID-5's energy at the same load: of the disks alone (saving %) and of the whole system (system saving %)\n\n");
+/// A study's error in the words of the flags (or config keys) that set the field at fault.
+fn blame(e: ArrayStudyError) -> anyhow::Error {
+    use ArrayStudyError as E;
+    let flag = |field: &str| match field {
+        "workload.iops" => "--iops",
+        "workload.hours" | "loads.hours" => "--hours",
+        "loads.rates_iops" => "--loads",
+        "loads.speeds" => "--speeds",
+        "r_limits" => "--r-limits",
+        "schemes" => "--schemes",
+        _ => "",
+    };
+    match e {
+        E::NotPositive { field, what, found } if !flag(field).is_empty() => anyhow!("{}: expected {what} > 0, found {found}", flag(field)),
+        E::Empty { field, what } if !flag(field).is_empty() => anyhow!("{}: expected at least one {what}", flag(field)),
+        E::Field { field: "array.nvram_bytes", expected, found } => anyhow!("the NVRAM (--nvram, or nvram_bytes in [array]): expected {expected}, found {found}"),
+        E::Field { field: "array.nvram_max_age_s", expected, found } => anyhow!("nvram_max_age_s in [array]: expected {expected}, found {found}"),
+        E::Geometry { level, disks, disk, message } => anyhow!("cannot build a {level} array of {disks} × {disk}: {message}"),
+        E::Memory { disks, disk, per_disk_bytes, queued_requests, need_bytes, limit_bytes } => {
+            let queued = if queued_requests > 0.0 { format!(" with {} requests queued beyond what its disks serve", crate::memory::count(queued_requests)) } else { String::new() };
+            let what = format!("an array of {disks} × {disk} ({:.1} MiB a disk){queued}", per_disk_bytes / (1u64 << 20) as f64);
+            crate::memory::refusal(need_bytes, &what, limit_bytes)
         }
-        None => s.push_str("saving      1 − energy / RAID-5's energy at the same load\n\n"),
+        E::Run(e) => e,
+        e => e.into(),
     }
-    s.push_str(&compare_table(rows, ctx).render());
-    s
-}
-
-pub fn render_csv(rows: &[CompareRow]) -> String {
-    let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-    let mut s = String::from(
-        "load,load_iops,scheme,r_limit_ms,requests,span_s,throughput_iops,mean_ms,p50_ms,p99_ms,max_ms,goal_met,energy_j,average_power_w,energy_saving,speed_changes_per_disk_day,start_stops_per_disk_day,max_speed_changes_per_disk_day,guarantee_activations,guarantee_s,controller_j,enclosures_j,system_j,system_saving,mean_ms_half_width,power_w_half_width,energy_saving_half_width,warmup_s,window_s,settled,note\n",
-    );
-    for r in rows {
-        let run = &r.run;
-        let rt = &run.response_time;
-        let m = run.measured.as_ref();
-        s.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-            csv_field(&r.load),
-            r.load_iops.map(|v| v.to_string()).unwrap_or_default(),
-            csv_field(&r.scheme),
-            run.r_limit_ms,
-            run.requests,
-            run.span_s,
-            run.throughput_iops,
-            rt.mean_ms,
-            rt.p50_ms,
-            rt.p99_ms,
-            rt.max_ms,
-            run.goal_met,
-            run.energy_j,
-            run.average_power_w,
-            r.energy_saving,
-            run.speed_changes_per_disk_day,
-            run.start_stops_per_disk_day,
-            run.max_speed_changes_per_disk_day,
-            run.scheme_report.guarantee_activations,
-            run.scheme_report.guarantee_s,
-            opt(run.system.as_ref().map(|e| e.controller_j)),
-            opt(run.system.as_ref().map(|e| e.enclosures_j)),
-            opt(run.system.as_ref().map(|e| e.total_j)),
-            opt(r.system_saving),
-            opt(m.map(|m| m.mean_ms.half_width)),
-            opt(m.map(|m| m.power_w.half_width)),
-            opt(r.energy_saving_half_width),
-            opt(m.map(|m| m.warmup_s)),
-            opt(m.map(|m| m.window_s)),
-            m.map(|m| m.settled.to_string()).unwrap_or_default(),
-            csv_field(&row_note(r))
-        ));
-    }
-    s
 }
 
 #[cfg(test)]

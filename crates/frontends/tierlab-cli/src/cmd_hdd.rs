@@ -1,18 +1,16 @@
-//! `tierlab hdd`: a disk's geometry as the model lays it out, and a drive characterised by
-//! timing it (`tierlab_hdd_probe`): the model's, or a real device's through O_DIRECT.
+//! `tierlab hdd`: a disk's geometry as the model lays it out, a drive characterised by
+//! timing it (the model's, or a real device's through O_DIRECT), and track-aligned extents
+//! under the FSU study's workloads. The studies are `tierlab_hdd_study`'s and their text
+//! `tierlab_render::hdd`'s; this module turns flags into their configurations.
 
 use crate::devices::DeviceChoice;
 use crate::progress::write_json;
 use anyhow::{anyhow, Result};
 use clap::{Args, Subcommand};
-use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
-use tierlab_hdd::{HddSpec, Layout};
-use tierlab_hdd_probe::{DeviceTarget, ModelTarget, ProbeOptions, ProbeReport, TrackRun};
-use tierlab_report::Table;
-use tierlab_track_aligned::array::Array;
-use tierlab_track_aligned::workloads::{self, Bonnie, Diff, Disk, Scheme, Streams, Target};
+use tierlab_hdd_study::{HddStudyError, LayoutConfig, ProbeConfig, ProbeTarget, TrackAlignedConfig};
+use tierlab_render::hdd::{render_layout, render_probe, render_track_aligned};
 
 #[derive(Subcommand)]
 pub enum HddCommand {
@@ -124,304 +122,72 @@ pub fn run(cmd: HddCommand) -> Result<()> {
     }
 }
 
-#[derive(Serialize)]
-struct TrackAlignedReport {
-    device: String,
-    /// The disks' queue discipline.
-    queue: String,
-    /// The RAID-5, when the run is on one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    raid5: Option<Raid5Report>,
-    bonnie: Vec<Bonnie>,
-    diff: Vec<Diff>,
-    streams: Vec<Streams>,
-}
-
-#[derive(Serialize)]
-struct Raid5Report {
-    disks: usize,
-    chunk_bytes: u64,
-    /// Each disk's layout variant (`base`: the drive's own).
-    variants: Vec<String>,
-    /// Logical bytes, conventional and track-aligned.
-    capacity_bytes: u64,
-    aligned_capacity_bytes: u64,
-    /// The share of the disks' sectors the track-aligned layout leaves unused.
-    aligned_unused_fraction: f64,
-}
-
-/// The RAID-5's disks: `variants` (or the drive's own layout and its variants in turn).
-fn raid5(a: &TrackAlignedArgs, disks: usize) -> Result<(Array, Raid5Report)> {
-    let choice = a.device.choice();
-    if choice.variant.is_some() {
-        return Err(anyhow!("--hdd-variant names one disk's layout; a RAID-5's disks take theirs from --variants"));
+/// A study's error in the words of the flags that set the field at fault.
+fn blame(e: HddStudyError) -> anyhow::Error {
+    use HddStudyError as E;
+    match e {
+        E::StartBeyond { start, blocks } => anyhow!("--start {start} is beyond the drive's {blocks} blocks"),
+        E::VariantOfArray => anyhow!("--hdd-variant names one disk's layout; a RAID-5's disks take theirs from --variants"),
+        E::VariantCount { given, disks } => anyhow!("--variants lists {given} layouts for --raid5 {disks} disks: give one per disk"),
+        E::Raid5 { disks, message } => anyhow!("--raid5 {disks}: {message}"),
+        E::Device(e) => e,
+        e => e.into(),
     }
-    let names: Vec<String> = if a.variants.is_empty() {
-        let cycle: Vec<String> = std::iter::once("base".to_string()).chain(tierlab_devices::hdd_variants(&choice)?).collect();
-        (0..disks).map(|i| cycle[i % cycle.len()].clone()).collect()
-    } else if a.variants.len() == disks {
-        a.variants.iter().map(|v| v.trim().to_string()).collect()
-    } else {
-        return Err(anyhow!("--variants lists {} layouts for --raid5 {disks} disks: give one per disk", a.variants.len()));
-    };
-    let mut specs = Vec::with_capacity(disks);
-    for v in &names {
-        let mut c = choice.clone();
-        c.variant = (v != "base").then(|| v.clone());
-        let mut spec = tierlab_devices::hdd_spec(&c)?;
-        spec.cache.read_ahead_continues = a.streaming_read_ahead;
-        specs.push(spec);
-    }
-    let array = Array::raid5(specs, a.chunk_bytes).map_err(|e| anyhow!("--raid5 {disks}: {e}"))?;
-    let (capacity_bytes, aligned_capacity_bytes) = array.capacity_bytes();
-    let report = Raid5Report { disks, chunk_bytes: a.chunk_bytes, variants: names, capacity_bytes, aligned_capacity_bytes, aligned_unused_fraction: array.unused_fraction() };
-    Ok((array, report))
 }
 
 fn track_aligned(a: TrackAlignedArgs) -> Result<()> {
-    let mut spec = tierlab_devices::hdd_spec(&a.device.choice())?;
-    spec.cache.read_ahead_continues = a.streaming_read_ahead;
-    let device = spec.name.clone();
-    let (target, raid5_report): (Box<dyn Target>, Option<Raid5Report>) = match a.raid5 {
-        Some(disks) => {
-            let (array, r) = raid5(&a, disks)?;
-            (Box::new(array.with_queue(a.queue)), Some(r))
-        }
-        None => (Box::new(Disk::new(spec).map_err(|e| anyhow!("{device}: {e}"))?.with_queue(a.queue)), None),
+    let cfg = TrackAlignedConfig {
+        device: a.device.choice(),
+        bonnie_mb: a.bonnie_mb,
+        diff_mb: a.diff_mb,
+        streams: a.streams,
+        stream_kb_s: a.stream_kb_s,
+        seed: a.seed,
+        streaming_read_ahead: a.streaming_read_ahead,
+        raid5: a.raid5,
+        chunk_bytes: a.chunk_bytes,
+        variants: a.variants.clone(),
+        queue: a.queue.to_string(),
     };
-    let streams = a.streams.unwrap_or(match a.raid5 {
-        Some(disks) => 120 * disks as u32,
-        None => 160,
+    let bar = crate::progress::runs_bar(tierlab_track_aligned::workloads::Scheme::ALL.len() * 3);
+    let report = tierlab_hdd_study::track_aligned(&cfg, &mut |scheme, done| {
+        bar.set_message(scheme.to_string());
+        bar.set_position(done);
     });
-    let bar = crate::progress::runs_bar(Scheme::ALL.len() * 3);
-    let mut report = TrackAlignedReport { device, queue: a.queue.to_string(), raid5: raid5_report, bonnie: Vec::new(), diff: Vec::new(), streams: Vec::new() };
-    for scheme in Scheme::ALL {
-        bar.set_message(serde_json::to_value(scheme).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default());
-        report.bonnie.push(workloads::bonnie(target.as_ref(), scheme, a.bonnie_mb * 1_000_000).map_err(|e| anyhow!(e))?);
-        bar.inc(1);
-        report.diff.push(workloads::diff(target.as_ref(), scheme, a.diff_mb * 1_000_000).map_err(|e| anyhow!(e))?);
-        bar.inc(1);
-        report.streams.push(workloads::streams(target.as_ref(), scheme, a.stream_kb_s * 1000.0, streams, a.seed).map_err(|e| anyhow!(e))?);
-        bar.inc(1);
-    }
     crate::progress::finish(&bar, "hdd track-aligned");
+    let report = report.map_err(blame)?;
     let mut out = crate::session::stdout();
     if a.json {
         return write_json(&mut out, &report);
     }
-    let change = |v: f64, base: f64| format!("{:+.1} %", (v / base - 1.0) * 100.0);
-    let read_ahead = match &report.raid5 {
-        Some(r) => {
-            let variants = r.variants.join(", ");
-            let unused = r.aligned_unused_fraction * 100.0;
-            writeln!(out, "{}: RAID-5 of {} disks ({variants}), {}-byte chunks; track-aligned: {unused:.1} % of the sectors unused", report.device, r.disks, r.chunk_bytes)?;
-            format!("{}-track read-ahead", r.disks - 1)
-        }
-        None => {
-            writeln!(out, "{}: {} tracks", report.device, target.tracks(Scheme::Conventional).count())?;
-            "one-track read-ahead".to_string()
-        }
-    };
-    let mut t = Table::new(["workload", "conventional", read_ahead.as_str(), "track-aligned", "track-aligned vs conventional"]);
-    let row = |name: &str, v: [f64; 3], unit: &str| {
-        [name.to_string(), format!("{:.2} {unit}", v[0]), format!("{:.2} {unit}", v[1]), format!("{:.2} {unit}", v[2]), change(v[2], v[0])]
-    };
-    let b = &report.bonnie;
-    t.row(row("Bonnie write", [b[0].write_mb_s, b[1].write_mb_s, b[2].write_mb_s], "MB/s"));
-    t.row(row("Bonnie read", [b[0].read_mb_s, b[1].read_mb_s, b[2].read_mb_s], "MB/s"));
-    let d = &report.diff;
-    t.row(row("diff", [d[0].seconds, d[1].seconds, d[2].seconds], "s"));
-    let st = &report.streams;
-    let supported = |k: usize| st[k].supported as f64;
-    t.row(row(&format!("streams within {} s", st[0].limit_s), [supported(0), supported(1), supported(2)], ""));
-    let mut at = vec![st[0].supported.max(6), 130];
-    at.dedup();
-    for n in at {
-        if let [Some(x), Some(y), Some(z)] = [st[0].around(n), st[1].around(n), st[2].around(n)] {
-            t.row(row(&format!("start-up around stream {n}"), [x, y, z], "s"));
-        }
-    }
-    write!(out, "{}", t.render())?;
+    write!(out, "{}", render_track_aligned(&report))?;
     Ok(())
-}
-
-/// One track of the model's layout.
-#[derive(Serialize)]
-struct Track {
-    first_lbn: u64,
-    cylinder: u32,
-    surface: u32,
-    sectors: u64,
-}
-
-fn tracks_of(spec: &HddSpec, start: u64, count: u64) -> Result<Vec<Track>> {
-    let layout = Layout::new(spec).map_err(|e| anyhow!("{}: {}", e.parameter, e.problem))?;
-    // The drive's capacity: its zones may map more blocks than it exposes.
-    let blocks = spec.block_count.min(layout.blocks());
-    if start >= blocks {
-        return Err(anyhow!("--start {start} is beyond the drive's {blocks} blocks"));
-    }
-    let mut out: Vec<Track> = Vec::new();
-    let mut lbn = start;
-    while (out.len() as u64) < count && lbn < blocks {
-        let Some(p) = layout.lbn_to_pbn(lbn) else { break };
-        // The track ends where the surface or cylinder changes: step by the track's size.
-        let spt = u64::from(layout.sectors_per_track(lbn));
-        let mut end = (lbn + spt - u64::from(p.sector)).min(blocks);
-        while end > lbn + 1 && layout.lbn_to_pbn(end - 1).is_none_or(|q| (q.cylinder, q.surface) != (p.cylinder, p.surface)) {
-            end -= 1;
-        }
-        out.push(Track { first_lbn: lbn, cylinder: p.cylinder, surface: p.surface, sectors: end - lbn });
-        lbn = end;
-    }
-    Ok(out)
 }
 
 fn layout(a: LayoutArgs) -> Result<()> {
-    let spec = tierlab_devices::hdd_spec(&a.device.choice())?;
-    let tracks = tracks_of(&spec, a.start, a.tracks)?;
+    let report = tierlab_hdd_study::layout(&LayoutConfig { device: a.device.choice(), start: a.start, tracks: a.tracks }).map_err(blame)?;
     let mut out = crate::session::stdout();
     if a.json {
-        return write_json(&mut out, &tracks);
+        return write_json(&mut out, &report);
     }
-    let mut t = Table::new(["first block", "tracks", "cylinders", "surface", "sectors"]);
-    let mut i = 0;
-    while i < tracks.len() {
-        let first = &tracks[i];
-        let mut j = i + 1;
-        while j < tracks.len() && tracks[j].surface == first.surface && tracks[j].sectors == first.sectors {
-            j += 1;
-        }
-        let last = &tracks[j - 1];
-        t.row([first.first_lbn.to_string(), (j - i).to_string(), format!("{}–{}", first.cylinder, last.cylinder), first.surface.to_string(), first.sectors.to_string()]);
-        i = j;
-    }
-    writeln!(out, "{}: {}, {} surfaces", spec.name, numbering(&spec.mapping), spec.surfaces)?;
-    write!(out, "{}", t.render())?;
+    write!(out, "{}", render_layout(&report))?;
     Ok(())
-}
-
-/// How a drive numbers its blocks, in words.
-fn numbering(m: &tierlab_hdd::LbnMapping) -> String {
-    use tierlab_hdd::LbnMapping::*;
-    match m {
-        Conventional => "conventional numbering (every surface of a cylinder, then the next cylinder)".into(),
-        SerpentinePerZone => "serpentine numbering (odd cylinders of each zone from the last surface down)".into(),
-        SerpentineGlobal => "serpentine numbering (odd cylinders from the last surface down)".into(),
-        SurfaceSerpentine { band_cylinders } => format!("surface serpentine numbering (one surface at a time in bands of {band_cylinders} cylinders)"),
-    }
-}
-
-/// What a catalog entry's `[layout]` would say, read off the tracks found: surface
-/// serpentine when the first band's surfaces differ in size.
-#[derive(Serialize)]
-struct LayoutHint {
-    mapping: &'static str,
-    band_cylinders: u64,
-    surface_outer_sectors: Vec<u64>,
-}
-
-fn layout_hint(runs: &[TrackRun]) -> Option<LayoutHint> {
-    // Surface serpentine: a first run of one band, then runs of two bands (the last surface
-    // of a band and the first of the next are the same surface) of other sizes.
-    let band = runs.first()?.tracks;
-    let mut sizes = vec![runs[0].sectors];
-    for r in &runs[1..] {
-        if sizes.contains(&r.sectors) {
-            break;
-        }
-        sizes.push(r.sectors);
-        if r.tracks == 2 * band {
-            break;
-        }
-    }
-    (sizes.len() >= 2 && runs.get(1).is_some_and(|r| r.tracks == band || r.tracks == 2 * band))
-        .then_some(LayoutHint { mapping: "surface_serpentine", band_cylinders: band, surface_outer_sectors: sizes })
-}
-
-#[derive(Serialize)]
-struct Probed<'a> {
-    target: String,
-    #[serde(flatten)]
-    report: &'a ProbeReport,
-    /// Figures for a catalog entry, read off the probe (estimates: see docs/tracks.md).
-    catalog_hint: CatalogHint,
-}
-
-#[derive(Serialize)]
-struct CatalogHint {
-    rpm: f64,
-    zero_latency_read: bool,
-    layout: Option<LayoutHint>,
 }
 
 fn probe(a: ProbeArgs) -> Result<()> {
-    let opts = ProbeOptions { start_lbn: a.start, max_tracks: a.tracks, boundary_reads: a.boundary_reads, seed: a.seed };
-    let bar = crate::progress::requests_bar("probing");
-    let (target, report) = match &a.path {
-        Some(path) => {
-            let mut t = DeviceTarget::open(path, a.sector_bytes)?;
-            (path.display().to_string(), tierlab_hdd_probe::probe::<_, DeviceTarget>(&mut t, None, &opts)?)
-        }
-        None => {
-            let spec = tierlab_devices::hdd_spec(&a.device.choice())?;
-            let name = spec.name.clone();
-            let mut off = ModelTarget::new(spec.clone(), false)?;
-            let mut on = ModelTarget::new(spec, true)?;
-            (format!("model {name}"), tierlab_hdd_probe::probe(&mut off, Some(&mut on), &opts)?)
-        }
+    let target = match &a.path {
+        Some(path) => ProbeTarget::Device { path: path.clone(), sector_bytes: a.sector_bytes },
+        None => ProbeTarget::Model(a.device.choice()),
     };
+    let cfg = ProbeConfig { target, start: a.start, tracks: a.tracks, boundary_reads: a.boundary_reads, seed: a.seed };
+    let bar = crate::progress::requests_bar("probing");
+    let probed = tierlab_hdd_study::probe(&cfg);
     crate::progress::finish(&bar, "hdd probe");
-    let hint = CatalogHint { rpm: report.rpm, zero_latency_read: report.zero_latency, layout: layout_hint(&report.tracks) };
+    let probed = probed.map_err(blame)?;
     let mut out = crate::session::stdout();
     if a.json {
-        return write_json(&mut out, &Probed { target, report: &report, catalog_hint: hint });
+        return write_json(&mut out, &probed);
     }
-    writeln!(out, "{target}: {} sectors of {} bytes, {} reads", report.sectors, report.sector_bytes, report.reads)?;
-    writeln!(out, "rotation    {:.4} ms ({:.0} rpm)", report.rotation_ms, report.rpm)?;
-    if report.noisy_timing {
-        writeln!(out, "timing      noisy: pair times within {:.3} ms taken as equal, the others timed five times", report.pair_tolerance_ms)?;
-    }
-    writeln!(
-        out,
-        "zero-latency {} (whole-track reads {:.3}–{:.3} ms)",
-        if report.zero_latency { "yes" } else { "no" },
-        report.full_track_read_ms[0],
-        report.full_track_read_ms[1]
-    )?;
-    if let Some(c) = &report.boundary_cost {
-        writeln!(out, "64 sectors  {:.3} ms within a track, {:.3} ms across a boundary ({} reads)", c.within_ms, c.across_ms, c.reads)?;
-    }
-    writeln!(out, "\ntracks found: {}", report.tracks_found)?;
-    let mut t = Table::new(["first block", "tracks", "sectors"]);
-    for r in report.tracks.iter().take(24) {
-        t.row([r.first_lbn.to_string(), r.tracks.to_string(), r.sectors.to_string()]);
-    }
-    write!(out, "{}", t.render())?;
-    if report.tracks.len() > 24 {
-        writeln!(out, "… {} more runs (--json lists them all)", report.tracks.len() - 24)?;
-    }
-    let mut t = Table::new(["seek distance (sectors)", "least access (ms)"]);
-    for p in &report.seek_curve {
-        t.row([p.distance_sectors.to_string(), format!("{:.3}", p.min_access_ms)]);
-    }
-    write!(out, "\n{}", t.render())?;
-    if let Some(c) = &report.cache {
-        writeln!(
-            out,
-            "\ncache: repeated read {} ({:.3} ms), read-ahead {}, reverse pairs from cache {:.0} %",
-            if c.repeat_hit { "hit" } else { "miss" },
-            c.repeat_ms,
-            if c.read_ahead { "yes" } else { "no" },
-            c.reverse_pair_hits * 100.0
-        )?;
-    }
+    write!(out, "{}", render_probe(&probed))?;
     Ok(())
-}
-
-/// Track boundaries in bytes (each track's first byte, then the end of the last) from the
-/// file of `tierlab hdd probe --json` or `tierlab hdd layout --json`.
-pub fn track_boundaries_file(path: &std::path::Path) -> Result<Vec<u64>> {
-    let text = std::fs::read_to_string(path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    tierlab_hdd_probe::tracks_file::track_boundaries_bytes(&text).map_err(|e| anyhow!("{}: {e}", path.display()))
 }

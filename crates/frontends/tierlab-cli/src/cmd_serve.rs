@@ -345,7 +345,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         models: [ssd_model, Some(DeviceModel::new(hdd_model, a.emulate))],
         ssd_rated_write_bytes: ssd_rated,
         hdd_rated_cycles: hdd_rated,
-        hdd_tracks: a.hdd_tracks.as_deref().map(crate::cmd_hdd::track_boundaries_file).transpose().context("--hdd-tracks")?,
+        hdd_tracks: a.hdd_tracks.as_deref().map(tierlab_hdd_study::track_boundaries_file).transpose().context("--hdd-tracks")?,
     })
     .context("cannot open the drive")?;
     for note in &drive.open_notes {

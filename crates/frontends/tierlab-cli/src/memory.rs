@@ -2,7 +2,7 @@
 //! (`--memory-limit`): a run that would not fit is refused with the figure, instead of
 //! growing until the machine runs out.
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use clap::Args;
 
 /// The default limit.
@@ -19,17 +19,14 @@ impl MemoryArgs {
     pub fn limit_bytes(&self) -> Result<u64> {
         crate::args::parse_bytes(&self.memory_limit).map_err(|e| anyhow!("--memory-limit: {e}"))
     }
+}
 
-    /// Refuse when `need_bytes` (of what `what` describes) is over the limit.
-    pub fn check(&self, need_bytes: f64, what: &str) -> Result<()> {
-        let limit = self.limit_bytes()?;
-        if !(need_bytes <= limit as f64) {
-            let need = human(need_bytes);
-            let about = if need.starts_with("more") { "" } else { "about " };
-            bail!("{what} needs {about}{need} of memory, more than the limit of {} (--memory-limit raises it)", human(limit as f64));
-        }
-        Ok(())
-    }
+/// The refusal of a run that needs `need_bytes` (of what `what` describes), more than
+/// `limit_bytes`.
+pub fn refusal(need_bytes: f64, what: &str, limit_bytes: u64) -> anyhow::Error {
+    let need = human(need_bytes);
+    let about = if need.starts_with("more") { "" } else { "about " };
+    anyhow!("{what} needs {about}{need} of memory, more than the limit of {} (--memory-limit raises it)", human(limit_bytes as f64))
 }
 
 /// A large count, readably: 3.6e13.
@@ -57,12 +54,10 @@ mod tests {
 
     #[test]
     fn the_limit_refuses_with_both_figures() {
-        let m = MemoryArgs { memory_limit: "1G".into() };
-        assert!(m.check(1e9, "x").is_ok());
-        let e = m.check(3.0 * (1u64 << 30) as f64, "the run").unwrap_err().to_string();
-        assert!(e.contains("about 3.00 GiB") && e.contains("1.00 GiB") && e.contains("--memory-limit"), "{e}");
-        assert!(m.check(f64::INFINITY, "x").unwrap_err().to_string().contains("more than 16 EiB"));
-        assert!(m.check(f64::NAN, "x").is_err());
+        let e = refusal(3.0 * (1u64 << 30) as f64, "the run", 1 << 30).to_string();
+        assert!(e.starts_with("the run needs about 3.00 GiB") && e.contains("1.00 GiB") && e.contains("--memory-limit"), "{e}");
+        assert!(refusal(f64::INFINITY, "x", 1 << 30).to_string().contains("needs more than 16 EiB"));
+        assert_eq!(MemoryArgs { memory_limit: "1G".into() }.limit_bytes().unwrap(), 1 << 30);
         assert!(MemoryArgs { memory_limit: "lots".into() }.limit_bytes().is_err());
     }
 }
