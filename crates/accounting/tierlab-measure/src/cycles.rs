@@ -5,6 +5,12 @@
 //! the unit that repeats. Each cycle is one observation of (energy, time), and the power
 //! over the window is the regenerative ratio estimator ΣE/ΣT, with its 95 % interval from
 //! the cycles' spread (`docs/measurement.md`).
+//!
+//! Two cycles alike end the warm-up, but a level that moves slowly (a replica whose apply
+//! speeds up as its batches grow) passes that test long before it stops moving. So the
+//! window is checked for drift as it grows: while the trend of the cycles' power or length
+//! moves the level across the window by more than the target share, and by more than its
+//! own 95 % interval, the window's earlier half joins the warm-up.
 
 use crate::stats::{t_975, Interval};
 use serde::{Deserialize, Serialize};
@@ -26,7 +32,7 @@ pub struct CycleProtocol {
     /// length and in power.
     pub settle_tolerance: f64,
     /// A run is long enough once the power's 95 % interval is within this share of its
-    /// mean…
+    /// mean, and its trend moves the level across it by no more than this share…
     pub target_relative_half_width: f64,
     /// …over at least this many whole cycles.
     pub min_cycles: usize,
@@ -77,7 +83,8 @@ impl CycleProtocol {
     }
 }
 
-/// One whole cycle: its time span and, per device, energy and busy time.
+/// One whole cycle: its time span, per device energy and busy time, and how much each of
+/// the study's counters grew in it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Cycle {
     pub start_ns: u64,
@@ -85,6 +92,7 @@ pub struct Cycle {
     pub energy_j: Vec<f64>,
     pub busy_ns: Vec<u64>,
     pub completed: u64,
+    pub counters: Vec<f64>,
 }
 
 impl Cycle {
@@ -134,11 +142,22 @@ pub struct CycleSummary {
     pub cycle_s: Interval,
     /// Power of all devices over the window, with its interval, W.
     pub power_w: Interval,
+    /// How much the cycles' power moves across the window by its least-squares trend, as a
+    /// share of its mean (0 with fewer than four cycles).
+    pub drift: f64,
+    /// Whether the window ended still drifting (then `settled` is false too).
+    pub drifting: bool,
+    /// Times the window's earlier half joined the warm-up because the level still moved.
+    pub drift_restarts: usize,
 }
 
 /// Where the latest cycle of a study began, read off its controller after each batch
 /// (`None` while it has not begun one).
 pub type CycleProbe<'a> = Box<dyn FnMut(&dyn Controller) -> Option<u64> + 'a>;
+
+/// The study's cumulative counters (bytes applied, seconds spent applying…), read off its
+/// controller at each cycle boundary; each cycle holds how much they grew in it.
+pub type CycleCounters<'a> = Box<dyn FnMut(&dyn Controller) -> Vec<f64> + 'a>;
 
 /// The observer of a cyclic run: give it to `Simulation::run_observed`. The warm-up ends,
 /// and the window starts, where a cycle starts; the run stops where one ends, once the
@@ -148,6 +167,9 @@ pub type CycleProbe<'a> = Box<dyn FnMut(&dyn Controller) -> Option<u64> + 'a>;
 pub struct CycleMeasurement<'a> {
     protocol: CycleProtocol,
     probe: Option<CycleProbe<'a>>,
+    counters: Option<CycleCounters<'a>>,
+    /// The counters at the last boundary.
+    counted: Vec<f64>,
     last_start: Option<u64>,
     open: Cycle,
     cycles: Vec<Cycle>,
@@ -155,6 +177,9 @@ pub struct CycleMeasurement<'a> {
     window_from: Option<usize>,
     settled: bool,
     precise: bool,
+    drift_restarts: usize,
+    /// The window was last cut for drift and has not held four cycles since.
+    drift_unchecked: bool,
 }
 
 impl<'a> CycleMeasurement<'a> {
@@ -163,7 +188,13 @@ impl<'a> CycleMeasurement<'a> {
     /// (cycles longer than the run, or a replica that never sleeps) has no window: its
     /// summary says so with zero cycles, and its report covers the whole run.
     pub fn new(protocol: &CycleProtocol, probe: Option<CycleProbe<'a>>) -> Self {
-        CycleMeasurement { protocol: protocol.clone(), probe, last_start: None, open: Cycle::default(), cycles: Vec::new(), window_from: None, settled: false, precise: false }
+        CycleMeasurement { protocol: protocol.clone(), probe, counters: None, counted: Vec::new(), last_start: None, open: Cycle::default(), cycles: Vec::new(), window_from: None, settled: false, precise: false, drift_restarts: 0, drift_unchecked: false }
+    }
+
+    /// Also record how much the study's counters grow in each cycle.
+    pub fn with_counters(mut self, counters: CycleCounters<'a>) -> Self {
+        self.counters = Some(counters);
+        self
     }
 
     fn own_cycles(&self) -> bool {
@@ -183,6 +214,28 @@ impl<'a> CycleMeasurement<'a> {
 
     fn window(&self) -> &[Cycle] {
         self.window_from.map_or(&[][..], |from| &self.cycles[from..])
+    }
+
+    /// How far the level moves across `window`: the least-squares trend of the cycles'
+    /// power against time, over the window's span, as a share of the window's power; and
+    /// whether the level still moves — the trend of power or of cycle length is above
+    /// `tolerance` of its mean over the span and its 95 % interval excludes no trend.
+    pub fn drift(window: &[Cycle], tolerance: f64) -> (f64, bool) {
+        if window.len() < 4 {
+            return (0.0, false);
+        }
+        let at_s: Vec<f64> = window.iter().map(|c| (c.start_ns + c.end_ns) as f64 / 2e9).collect();
+        let span_s = at_s[at_s.len() - 1] - at_s[0];
+        let power: Vec<f64> = window.iter().map(Cycle::power_w).collect();
+        let length: Vec<f64> = window.iter().map(Cycle::seconds).collect();
+        let moves = |ys: &[f64]| -> (f64, bool) {
+            let t = crate::stats::trend(&at_s, ys);
+            let mean = ys.iter().sum::<f64>() / ys.len() as f64;
+            let share = if mean != 0.0 { t.mean * span_s / mean } else { 0.0 };
+            (share, share.abs() > tolerance && t.mean.abs() > t.half_width)
+        };
+        let (share, power_moves) = moves(&power);
+        (share, power_moves || moves(&length).1)
     }
 
     /// The window's power, ΣE/ΣT over whole cycles with the energies `numerator` picks
@@ -205,9 +258,14 @@ impl<'a> CycleMeasurement<'a> {
         };
         let window: Vec<Cycle> = self.cycles[from..].to_vec();
         let warmup_s = window.first().map_or(0.0, |c| c.start_ns as f64 / 1e9);
+        let (drift, drifting) = Self::drift(&window, self.protocol.target_relative_half_width);
+        let drifting = drifting || self.drift_unchecked;
         let summary = CycleSummary {
             warmup_s,
-            settled,
+            settled: settled && !drifting,
+            drift,
+            drifting,
+            drift_restarts: self.drift_restarts,
             precise: self.precise,
             cycles: window.len(),
             window_s: window.iter().map(Cycle::seconds).sum(),
@@ -259,7 +317,12 @@ impl Observer for CycleMeasurement<'_> {
         if !boundary {
             return Decision::Continue;
         }
-        let closed = std::mem::take(&mut self.open);
+        let mut closed = std::mem::take(&mut self.open);
+        if let Some(read) = self.counters.as_mut() {
+            let now = read(controller);
+            closed.counters = now.iter().enumerate().map(|(i, v)| v - self.counted.get(i).copied().unwrap_or(0.0)).collect();
+            self.counted = now;
+        }
         if whole {
             self.cycles.push(closed);
         }
@@ -277,9 +340,18 @@ impl Observer for CycleMeasurement<'_> {
                     Decision::Continue
                 }
             }
-            Some(_) => {
+            Some(from) => {
+                let target = self.protocol.target_relative_half_width;
+                let n = self.window().len();
+                if Self::drift(self.window(), target).1 {
+                    self.window_from = Some(from + n / 2);
+                    self.drift_restarts += 1;
+                    self.drift_unchecked = true;
+                } else if n >= 4 {
+                    self.drift_unchecked = false;
+                }
                 let w = self.window();
-                if w.len() >= self.protocol.min_cycles && Self::figure(w, |e| e.iter().sum()).relative() <= self.protocol.target_relative_half_width {
+                if w.len() >= self.protocol.min_cycles && Self::figure(w, |e| e.iter().sum()).relative() <= target {
                     self.precise = true;
                     Decision::Stop
                 } else {
@@ -375,6 +447,62 @@ mod tests {
         let expected = t_975(1) * 2f64.sqrt() / 2f64.sqrt();
         assert!((spread.half_width - expected).abs() < 1e-12, "{spread:?}");
         assert!(ratio_interval(&[(1.0, 1.0)]).half_width.is_infinite());
+    }
+
+    /// Cycles of `sleep(k)` s asleep at 10 W then 20 s applying at 100 W, the cycle starting
+    /// when the device wakes; batches of one second; a counter that grows by 3 a second
+    /// while applying. Stops where the measurement says or after `seconds`.
+    fn growing(protocol: &CycleProtocol, seconds: u64, sleep: impl Fn(u64) -> u64) -> (Option<u64>, (Vec<Cycle>, CycleSummary)) {
+        let start = Cell::new(None);
+        let applied = Cell::new(0.0);
+        let mut m = CycleMeasurement::new(protocol, Some(Box::new(|_: &dyn Controller| start.get()))).with_counters(Box::new(|_: &dyn Controller| vec![applied.get()]));
+        let (mut k, mut wake_at, mut stopped) = (0, sleep(0), None);
+        for t in 0..seconds {
+            if t == wake_at {
+                start.set(Some(t * 1_000_000_000));
+            }
+            let applying = t >= wake_at;
+            if applying {
+                applied.set(applied.get() + 3.0);
+            }
+            if t + 1 == wake_at + 20 {
+                k += 1;
+                wake_at = t + 1 + sleep(k);
+            }
+            let w = if applying { 100.0 } else { 10.0 };
+            let b = Batch { start_ns: t * 1_000_000_000, end_ns: (t + 1) * 1_000_000_000, completed: 10, arrived: 10, backlog: 0, response_ns: 0.0, devices: vec![BatchDevice { energy_j: w, ..Default::default() }] };
+            if m.on_batch(&b, &Direct::default(), false) == Decision::Stop {
+                stopped = Some(t);
+                break;
+            }
+        }
+        (stopped, m.finish())
+    }
+
+    /// A level that moves slowly passes the two-cycles test at once: cycles that lengthen
+    /// by 2 % each for 60 cycles (power falling from 28 W to 17.6 W) must not be measured
+    /// during the rise, where five cycles are precise to 5 % and two in a row agree.
+    #[test]
+    fn a_window_that_still_drifts_is_not_the_steady_state() {
+        let p = CycleProtocol { min_warmup_s: 250.0, ..CycleProtocol::default() };
+        let sleep = |k: u64| (80.0 * 1.02f64.powi(k.min(60) as i32)).round() as u64;
+        let plateau_w = (10.0 * sleep(60) as f64 + 100.0 * 20.0) / (sleep(60) + 20) as f64;
+        let (stopped, (window, s)) = growing(&p, 200_000, sleep);
+        assert!(stopped.is_some() && s.precise && s.settled && !s.drifting, "{s:?}");
+        assert!(s.drift_restarts >= 1, "{s:?}");
+        assert!((s.power_w.mean / plateau_w - 1.0).abs() < 0.03, "measured {} W against the plateau's {plateau_w} W: {s:?}", s.power_w.mean);
+        assert!(s.drift.abs() < p.target_relative_half_width, "{s:?}");
+        // Each cycle's counter is what it applied: 20 s at 3 a second.
+        assert!(window.iter().all(|c| c.counters == [60.0]), "{:?}", window.iter().map(|c| &c.counters).collect::<Vec<_>>());
+    }
+
+    /// A run that ends while its level still moves says so: not settled, drifting.
+    #[test]
+    fn a_run_that_ends_still_drifting_is_never_settled() {
+        let p = CycleProtocol { min_warmup_s: 250.0, ..CycleProtocol::default() };
+        let (stopped, (_, s)) = growing(&p, 8_000, |k| 80 + 8 * k);
+        assert_eq!(stopped, None);
+        assert!(s.drifting && !s.settled && s.drift_restarts >= 1, "{s:?}");
     }
 
     /// Periods would measure one phase of a cycle longer than the run (a replica asleep

@@ -22,7 +22,7 @@ mod observer;
 pub mod stats;
 mod window;
 
-pub use cycles::{CycleMeasurement, CycleProbe, CycleProtocol, CycleSummary};
+pub use cycles::{CycleCounters, CycleMeasurement, CycleProbe, CycleProtocol, CycleSummary};
 pub use observer::{CounterProbe, Measurement, Outcome, Protocol, SettledProbe, Stop, Summary};
 pub use stats::Interval;
 pub use window::{Sums, Window};

@@ -73,6 +73,29 @@ pub fn interval(values: &[f64]) -> Interval {
     Interval { mean, half_width: t_975(n - 1) * (var / n as f64).sqrt(), n }
 }
 
+/// The least-squares slope of `ys` against `xs` with its 95 % interval (Student's t with
+/// n − 2 degrees of freedom); infinite half-width with fewer than three points or no spread
+/// in `xs`.
+pub fn trend(xs: &[f64], ys: &[f64]) -> Interval {
+    let n = xs.len().min(ys.len());
+    let uncertain = |mean: f64| Interval { mean, half_width: f64::INFINITY, n };
+    if n < 2 {
+        return uncertain(0.0);
+    }
+    let (mx, my) = (xs[..n].iter().sum::<f64>() / n as f64, ys[..n].iter().sum::<f64>() / n as f64);
+    let sxx: f64 = xs[..n].iter().map(|x| (x - mx).powi(2)).sum();
+    if sxx <= 0.0 {
+        return uncertain(0.0);
+    }
+    let slope = xs[..n].iter().zip(&ys[..n]).map(|(x, y)| (x - mx) * (y - my)).sum::<f64>() / sxx;
+    if n < 3 {
+        return uncertain(slope);
+    }
+    let residual: f64 = xs[..n].iter().zip(&ys[..n]).map(|(x, y)| (y - my - slope * (x - mx)).powi(2)).sum();
+    let se = (residual / (n - 2) as f64 / sxx).sqrt();
+    Interval { mean: slope, half_width: t_975(n - 2) * se, n }
+}
+
 /// Lag-1 autocorrelation of `values` (0 for fewer than three, or constant values).
 pub fn lag1_autocorrelation(values: &[f64]) -> f64 {
     let n = values.len();
@@ -193,6 +216,18 @@ mod tests {
         assert_eq!(g.len(), MIN_GROUPS);
         let flat: Vec<f64> = (0..400).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
         assert_eq!(groups(flat.len(), &|r| flat[r.clone()].iter().sum::<f64>()).len(), MAX_GROUPS);
+    }
+
+    #[test]
+    fn a_trend_is_the_least_squares_slope_with_its_interval() {
+        // y = 2x + 1 exactly: slope 2, no residual.
+        let exact = trend(&[0.0, 1.0, 2.0, 3.0], &[1.0, 3.0, 5.0, 7.0]);
+        assert_eq!((exact.mean, exact.half_width), (2.0, 0.0));
+        // Residuals +1, −1, −1, +1 around a flat line: slope 0, se = sqrt(4/2/5).
+        let flat = trend(&[0.0, 1.0, 2.0, 3.0], &[1.0, -1.0, -1.0, 1.0]);
+        assert!(flat.mean.abs() < 1e-12);
+        assert!((flat.half_width - t_975(2) * (0.4f64).sqrt()).abs() < 1e-12, "{flat:?}");
+        assert!(trend(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]).half_width.is_infinite());
     }
 
     #[test]

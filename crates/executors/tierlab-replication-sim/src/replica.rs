@@ -559,7 +559,12 @@ impl ReplicaController {
 impl Controller for ReplicaController {
     /// Where the latest replica cycle began, for the measurement's cycle boundaries.
     fn report(&self) -> serde_json::Value {
-        serde_json::json!({ "last_spin_up_ns": self.policy.last_spin_up_ns() })
+        serde_json::json!({
+            "last_spin_up_ns": self.policy.last_spin_up_ns(),
+            "arrived_bytes": self.arrived_bytes,
+            "log_bytes_applied": self.stats.log_bytes_applied,
+            "apply_busy_s": self.stats.apply_busy_s,
+        })
     }
 
     fn attach(&mut self, devices: &[DeviceInfo]) -> Result<(), SimError> {

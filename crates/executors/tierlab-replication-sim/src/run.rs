@@ -18,7 +18,7 @@ use tierlab_update_log::{
     break_even_s, t_wnd, CompactionConfig, Compactor, StandbyCosts, Transition,
 };
 use tierlab_engine::{Controller, DeviceRun, Observer, Replay, SchedulerKind, Simulation};
-use tierlab_measure::{CycleMeasurement, CycleProbe, CycleProtocol, CycleSummary, Interval};
+use tierlab_measure::{CycleCounters, CycleMeasurement, CycleProbe, CycleProtocol, CycleSummary, Interval};
 use tierlab_system_power::SystemEnergy;
 use tierlab_types::{IoRequest, Op};
 
@@ -123,8 +123,11 @@ pub struct ReplicationRun {
     pub primary: PrimaryReport,
     /// Measured part of the secondary's run, s.
     pub span_s: f64,
+    /// Log bytes reaching the secondary per second, over the measured cycles (the
+    /// primary's whole run when not measured by cycles).
     pub r_gen_bytes_s: f64,
-    /// Log bytes applied per second of apply time, over every window.
+    /// Log bytes applied per second of apply time, over the measured cycles (every window
+    /// of the run when not measured by cycles).
     pub r_apl_bytes_s: f64,
     pub r: f64,
     /// The batch formula's interval at the measured r (the strict formula in strict mode).
@@ -252,7 +255,13 @@ pub fn run_replication(
     // A deferring scheme's cycle starts when its data volume begins to wake; the others
     // are measured over fixed periods.
     let probe: Option<CycleProbe> = (scheme.defer() != Defer::Never).then(|| Box::new(|c: &dyn Controller| c.report()["last_spin_up_ns"].as_u64()) as CycleProbe);
-    let mut cycles = cfg.measure.then(|| CycleMeasurement::new(&protocol, probe));
+    // Each cycle also counts the log that arrived, the log applied and the time spent
+    // applying it, so that the apply rate is the window's, as the power is.
+    let counters: CycleCounters = Box::new(|c: &dyn Controller| {
+        let report = c.report();
+        ["arrived_bytes", "log_bytes_applied", "apply_busy_s"].iter().map(|k| report[k].as_f64().unwrap_or(0.0)).collect()
+    });
+    let mut cycles = cfg.measure.then(|| CycleMeasurement::new(&protocol, probe).with_counters(counters));
     let report = sim.run_observed(requests, Replay::Open, &mut controller, cycles.as_mut().map(|c| c as &mut dyn Observer), &mut |_| {
         progress(reached_ns.get() / tierlab_types::NS_PER_S)
     });
@@ -308,6 +317,10 @@ pub struct CycleMeasured {
     /// Power per disk weighted as the paper's reference system (`data_disk_share` data,
     /// the rest log): what the weighted saving compares.
     pub weighted_disk_w: Interval,
+    /// Log bytes that reached the secondary per second of the window, and log bytes
+    /// applied per second of apply time in it (0 when nothing was applied).
+    pub r_gen_bytes_s: f64,
+    pub r_apl_bytes_s: f64,
     /// Per disk over the window's cycles: mean power, W, and the share of time busy.
     #[serde(skip)]
     per_disk: Vec<(f64, f64)>,
@@ -329,7 +342,11 @@ impl CycleMeasured {
                 (energy / seconds, busy_s / seconds)
             })
             .collect();
+        let counted = |i: usize| window.iter().map(|c| c.counters.get(i).copied().unwrap_or(0.0)).sum::<f64>();
+        let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
         CycleMeasured {
+            r_gen_bytes_s: ratio(counted(0), seconds),
+            r_apl_bytes_s: ratio(counted(1), counted(2)),
             data_power_w: CycleMeasurement::figure(&window, data),
             log_power_w: CycleMeasurement::figure(&window, log),
             weighted_disk_w: CycleMeasurement::figure(&window, |e| f * data(e) / nd as f64 + (1.0 - f) * log(e) / cfg.log_disks as f64),
@@ -401,11 +418,15 @@ fn summarise(
     let (data_power_w, log_power_w) = (sum("data"), sum("log"));
     let stats = c.stats().clone();
     let policy = c.policy().report();
-    let r_gen = primary.r_gen_bytes_s;
-    let r_apl = if stats.apply_busy_s > 0.0 {
-        stats.log_bytes_applied as f64 / stats.apply_busy_s
-    } else {
-        0.0
+    // Measured by cycles, the rates are the window's; otherwise the whole run's.
+    let (r_gen, r_apl) = match window {
+        Some(m) if m.r_apl_bytes_s > 0.0 => (m.r_gen_bytes_s, m.r_apl_bytes_s),
+        _ => (primary.r_gen_bytes_s, if stats.apply_busy_s > 0.0 { stats.log_bytes_applied as f64 / stats.apply_busy_s } else { 0.0 }),
+    };
+    // A deferring scheme's cycle length is the window's too.
+    let mean_cycle_s = match window {
+        Some(m) if m.summary.own_cycles => m.summary.cycle_s.mean,
+        _ => policy.mean_cycle_s,
     };
     let r = if r_gen > 0.0 { r_apl / r_gen } else { 0.0 };
     let t_wnd_planned_s = if r > 1.0 {
@@ -426,9 +447,9 @@ fn summarise(
         r_apl_bytes_s: r_apl,
         r,
         t_wnd_planned_s,
-        t_wnd_observed_s: policy.mean_cycle_s,
-        cycles_per_day: if policy.mean_cycle_s > 0.0 {
-            day / policy.mean_cycle_s
+        t_wnd_observed_s: mean_cycle_s,
+        cycles_per_day: if mean_cycle_s > 0.0 {
+            day / mean_cycle_s
         } else {
             0.0
         },

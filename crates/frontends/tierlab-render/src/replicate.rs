@@ -361,7 +361,13 @@ pub fn measured_line(run: &tierlab_replication_sim::ReplicationRun) -> String {
     if s.cycles == 0 {
         return "too short for a whole cycle or period: power and busy shares over the whole run".to_string();
     }
-    let warm = if s.settled { format!("warm-up {:.0} s", s.warmup_s) } else { format!("never settled (window from {:.0} s)", s.warmup_s) };
+    let warm = if s.drifting {
+        format!("still drifting ({:+.0} % across the window from {:.0} s)", s.drift * 100.0, s.warmup_s)
+    } else if s.settled {
+        format!("warm-up {:.0} s", s.warmup_s)
+    } else {
+        format!("never settled (window from {:.0} s)", s.warmup_s)
+    };
     let unit = if s.own_cycles { "whole cycles" } else { "periods of 60 s" };
     let stop = if s.precise { "power was within 5 %" } else { "run ended" };
     let power = tierlab_report::with_interval(s.power_w.mean, s.power_w.half_width, 2);
