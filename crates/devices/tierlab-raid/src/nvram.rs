@@ -15,8 +15,7 @@
 //! Memory: about 40 bytes per cached block (2 GiB of 4 KiB blocks: 20 MiB).
 
 use serde::Serialize;
-use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::VecDeque;
 
 /// Settings of the cache.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -68,25 +67,10 @@ struct Slot {
     dirty_since_ns: u64,
 }
 
-/// A multiplicative hash: block numbers are already well spread, and it is deterministic.
-#[derive(Default)]
-pub struct BlockHasher(u64);
-
-impl Hasher for BlockHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (n ^ (n >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-type BlockMap = HashMap<u64, u32, BuildHasherDefault<BlockHasher>>;
+/// Block number → slot. Blocks come and go without end as the cache fills and evicts, so
+/// the map is one without deleted-slot markers, whose lookups cost the same on the last
+/// request of a run as on the first.
+type BlockMap = tierlab_keymap::KeyMap;
 
 /// The cache; see the module documentation.
 pub struct Nvram {

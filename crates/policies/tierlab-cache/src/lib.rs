@@ -34,7 +34,6 @@
 //! those shares in units too.
 
 mod arc;
-mod keymap;
 mod list;
 mod lru;
 mod s3fifo;
@@ -43,7 +42,7 @@ mod twoq;
 mod wsclock;
 
 pub use arc::Arc;
-pub use keymap::{KeyMap, KeySet};
+pub use tierlab_keymap::{KeyMap, KeySet};
 pub use lru::{Fifo, Lru};
 pub use s3fifo::S3Fifo;
 pub use sieve::Sieve;
