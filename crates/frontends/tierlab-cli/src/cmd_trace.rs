@@ -8,6 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use tierlab_classes::{ClassConfig, Classes};
 use tierlab_report::{fmt_bytes, Table};
+use tierlab_plan_study::study::PlanProgress;
 use tierlab_trace::Format;
 
 #[derive(Subcommand)]
@@ -55,31 +56,6 @@ pub enum TraceCommand {
     },
 }
 
-/// Both classifier passes over a trace opened twice, with a progress bar.
-pub fn characterise<I, E>(cfg: &ClassConfig, open: impl Fn() -> Result<I>) -> Result<Classes>
-where
-    I: Iterator<Item = Result<tierlab_types::IoRequest, E>>,
-    E: Into<anyhow::Error>,
-{
-    cfg.check().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let bar = requests_bar("labelling records");
-    let mut n = 0u64;
-    let labelled = tierlab_classes::label(
-        cfg,
-        open()?.inspect(|_| {
-            n += 1;
-            if n.is_multiple_of(1 << 16) {
-                bar.set_position(n)
-            }
-        }),
-    )
-    .map_err(Into::into)?;
-    bar.set_message("measuring classes");
-    let classes = tierlab_classes::measure(labelled, open()?).map_err(Into::into)?;
-    bar.finish_and_clear();
-    Ok(classes)
-}
-
 pub fn run(cmd: TraceCommand) -> Result<()> {
     let mut out = crate::session::stdout();
     match cmd {
@@ -102,7 +78,14 @@ pub fn run(cmd: TraceCommand) -> Result<()> {
                 n => anyhow::bail!("--classes: expected 17 or 33, found {n}"),
             };
             let cfg = ClassConfig { record_bytes: record_size, hot_iops, hot_window_s: hot_window, size_edges_bytes: size_edges, intensity_bins };
-            let classes = characterise(&cfg, || input.open(&file))?;
+            let bar = requests_bar("labelling records");
+            let classes = tierlab_plan_study::study::characterise(&cfg, || input.open(&file), &mut |p| match p {
+                PlanProgress::Labelling { requests } => bar.set_position(requests),
+                PlanProgress::MeasuringClasses => bar.set_message("measuring classes"),
+                _ => {}
+            });
+            bar.finish_and_clear();
+            let classes = classes?;
             if json {
                 serde_json::to_writer_pretty(&mut out, &classes)?;
                 writeln!(out)?;

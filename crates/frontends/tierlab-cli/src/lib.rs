@@ -25,7 +25,6 @@ mod hybrid;
 mod memory;
 mod measure_args;
 mod progress;
-mod report_doc;
 mod session;
 mod describe;
 pub mod api;

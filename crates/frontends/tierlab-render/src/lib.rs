@@ -3,15 +3,19 @@
 //! and the Python package print what this crate writes; nothing here runs a study.
 //!
 //! One module per study and form: `compare` (text, CSV and the cells its HTML shares) and
-//! `compare_html`; `array` and `array_html`; `hdd`; `replicate` and `replicate_html`;
-//! `system` and `system_html`.
+//! `compare_html`; `array` and `array_html`; `hdd`; `plan` and `plan_html`;
+//! `replicate` and `replicate_html`; `system` and `system_html`. `doc` is a
+//! report of lines and tables written once and printed as text or HTML.
 
 pub mod array;
 pub mod array_html;
 pub mod charts;
 pub mod compare;
 pub mod compare_html;
+pub mod doc;
 pub mod hdd;
+pub mod plan;
+pub mod plan_html;
 pub mod replicate;
 pub mod replicate_html;
 pub mod system;

@@ -30,14 +30,15 @@ pub mod catalog;
 
 use catalog::{Kind, PlanDevice};
 use good_lp::{constraint, variable, Expression, ResolutionError, Solution, SolverModel, Variable};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The research's year: 8,760 hours (its $114.7 of five years' power counts them).
 pub const HOURS_PER_YEAR: f64 = tierlab_cost::SECONDS_PER_365_DAY_YEAR / 3600.0;
 const SECONDS_PER_YEAR: f64 = tierlab_cost::SECONDS_PER_365_DAY_YEAR;
 
 /// How money is counted.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CostModel {
     pub horizon_years: f64,
     pub usd_per_kwh: f64,
@@ -132,7 +133,7 @@ impl CostModel {
 }
 
 /// Which MILP solver runs the program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SolverKind {
     #[cfg(feature = "highs")]
@@ -175,7 +176,7 @@ pub struct ClassNeed {
     pub read_fraction: f64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BandwidthForm {
     /// Eq. 4.6 as printed: each class against each type's bandwidth on its own.
@@ -184,7 +185,7 @@ pub enum BandwidthForm {
     Aggregated,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum WearRate {
     /// The class's mean write rate wears the flash.

@@ -33,7 +33,8 @@ use tierlab_engine::{Device, Direct, Replay, SchedulerKind, Simulation};
 use tierlab_types::{IoRequest, Op};
 
 /// How a class's bandwidth is measured.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Probe {
     pub requests: u32,
     pub queue_depth: u32,

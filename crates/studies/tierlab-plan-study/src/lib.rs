@@ -9,9 +9,10 @@
 
 pub mod bandwidth;
 pub mod check;
+pub mod study;
 
 use anyhow::Result;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tierlab_classes::Classes;
 use tierlab_mixedsim::{DeviceSpec, HddModel, SsdModel};
 use tierlab_mixplan::catalog::{ModelRef, PlanCatalog, PlanDevice};
@@ -101,7 +102,8 @@ pub fn needs(classes: &Classes, rate_scale: f64) -> Vec<ClassNeed> {
 }
 
 /// Everything a plan is made with, besides the workload and the catalog.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Options {
     pub cost: CostModel,
     pub bandwidth_form: BandwidthForm,

@@ -1,7 +1,7 @@
 //! A text report made of lines and tables, printed as plain text on a terminal and as
 //! HTML (paragraphs, headings and real tables) in a report page.
 
-use tierlab_render::charts::esc;
+use crate::charts::esc;
 use std::fmt::Write;
 use tierlab_report::Table;
 
