@@ -3,12 +3,14 @@
 //! and the Python package print what this crate writes; nothing here runs a study.
 //!
 //! One module per study and form: `compare` (text, CSV and the cells its HTML shares) and
-//! `compare_html`; `array` and `array_html`; `hdd`; `plan` and `plan_html`;
-//! `replicate` and `replicate_html`; `system` and `system_html`. `doc` is a
+//! `compare_html`; `array` and `array_html`; `cache` and `cache_html`; `hdd`; `plan` and
+//! `plan_html`; `replicate` and `replicate_html`; `system` and `system_html`. `doc` is a
 //! report of lines and tables written once and printed as text or HTML.
 
 pub mod array;
 pub mod array_html;
+pub mod cache;
+pub mod cache_html;
 pub mod charts;
 pub mod compare;
 pub mod compare_html;
