@@ -361,7 +361,7 @@ fn simulate(a: ArraySimulateArgs) -> Result<()> {
     let cfg = ArraySimulateConfig { array: s.array, scheme, workload, memory_limit_bytes };
     let bar = requests_bar(&format!("simulating {}", cfg.scheme.label()));
     let run = tierlab_array_study::simulate(&cfg, &mut |n| bar.set_position(n));
-    crate::progress::finish(&bar, "array simulate");
+    finish(&bar, "array simulate", &run);
     let run = run.map_err(blame)?;
     let mut out = crate::session::stdout();
     if o.json {
@@ -387,7 +387,12 @@ fn compare_cmd(a: ArrayCompareArgs) -> Result<()> {
     }
     let memory_limit_bytes = o.memory.limit_bytes()?;
     let loads = match (&o.trace, &o.workload) {
-        (Some(path), _) => Loads::Trace { path: path.clone(), read: o.input.read_options()?, speeds: a.speeds.clone().unwrap_or_else(|| vec![o.input.speed]) },
+        (Some(path), _) => {
+            // Each load's speed is checked as one of --speeds (the study's `loads.speeds`).
+            let speeds = a.speeds.clone().unwrap_or_else(|| vec![o.input.speed]);
+            let read = TraceInput { speed: 1.0, ..o.input.clone() }.read_options()?;
+            Loads::Trace { path: path.clone(), read, speeds }
+        }
         (None, Some(path)) => {
             o.check_trace_flags()?;
             Loads::File { path: path.clone() }
@@ -407,7 +412,7 @@ fn compare_cmd(a: ArrayCompareArgs) -> Result<()> {
         bar.set_position(done as u64);
         bar.set_message(format!("done: {label}"));
     });
-    crate::progress::finish(&bar, "array compare");
+    finish(&bar, "array compare", &report);
     let report = report.map_err(blame)?;
     let ctx = CompareContext::of(&cfg, &report);
     if let Some(path) = &a.csv {
@@ -423,6 +428,15 @@ fn compare_cmd(a: ArrayCompareArgs) -> Result<()> {
         write!(out, "{}", render_compare(&report.rows, &ctx))?;
     }
     Ok(())
+}
+
+/// The bar's summary for a study that ran (or failed in a run); a configuration refused
+/// before any run leaves no summary.
+fn finish<T>(bar: &indicatif::ProgressBar, command: &str, result: &Result<T, ArrayStudyError>) {
+    match result {
+        Ok(_) | Err(ArrayStudyError::Run(_)) => crate::progress::finish(bar, command),
+        Err(_) => bar.finish_and_clear(),
+    }
 }
 
 /// A study's error in the words of the flags (or config keys) that set the field at fault.
@@ -448,7 +462,7 @@ fn blame(e: ArrayStudyError) -> anyhow::Error {
             let what = format!("an array of {disks} × {disk} ({:.1} MiB a disk){queued}", per_disk_bytes / (1u64 << 20) as f64);
             crate::memory::refusal(need_bytes, &what, limit_bytes)
         }
-        E::Run(e) => e,
+        E::Run(e) | E::Model(e) => e,
         e => e.into(),
     }
 }

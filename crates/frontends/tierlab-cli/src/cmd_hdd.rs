@@ -154,8 +154,9 @@ fn track_aligned(a: TrackAlignedArgs) -> Result<()> {
         bar.set_message(scheme.to_string());
         bar.set_position(done);
     });
-    crate::progress::finish(&bar, "hdd track-aligned");
+    // A study refused or failed leaves no summary.
     let report = report.map_err(blame)?;
+    crate::progress::finish(&bar, "hdd track-aligned");
     let mut out = crate::session::stdout();
     if a.json {
         return write_json(&mut out, &report);
@@ -182,8 +183,8 @@ fn probe(a: ProbeArgs) -> Result<()> {
     let cfg = ProbeConfig { target, start: a.start, tracks: a.tracks, boundary_reads: a.boundary_reads, seed: a.seed };
     let bar = crate::progress::requests_bar("probing");
     let probed = tierlab_hdd_study::probe(&cfg);
-    crate::progress::finish(&bar, "hdd probe");
     let probed = probed.map_err(blame)?;
+    crate::progress::finish(&bar, "hdd probe");
     let mut out = crate::session::stdout();
     if a.json {
         return write_json(&mut out, &probed);

@@ -193,8 +193,12 @@ pub enum ArrayStudyError {
     WorkloadFile { path: String, source: tierlab_workload::SpecError },
     #[error("the OLTP workload")]
     OltpWorkload(#[source] tierlab_workload::SpecError),
+    /// The disk model or the array's span could not be had (before any run).
     #[error(transparent)]
-    Run(#[from] anyhow::Error),
+    Model(anyhow::Error),
+    /// A run failed.
+    #[error(transparent)]
+    Run(anyhow::Error),
 }
 
 type Result<T, E = ArrayStudyError> = std::result::Result<T, E>;
@@ -283,14 +287,14 @@ fn positive(v: f64, field: &'static str, what: &'static str) -> Result<f64> {
 /// Checks the array can be built and returns the span of the OLTP workload on it
 /// (`tierlab_array_sim::common_span_bytes`).
 pub fn oltp_span(array: &ArrayConfig, scheme: &SchemeConfig) -> Result<u64> {
-    let model = DiskModel::from_catalog(&array.disk, array.power_profile.as_deref())?;
+    let model = DiskModel::from_catalog(&array.disk, array.power_profile.as_deref()).map_err(ArrayStudyError::Model)?;
     Geometry::new(array.level, array.disks, array.stripe_unit_bytes, model.capacity_bytes).map_err(|e| ArrayStudyError::Geometry {
         level: array.level.to_string(),
         disks: array.disks,
         disk: array.disk.clone(),
         message: e.to_string(),
     })?;
-    Ok(common_span_bytes(array, scheme)?)
+    common_span_bytes(array, scheme).map_err(ArrayStudyError::Model)
 }
 
 /// Refuses a run whose memory would exceed `limit_bytes`: each disk's model, the
@@ -309,7 +313,7 @@ fn check_memory(array: &ArrayConfig, kinds: &[SchemeKind], rates: &[f64], hours:
         SchemeKind::PdcLd => 2.5,
         _ => 0.0,
     };
-    let model = DiskModel::from_catalog(&array.disk, array.power_profile.as_deref())?;
+    let model = DiskModel::from_catalog(&array.disk, array.power_profile.as_deref()).map_err(ArrayStudyError::Model)?;
     let units = model.capacity_bytes as f64 / array.stripe_unit_bytes.max(1) as f64;
     let disks = array.disks as f64;
     let per_disk = DISK_BYTES + units * kinds.iter().map(per_unit).fold(0.0, f64::max);
@@ -376,7 +380,7 @@ pub fn simulate(cfg: &ArraySimulateConfig, progress: &mut dyn FnMut(u64)) -> Res
         WorkloadSource::Trace { path, read } => Workload::Trace { path: path.clone(), options: read.clone() },
         WorkloadSource::File { path } => Workload::Synthetic(workload_file(path)?.0),
     };
-    Ok(run_array(&cfg.array, &cfg.scheme, &workload, progress)?)
+    run_array(&cfg.array, &cfg.scheme, &workload, progress).map_err(ArrayStudyError::Run)
 }
 
 /// Runs every scheme at every load (or at every R_limit at the first load), RAID-5 first
@@ -406,7 +410,7 @@ pub fn compare(cfg: &ArrayCompareConfig, progress: &mut dyn FnMut(usize, usize, 
         loads.truncate(1);
         schemes = schemes.iter().flat_map(|sc| limits.iter().map(move |&l| SchemeConfig { r_limit_ms: l, ..sc.clone() })).collect();
     }
-    let rows = tierlab_array_sim::compare(&cfg.array, &schemes, &loads, progress)?;
+    let rows = tierlab_array_sim::compare(&cfg.array, &schemes, &loads, progress).map_err(ArrayStudyError::Run)?;
     Ok(ArrayCompareReport { rows })
 }
 

@@ -61,6 +61,9 @@ fn errors_name_the_field_at_fault() {
     assert!(e.to_string().starts_with("`array.nvram_bytes`"), "{e}");
     let e = simulate(&ArraySimulateConfig { array: ArrayConfig { disks: 1, ..small_array() }, ..sim.clone() }, &mut |_| {}).unwrap_err();
     assert!(matches!(e, ArrayStudyError::Geometry { disks: 1, .. }), "{e}");
+    // An unknown drive is refused before any run, not as a failed run.
+    let e = simulate(&ArraySimulateConfig { array: ArrayConfig { disk: "no-such-drive".into(), ..small_array() }, ..sim.clone() }, &mut |_| {}).unwrap_err();
+    assert!(matches!(e, ArrayStudyError::Model(_)), "{e:?}");
     let e = simulate(&ArraySimulateConfig { array: small_array(), workload: oltp(0.0), ..sim.clone() }, &mut |_| {}).unwrap_err();
     assert!(e.to_string().starts_with("`workload.iops`"), "{e}");
     // Far more requests than six disks serve, queued for two days: refused before it runs.
