@@ -31,7 +31,8 @@
 //! `R̂_apl` is an exponentially weighted mean of the measured apply rate of windows that
 //! were full or were the first of their apply phase (which carries the backlog the cycle
 //! built); the small windows at the tail of a drain, log that arrived while applying, are
-//! not representative and are left out. Before the first full window it is `R̂_gen` — no speed-up assumed, so the first
+//! not representative and are left out. A secondary that never defers has no drains:
+//! every window it applies counts. Before the first full window it is `R̂_gen` — no speed-up assumed, so the first
 //! cycle is short and safe. `R̂_gen` is the arrival rate over the run so far.
 //!
 //! # Exposure
@@ -293,7 +294,9 @@ impl ReplicaPolicy {
                 debug_assert!(self.state == VolumeState::Applying);
                 self.state = VolumeState::Up;
                 self.windows += 1;
-                let representative = full || std::mem::take(&mut self.first_of_phase);
+                // A secondary that never defers applies what arrived while it last
+                // applied: each of its windows is how it keeps up, none a drain's tail.
+                let representative = full || self.cfg.defer == Defer::Never || std::mem::take(&mut self.first_of_phase);
                 if representative && busy_ns > 0 {
                     let rate = log_bytes as f64 * NS_PER_S / busy_ns as f64;
                     let w = self.cfg.ewma_weight.clamp(0.0, 1.0);

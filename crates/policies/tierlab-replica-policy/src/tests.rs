@@ -297,3 +297,23 @@ fn a_drain_that_makes_no_progress_ends_and_says_why() {
     let why = o.report.stayed_up_because.unwrap();
     assert!(why.contains("not above the generation rate"), "{why}");
 }
+
+/// A conventional secondary's first window is applied cold (an empty buffer pool) and is
+/// slow; its exposure must follow the rate at which it then keeps up, not that one window.
+#[test]
+fn a_secondary_that_never_defers_estimates_its_apply_rate_from_every_window() {
+    let cfg = PolicyConfig { defer: Defer::Never, ewma_weight: 0.5, ..config(PlanMode::Paper, Trigger::Backlog, 100.0) };
+    let mut p = ReplicaPolicy::new(cfg);
+    let mb = 1u64 << 20;
+    // 1 MiB a window: the first in 10 s, then 0.1 s each (10 MiB/s).
+    for (i, busy_ns) in [10 * S, S / 10, S / 10, S / 10, S / 10, S / 10, S / 10, S / 10, S / 10, S / 10].into_iter().enumerate() {
+        let t = (i as u64 + 1) * 20 * S;
+        p.decide(t, Event::Arrived { log_bytes: mb }, mb);
+        assert_eq!(p.state, VolumeState::Applying, "window {i} started");
+        p.decide(t + busy_ns, Event::WindowApplied { log_bytes: mb, busy_ns, full: false }, 0);
+    }
+    let r = p.r_apl_bytes_s();
+    assert!((r / (10.0 * mb as f64) - 1.0).abs() < 0.01, "R_apl {r} B/s, expected about 10 MiB/s");
+    // 100 MiB of backlog costs 10 s at that rate, not the 1,000 s of the cold window's.
+    assert!((p.exposure_s(300 * S, 100 * mb) - 10.0).abs() < 0.2);
+}
