@@ -3,32 +3,24 @@
 //! the chosen schemes and states each one's saving; `sweep` does so over windows, RTOs,
 //! warehouse counts and standby levels (the paper's Figures 3 and 4); `plan` evaluates
 //! the batch formulas and the analytic power model without simulating (Table 3); `log`
-//! writes an update stream to a file that `run --log` replays. The runs are
-//! `tierlab_replication_sim`'s and the formulas `tierlab_update_log`'s; this module turns
-//! flags and a config file into their values and renders what comes back.
+//! writes an update stream to a file that `run --log` replays. The studies are
+//! `tierlab_replication_study`'s and their rendering `tierlab_render::replicate`'s; this
+//! module turns flags and a config file into their configurations, naming the flag or the
+//! file's line at fault in errors, and writes what comes back.
 
-use tierlab_report::csv_field;
 use crate::progress::{runs_bar, simulated_bar, write_file, write_json};
-use tierlab_render::replicate::{
-    describe, describe_standby, disk_cells, disk_tables, g, measured_line, percent, primary_line, scheme_cells, size_label, sweep_cells, sweep_lines, RunContext, SweepReport, MIB_F,
-};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
-use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use tierlab_render::replicate::{describe, render_grid, render_plan, render_run, render_run_csv, render_sweep, render_sweep_csv, RunContext};
 use tierlab_replica_policy::Trigger;
-use tierlab_update_log::{
-    analytic_power, check_window, days_to_cycles, plan, AnalyticPower, BatchPlan, PlanError, PlanMode, PowerInputs, SourceError, Transaction,
-    UpdateSource, DEFAULT_DATA_FRACTION,
-};
-use tierlab_replication_sim::{
-    compare, data_standby, Comparison, DataStandby, Redo, ReplicationConfig, Scheme, SchemeRow, Shipping, SourceSpec,
-};
-use tierlab_report::{fmt_bytes, Table};
-use tierlab_update_stream::{BlockForwarding, ForwardingConfig, TpccConfig, TpccLog};
+use tierlab_replication_sim::{data_standby, Redo, ReplicationConfig, Scheme, Shipping, SourceSpec};
+use tierlab_replication_study::{DriveChoice, GridConfig, PlanConfig, PlanStudyError, RunConfig, SweepConfig};
+use tierlab_report::fmt_bytes;
 use tierlab_system_power::LowPower;
-use tierlab_replication_study::SweepConfig;
+use tierlab_update_log::{PlanMode, SourceError, Transaction, UpdateSource};
+use tierlab_update_stream::{BlockForwarding, ForwardingConfig, TpccConfig, TpccLog};
 
 #[derive(Subcommand)]
 pub enum ReplicateCommand {
@@ -449,68 +441,20 @@ impl ReplicationOptions {
 }
 
 // ---------------------------------------------------------------------------------------
-// Describing a configuration
-
-fn render_lines(lines: &[(&str, String)]) -> String {
-    lines.iter().map(|(k, v)| format!("{k:<11} {v}\n")).collect()
-}
-
-// ---------------------------------------------------------------------------------------
-// Cells shared by the reports
-
-fn table(header: Vec<String>, cells: Vec<Vec<String>>) -> Table {
-    let mut t = Table::new(header);
-    for c in cells {
-        t.row(c);
-    }
-    t
-}
-
-const CSV_ROW_HEADER: &str = "scheme,saving_total,saving_weighted,saving_data,r_gen_bytes_s,r_apl_bytes_s,r,t_wnd_planned_s,t_wnd_observed_s,cycles_per_day,worst_recovery_s,rto_violations,data_disk_w,log_disk_w,data_utilisation,data_start_stops_per_day,stayed_up_because,saving_system,system_w,saving_weighted_vs_pooled";
-
-fn csv_row(row: &SchemeRow) -> String {
-    let r = &row.run;
-    let data: Vec<_> = r.disks.iter().filter(|d| d.role == "data").collect();
-    let start_stops = if data.is_empty() { 0.0 } else { data.iter().map(|d| d.start_stops_per_day).sum::<f64>() / data.len() as f64 };
-    format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-        r.scheme.name(),
-        row.saving_total,
-        row.saving_weighted,
-        row.saving_data,
-        r.r_gen_bytes_s,
-        r.r_apl_bytes_s,
-        r.r,
-        r.t_wnd_planned_s,
-        r.t_wnd_observed_s,
-        r.cycles_per_day,
-        r.policy.worst_recovery_s,
-        r.policy.rto_violations,
-        r.data_disk_w,
-        r.log_disk_w,
-        r.data_utilisation,
-        start_stops,
-        csv_field(r.policy.stayed_up_because.as_deref().unwrap_or("")),
-        row.saving_system.map(|v| v.to_string()).unwrap_or_default(),
-        r.system.as_ref().map(|e| e.total_w.to_string()).unwrap_or_default(),
-        row.saving_weighted_vs_pooled.map(|v| v.to_string()).unwrap_or_default()
-    )
-}
-
-// ---------------------------------------------------------------------------------------
 // run
 
 fn run_cmd(a: RunArgs) -> Result<()> {
     let single = Single { warehouses: a.warehouses, window: a.window, rto_s: a.rto_s, standby: a.standby.as_deref() };
     let s = a.opts.settings(single)?;
-    let standby = data_standby(&s.cfg)?;
+    let study = RunConfig { replication: s.cfg.clone(), schemes: s.schemes.clone() };
+    study.standby()?;
     // Progress in seconds of primary time over every run (conventional and each scheme).
     let per_run_s = s.cfg.duration_s.ceil().max(1.0) as u64;
     let runs = 1 + s.schemes.iter().filter(|&&k| k != Scheme::Conventional).count() as u64;
     let bar = simulated_bar(per_run_s * runs);
     let mut done_runs = 0u64;
     let mut current = String::new();
-    let c = compare(&s.cfg, &s.schemes, &mut |name, secs| {
+    let report = tierlab_replication_study::run(&study, &mut |name, secs| {
         if current != name {
             if !current.is_empty() {
                 done_runs += 1;
@@ -521,56 +465,21 @@ fn run_cmd(a: RunArgs) -> Result<()> {
         bar.set_position(done_runs * per_run_s + secs.min(per_run_s));
     });
     crate::progress::finish_counting(&bar, "replicate run", "s simulated");
-    let c = c.map_err(|e| s.blame_error(e))?;
-    let ctx = RunContext { lines: describe(&s.cfg, Some(&standby), true), all_disks: a.disks };
+    let report = report.map_err(|e| s.blame_error(e))?;
+    let c = &report.comparison;
+    let ctx = RunContext { lines: describe(&s.cfg, Some(&report.standby), true), all_disks: a.disks };
     if let Some(path) = &a.opts.html {
-        write_file(path, tierlab_render::replicate_html::render_run(&c, &ctx)?)?;
+        write_file(path, tierlab_render::replicate_html::render_run(c, &ctx)?)?;
     }
     let mut out = crate::session::stdout();
     if a.opts.json {
-        write_json(&mut out, &c)?;
+        write_json(&mut out, &report)?;
     } else if a.opts.csv {
-        writeln!(out, "{CSV_ROW_HEADER}")?;
-        for row in &c.rows {
-            writeln!(out, "{}", csv_row(row))?;
-        }
+        write!(out, "{}", render_run_csv(c))?;
     } else {
-        write!(out, "{}", render_run(&c, &ctx))?;
+        write!(out, "{}", render_run(c, &ctx))?;
     }
     Ok(())
-}
-
-/// The report of a `run` as people read it.
-pub fn render_run(c: &Comparison, ctx: &RunContext) -> String {
-    let mut s = render_lines(&ctx.lines);
-    s.push('\n');
-    let (header, cells) = scheme_cells(c);
-    s.push_str(&table(header, cells).render());
-    s.push('\n');
-    s.push_str(&format!("u           {:.3} (conventional data-disk utilisation: each update reflected at once)\n", c.u));
-    if let Some(u) = c.u_pooled {
-        s.push_str(&format!("u pooled    {u:.3} (conventional-pooled: through the write-back apply cache)\n"));
-    }
-    s.push_str(&format!("primary     {}\n", primary_line(c)));
-    for row in &c.rows {
-        s.push_str(&format!("{:<11} {}\n", row.run.scheme.name(), measured_line(&row.run)));
-    }
-    for row in &c.rows {
-        if let Some(why) = &row.run.policy.stayed_up_because {
-            s.push_str(&format!("{:<11} stayed up because {why}\n", row.run.scheme.name()));
-        }
-    }
-    for row in &c.rows {
-        if let Some(e) = &row.run.system {
-            s.push_str(&format!("\n{}:\n{}", row.run.scheme.name(), tierlab_render::system::render_system_energy(e)));
-        }
-    }
-    for run in disk_tables(c, ctx.all_disks) {
-        s.push_str(&format!("\nper disk: {}\n", run.scheme.name()));
-        let (header, cells) = disk_cells(run);
-        s.push_str(&table(header, cells).render());
-    }
-    s
 }
 
 // ---------------------------------------------------------------------------------------
@@ -641,42 +550,8 @@ fn sweep_cmd(a: SweepArgs) -> Result<()> {
     Ok(())
 }
 
-pub fn render_sweep(r: &SweepReport) -> String {
-    let mut s = render_lines(&sweep_lines(r));
-    s.push('\n');
-    let (header, cells, reasons) = sweep_cells(r);
-    s.push_str(&table(header, cells).render());
-    for (i, why) in reasons.iter().enumerate() {
-        s.push_str(&format!("infeasible ({}): {why}\n", i + 1));
-    }
-    s
-}
-
-pub fn render_sweep_csv(r: &SweepReport) -> String {
-    let mut s = format!("workload,warehouses,standby,window_bytes,rto_s,{CSV_ROW_HEADER},infeasible\n");
-    for p in &r.points {
-        s.push_str(&format!(
-            "{},{},{},{},{},{},{}\n",
-            csv_field(&p.workload),
-            p.warehouses.map(|w| w.to_string()).unwrap_or_default(),
-            csv_field(&p.standby),
-            p.window_bytes,
-            p.rto_s,
-            csv_row(&p.row),
-            p.infeasible.is_some()
-        ));
-    }
-    s
-}
-
 // ---------------------------------------------------------------------------------------
 // plan
-
-/// The paper's apply speed-ups: Table 3's three windows at 160 warehouses (inverted from
-/// its batch intervals) and the largest speed-up it quotes.
-pub const PAPER_RATIOS: [f64; 4] = [4.030, 9.5835, 20.4486, 49.3];
-/// The RTOs of the paper's Figure 3.
-pub const PAPER_RTOS_S: [f64; 4] = [30.0, 100.0, 300.0, 1000.0];
 
 #[derive(Args)]
 pub struct PlanArgs {
@@ -723,438 +598,57 @@ pub struct PlanArgs {
     pub json: bool,
 }
 
-/// The drive a plan is for.
-#[derive(Clone, Debug, Serialize)]
-pub struct PlanDisk {
-    pub disk: String,
-    pub power_profile: Option<String>,
-    /// Its rated cycles of the kind the standby level wears ("start_stop" or
-    /// "load_unload"), when the catalog knows them.
-    pub cycle_kind: String,
-    pub rated_cycles: Option<u64>,
-}
-
-/// One plan: the batch formulas, the disk's limits and the analytic power model.
-#[derive(Clone, Debug, Serialize)]
-pub struct PlanReport {
-    pub disk: PlanDisk,
-    pub standby: DataStandby,
-    pub r: f64,
-    /// Only when given: without the rates, byte figures are not known.
-    pub r_gen_bytes_s: Option<f64>,
-    pub r_apl_bytes_s: Option<f64>,
-    pub plan: BatchPlan,
-    pub u_max_bytes: Option<f64>,
-    pub batch_bytes: Option<f64>,
-    pub days_to_rated_cycles: Option<f64>,
-    pub log_volume_bytes: Option<u64>,
-    pub window_bytes: Option<u64>,
-    pub u: f64,
-    pub log_disk_w: f64,
-    pub data_fraction: f64,
-    pub power: AnalyticPower,
-    /// In paper mode, when its worst recovery exceeds the RTO: the strict plan of the
-    /// same r and RTO, which does not.
-    pub strict: Option<StrictAlternative>,
-}
-
-/// The strict plan beside a paper-mode plan that overruns the RTO.
-#[derive(Clone, Debug, Serialize)]
-pub struct StrictAlternative {
-    pub t_wnd_s: f64,
-    pub cycles_per_day: f64,
-    pub worst_recovery_s: f64,
-    pub saving_total: f64,
-}
-
-/// One cell of the grid.
-#[derive(Clone, Debug, Serialize)]
-pub struct GridCell {
-    pub standby: String,
-    pub r: f64,
-    pub rto_s: f64,
-    pub feasible: bool,
-    pub reason: Option<String>,
-    pub t_wnd_s: Option<f64>,
-    pub cycles_per_day: Option<f64>,
-    pub worst_recovery_s: Option<f64>,
-    pub saving_total: Option<f64>,
-    pub saving_data: Option<f64>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct GridReport {
-    pub disk: PlanDisk,
-    pub mode: PlanMode,
-    pub u: f64,
-    pub standby: Vec<DataStandby>,
-    pub cells: Vec<GridCell>,
-}
-
-fn plan_config(a: &PlanArgs, standby: Option<String>) -> ReplicationConfig {
-    let mut cfg = ReplicationConfig::default();
-    if let Some(d) = &a.disk {
-        cfg.disk = d.clone();
-    }
-    if let Some(p) = &a.power_profile {
-        cfg.power_profile = Some(p.clone());
-    }
-    cfg.standby = standby;
-    cfg
-}
-
-/// A drive's standby levels in its profile's order, each with the kind of wear entering
-/// it counts, and the drive's rated cycles of each kind.
-struct DriveLevels {
-    levels: Vec<(String, String)>,
-    start_stop_cycles: Option<u64>,
-    load_unload_cycles: Option<u64>,
-}
-
-fn drive_levels(cfg: &ReplicationConfig) -> Result<DriveLevels> {
-    let cat = tierlab_devices::catalog(None)?;
-    let entry = cat.hdd(&cfg.disk)?;
-    let profile = tierlab_devices::power_profile(entry, cfg.power_profile.as_deref())?
-        .ok_or_else(|| anyhow!("drive `{}` has no power figures", cfg.disk))?;
-    let levels = profile
-        .spec
-        .standby
-        .iter()
-        .map(|l| {
-            let kind = serde_json::to_value(l.cycle).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-            (l.name.clone(), kind)
-        })
-        .collect();
-    Ok(DriveLevels { levels, start_stop_cycles: entry.start_stop_cycles, load_unload_cycles: entry.load_unload_cycles })
-}
-
-fn plan_disk(cfg: &ReplicationConfig, level: &str) -> Result<PlanDisk> {
-    let d = drive_levels(cfg)?;
-    let kind = d.levels.iter().find(|(n, _)| n == level).map(|(_, k)| k.clone()).unwrap_or_default();
-    let rated_cycles = match kind.as_str() {
-        "start_stop" => d.start_stop_cycles,
-        "load_unload" => d.load_unload_cycles,
-        _ => None,
+/// A plan-study error named after the flag that set its field.
+fn plan_flag_error(e: PlanStudyError) -> anyhow::Error {
+    let (field, message) = match e {
+        PlanStudyError::Field { field, message } => (field, message),
+        PlanStudyError::NoSpeed => return anyhow!("give the speed-up as --r R, or the rates as --r-gen RATE --r-apl RATE (or --grid for the paper's grid)"),
+        PlanStudyError::Other(e) => return e,
     };
-    Ok(PlanDisk { disk: cfg.disk.clone(), power_profile: cfg.power_profile.clone(), cycle_kind: kind, rated_cycles })
-}
-
-fn power_inputs(standby: &DataStandby, r: f64, t_wnd_s: f64, u: f64) -> PowerInputs {
-    PowerInputs {
-        active_w: standby.active_w,
-        idle_w: standby.idle_w,
-        costs: standby.costs,
-        r,
-        t_wnd_s,
-        u,
-        log_disk_w: standby.idle_w,
-        data_fraction: DEFAULT_DATA_FRACTION,
-    }
+    let flag = match field {
+        "u" => "--u",
+        "r" => "--r",
+        "r_gen_bytes_s" | "r_apl_bytes_s" => "--r-gen/--r-apl",
+        "rto_s" => "--rto-s",
+        "window_bytes" => "--window",
+        "log_volume_bytes" => "--log-volume",
+        other => other,
+    };
+    anyhow!("{flag}: {message}")
 }
 
 fn plan_cmd(a: PlanArgs) -> Result<()> {
-    if !(a.u.is_finite() && (0.0..=1.0).contains(&a.u)) {
-        bail!("--u: expected a utilisation from 0 to 1, found {}", a.u);
-    }
+    let defaults = PlanConfig::default();
+    let drive = DriveChoice {
+        disk: a.disk.clone().unwrap_or(defaults.drive.disk),
+        power_profile: a.power_profile.clone().or(defaults.drive.power_profile),
+        standby: a.standby.clone(),
+    };
     let mode = a.mode.unwrap_or_default();
+    let mut out = crate::session::stdout();
     if a.grid {
-        return grid_cmd(&a, mode);
+        let report = tierlab_replication_study::grid(&GridConfig { drive, mode, u: a.u }).map_err(plan_flag_error)?;
+        return match a.json {
+            true => write_json(&mut out, &report),
+            false => Ok(write!(out, "{}", render_grid(&report))?),
+        };
     }
-    let cfg = plan_config(&a, a.standby.clone());
-    let standby = data_standby(&cfg)?;
-    let rto = a.rto_s.unwrap_or(ReplicationConfig::default().rto_s);
-    if !(rto.is_finite() && rto > 0.0) {
-        bail!("--rto-s: expected a positive number of seconds, found {rto}");
-    }
-    let (r_gen, r_apl, r) = match (a.r, a.r_gen, a.r_apl) {
-        (Some(r), _, _) => {
-            if !r.is_finite() {
-                bail!("--r: expected a number, found {r}");
-            }
-            if r <= 1.0 {
-                bail!("--r: {}", PlanError::RatioNotAboveOne { r });
-            }
-            (None, None, r)
-        }
-        (None, Some(g), Some(p)) => (Some(g), Some(p), p / g),
-        _ => bail!("give the speed-up as --r R, or the rates as --r-gen RATE --r-apl RATE (or --grid for the paper's grid)"),
-    };
-    let flag_of = |e: &PlanError| match e {
-        PlanError::RatioNotAboveOne { .. } => if a.r.is_some() { "--r" } else { "--r-gen/--r-apl" },
-        PlanError::RtoTooShort { .. } => "--rto-s",
-        PlanError::OutOfRange { field: "t_rto_s", .. } | PlanError::NonFinite { field: "t_rto_s", .. } => "--rto-s",
-        _ => "plan",
-    };
-    let p = plan(r_gen.unwrap_or(1.0), r_apl.unwrap_or(r), rto, &standby.costs, mode).map_err(|e| match &e {
-        PlanError::RtoTooShort { .. } => anyhow!("{}: {e} ({}, standby `{}`)", flag_of(&e), cfg.disk, standby.level),
-        _ => anyhow!("{}: {e}", flag_of(&e)),
-    })?;
-    if let Some(log) = a.log_volume {
-        if let Some(w) = a.window {
-            check_window(w, log).map_err(|e| anyhow!("--window: {e}"))?;
-        }
-        if r_gen.is_some() {
-            p.check_log_volume(log).map_err(|e| anyhow!("--log-volume: {e} (log generated over one cycle of {:.1} s)", p.t_wnd_s))?;
-        }
-    }
-    let disk = plan_disk(&cfg, &standby.level)?;
-    let power = analytic_power(&power_inputs(&standby, p.r, p.t_wnd_s, a.u)).map_err(|e| anyhow!("the analytic power model: {e}"))?;
-    let strict = if p.mode == PlanMode::Paper && p.worst_recovery_s > p.t_rto_s {
-        match plan(r_gen.unwrap_or(1.0), r_apl.unwrap_or(r), rto, &standby.costs, PlanMode::Strict) {
-            Ok(q) => {
-                let w = analytic_power(&power_inputs(&standby, q.r, q.t_wnd_s, a.u)).map_err(|e| anyhow!("the analytic power model: {e}"))?;
-                Some(StrictAlternative { t_wnd_s: q.t_wnd_s, cycles_per_day: q.cycles_per_day, worst_recovery_s: q.worst_recovery_s, saving_total: w.saving_total })
-            }
-            Err(_) => None,
-        }
-    } else {
-        None
-    };
-    let report = PlanReport {
-        strict,
-        days_to_rated_cycles: disk.rated_cycles.map(|c| days_to_cycles(c as f64, p.t_wnd_s)),
-        disk,
-        log_disk_w: standby.idle_w,
-        standby,
-        r: p.r,
-        r_gen_bytes_s: r_gen,
-        r_apl_bytes_s: r_apl,
-        u_max_bytes: r_gen.map(|_| p.u_max_bytes),
-        batch_bytes: r_gen.map(|_| p.batch_bytes),
-        plan: p,
+    let cfg = PlanConfig {
+        drive,
+        r: a.r,
+        r_gen_bytes_s: a.r_gen,
+        r_apl_bytes_s: a.r_apl,
+        rto_s: a.rto_s.unwrap_or(defaults.rto_s),
+        mode,
         log_volume_bytes: a.log_volume,
         window_bytes: a.window,
         u: a.u,
-        data_fraction: DEFAULT_DATA_FRACTION,
-        power,
     };
-    let mut out = crate::session::stdout();
-    if a.json {
-        write_json(&mut out, &report)?;
-    } else {
-        write!(out, "{}", render_plan(&report))?;
+    let report = tierlab_replication_study::plan(&cfg).map_err(plan_flag_error)?;
+    match a.json {
+        true => write_json(&mut out, &report),
+        false => Ok(write!(out, "{}", render_plan(&report))?),
     }
-    Ok(())
-}
-
-fn mode_text(m: PlanMode) -> &'static str {
-    match m {
-        PlanMode::Paper => "paper: recovery within the RTO while the disks spin (the paper's formula)",
-        PlanMode::Strict => "strict: recovery within the RTO at every instant, spin-up included",
-    }
-}
-
-fn describe_disk(d: &PlanDisk) -> String {
-    let profile = d.power_profile.as_deref().map(|p| format!(" ({p} profile)")).unwrap_or_default();
-    format!("{}{profile}", d.disk)
-}
-
-/// The report of one plan as people read it. Byte-stable (golden-file tested).
-pub fn render_plan(r: &PlanReport) -> String {
-    let p = &r.plan;
-    let mut s = String::new();
-    let line = |s: &mut String, k: &str, v: String| s.push_str(&format!("{k:<17}{v}\n"));
-    line(&mut s, "disk", describe_disk(&r.disk));
-    line(&mut s, "standby", describe_standby(&r.standby));
-    line(&mut s, "mode", mode_text(p.mode).to_string());
-    let rates = match (r.r_gen_bytes_s, r.r_apl_bytes_s) {
-        (Some(g), Some(a)) => format!(" (R_gen {:.3} MiB/s, R_apl {:.3} MiB/s)", g / MIB_F, a / MIB_F),
-        _ => String::new(),
-    };
-    line(&mut s, "r", format!("{}{rates}", g(p.r)));
-    line(&mut s, "RTO", format!("{} s", g(p.t_rto_s)));
-    let spin_s = g(p.t_up_s + p.t_down_s);
-    let over = p.worst_recovery_s - p.t_rto_s;
-    let feasible = if over > 1e-9 {
-        format!(
-            "by the paper's conditions only (r > 1; the RTO exceeds spin-down + spin-up, {spin_s} s): recovery can take {:.1} s, {over:.1} s more than the RTO",
-            p.worst_recovery_s
-        )
-    } else {
-        format!("yes: r > 1, and the RTO exceeds spin-down + spin-up ({spin_s} s); no recovery takes longer than the RTO")
-    };
-    line(&mut s, "feasible", feasible);
-    s.push('\n');
-    line(&mut s, "T_wnd", format!("{:.1} s (the cycle: apply, spin down, stand by, spin up)", p.t_wnd_s));
-    line(&mut s, "T_apl", format!("{:.1} s (applying, 1/r of the cycle)", p.t_apl_s));
-    line(&mut s, "T_idle", format!("{:.1} s (spin-down, standby, spin-up)", p.t_idle_s));
-    line(&mut s, "standby time", format!("{:.1} s per cycle", p.standby_s));
-    match (r.u_max_bytes, r.batch_bytes) {
-        (Some(u), Some(b)) => {
-            line(&mut s, "U_max", format!("{} (peak unapplied log, as applying starts)", fmt_bytes(u.round() as u64)));
-            line(&mut s, "batch", format!("{} (log per cycle: what the log volume must hold)", fmt_bytes(b.ceil() as u64)));
-        }
-        _ => {
-            line(&mut s, "U_max", format!("R_gen × {:.1} s (peak unapplied log; --r-gen and --r-apl give bytes)", p.t_idle_s));
-            line(&mut s, "batch", format!("R_gen × {:.1} s (log per cycle)", p.t_wnd_s));
-        }
-    }
-    line(&mut s, "cycles/day", format!("{:.1}", p.cycles_per_day));
-    let kind = r.disk.cycle_kind.replace('_', "/");
-    let limit = match (r.disk.rated_cycles, r.days_to_rated_cycles) {
-        (Some(c), Some(d)) => format!("{d:.0} days ({:.1} years) to the rated {c} {kind} cycles", d / 365.0),
-        _ => format!("unknown: the catalog has no rated {kind} cycles for {}", r.disk.disk),
-    };
-    line(&mut s, "cycle limit", limit);
-    let worst = match p.mode {
-        PlanMode::Paper => "T_RTO + T_up·(1 − 1/r): a disaster as spin-up starts",
-        PlanMode::Strict => "the RTO itself",
-    };
-    line(&mut s, "worst recovery", format!("{:.1} s ({worst})", p.worst_recovery_s));
-    if over > 1e-9 {
-        line(&mut s, "", format!("exceeds the RTO of {} s by {over:.1} s", g(p.t_rto_s)));
-        if let Some(st) = &r.strict {
-            line(
-                &mut s,
-                "strict mode",
-                format!(
-                    "T_wnd {:.1} s, {:.1} cycles/day, worst recovery {:.1} s (within the RTO), saving {} % of the storage",
-                    st.t_wnd_s,
-                    st.cycles_per_day,
-                    st.worst_recovery_s,
-                    percent(st.saving_total)
-                ),
-            );
-        }
-    }
-    line(&mut s, "break-even", format!("{:.1} s of idle time pays for a spin-down", r.standby.break_even_s));
-    if let Some(v) = r.log_volume_bytes {
-        let window = r.window_bytes.map(|w| format!("a {} window fits", size_label(w))).unwrap_or_default();
-        let batch = if r.batch_bytes.is_some() { "holds a batch" } else { "batch size unknown without --r-gen" };
-        let sep = if window.is_empty() { "" } else { "; " };
-        line(&mut s, "log volume", format!("{}: {batch}{sep}{window}", size_label(v)));
-    }
-    s.push('\n');
-    let w = &r.power;
-    line(
-        &mut s,
-        "power",
-        format!(
-            "data disk {:.2} W deferred against {:.2} W conventional (u = {}); analytic model",
-            w.p_data_proposed_w,
-            w.p_data_conventional_w,
-            g(r.u)
-        ),
-    );
-    line(
-        &mut s,
-        "saving",
-        format!(
-            "{} % of the storage, {} % of the data disks (data disks {:.1} % of the storage, log disks at idle {} W)",
-            percent(w.saving_total),
-            percent(w.saving_data),
-            r.data_fraction * 100.0,
-            g(r.log_disk_w)
-        ),
-    );
-    s
-}
-
-fn grid_cmd(a: &PlanArgs, mode: PlanMode) -> Result<()> {
-    let base = plan_config(a, None);
-    let all_levels = drive_levels(&base)?.levels;
-    let levels: Vec<String> = match &a.standby {
-        Some(l) => vec![l.clone()],
-        None => all_levels.iter().map(|(n, _)| n.clone()).collect(),
-    };
-    if levels.is_empty() {
-        bail!("drive `{}` has no standby level to plan for", base.disk);
-    }
-    let mut standby = Vec::new();
-    let mut cells = Vec::new();
-    for level in &levels {
-        let sb = data_standby(&plan_config(a, Some(level.clone())))?;
-        for &r in &PAPER_RATIOS {
-            for &rto in &PAPER_RTOS_S {
-                let cell = match plan(1.0, r, rto, &sb.costs, mode) {
-                    Ok(p) => {
-                        let power = analytic_power(&power_inputs(&sb, p.r, p.t_wnd_s, a.u)).map_err(|e| anyhow!("the analytic power model: {e}"))?;
-                        GridCell {
-                            standby: sb.level.clone(),
-                            r,
-                            rto_s: rto,
-                            feasible: true,
-                            reason: None,
-                            t_wnd_s: Some(p.t_wnd_s),
-                            cycles_per_day: Some(p.cycles_per_day),
-                            worst_recovery_s: Some(p.worst_recovery_s),
-                            saving_total: Some(power.saving_total),
-                            saving_data: Some(power.saving_data),
-                        }
-                    }
-                    Err(e) => GridCell {
-                        standby: sb.level.clone(),
-                        r,
-                        rto_s: rto,
-                        feasible: false,
-                        reason: Some(e.to_string()),
-                        t_wnd_s: None,
-                        cycles_per_day: None,
-                        worst_recovery_s: None,
-                        saving_total: None,
-                        saving_data: None,
-                    },
-                };
-                cells.push(cell);
-            }
-        }
-        standby.push(sb);
-    }
-    let disk = plan_disk(&base, &standby[0].level)?;
-    let report = GridReport { disk, mode, u: a.u, standby, cells };
-    let mut out = crate::session::stdout();
-    if a.json {
-        write_json(&mut out, &report)?;
-    } else {
-        write!(out, "{}", render_grid(&report))?;
-    }
-    Ok(())
-}
-
-/// The grid as people read it: one row per standby level and r, one column per RTO, each
-/// cell T_wnd and the storage saving (or "infeasible").
-pub fn render_grid(g_: &GridReport) -> String {
-    let mut s = format!("disk        {}\nmode        {}\n", describe_disk(&g_.disk), mode_text(g_.mode));
-    for sb in &g_.standby {
-        s.push_str(&format!("standby     {}\n", describe_standby(sb)));
-    }
-    s.push_str(&format!(
-        "cells       T_wnd and the analytic saving of the storage (u = {}, data disks {:.1} %, log disks at idle)\n\n",
-        g(g_.u),
-        DEFAULT_DATA_FRACTION * 100.0
-    ));
-    let mut header = vec!["standby".to_string(), "r".to_string()];
-    header.extend(PAPER_RTOS_S.iter().map(|r| format!("RTO {} s", g(*r))));
-    let mut t = Table::new(header);
-    for sb in &g_.standby {
-        for &r in &PAPER_RATIOS {
-            let mut row = vec![sb.level.clone(), g(r)];
-            for &rto in &PAPER_RTOS_S {
-                let cell = g_.cells.iter().find(|c| c.standby == sb.level && c.r == r && c.rto_s == rto);
-                row.push(match cell {
-                    Some(GridCell { t_wnd_s: Some(tw), saving_total: Some(sv), .. }) => format!("{tw:.0} s, {} %", percent(*sv)),
-                    _ => "infeasible".into(),
-                });
-            }
-            t.row(row);
-        }
-    }
-    s.push_str(&t.render());
-    let reasons: Vec<&GridCell> = g_.cells.iter().filter(|c| !c.feasible).collect();
-    let mut seen: Vec<(&str, &str)> = Vec::new();
-    for c in reasons {
-        let why = c.reason.as_deref().unwrap_or("");
-        if !seen.iter().any(|(l, w)| *l == c.standby && *w == why) {
-            seen.push((&c.standby, why));
-        }
-    }
-    if !seen.is_empty() {
-        s.push('\n');
-        for (level, why) in seen {
-            s.push_str(&format!("infeasible  {level}: {why}\n"));
-        }
-    }
-    s
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1274,14 +768,6 @@ mod tests {
         assert_eq!(parse_rate("2.5K/s"), Ok(2560.0));
         assert!(parse_rate("0").is_err());
         assert!(parse_rate("3Q").unwrap_err().contains("unknown unit"));
-    }
-
-    #[test]
-    fn sizes_read_as_written() {
-        assert_eq!(size_label(4 << 20), "4 MiB");
-        assert_eq!(size_label(1 << 30), "1 GiB");
-        assert_eq!(size_label(1536), "1.50 KiB");
-        assert_eq!(size_label(100), "100 B");
     }
 
     #[test]

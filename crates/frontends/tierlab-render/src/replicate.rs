@@ -1,13 +1,13 @@
-//! The replication studies' reports (a sweep's points, a run's context) and their table
-//! cells, shared by the text tables and the HTML reports, so the command and the HTML
-//! pages do not import each other.
+//! The replication studies' reports as text and CSV (a run, a sweep, a plan and the
+//! paper's grid), and the table cells the HTML reports share with them.
 
 use tierlab_replica_policy::Trigger;
-use tierlab_replication_sim::{Comparison, DataStandby, ReplicationConfig, ReplicationRun, Scheme, Shipping, SourceSpec};
-use tierlab_update_log::PlanMode;
-use tierlab_update_stream::TpccConfig;
+use tierlab_replication_sim::{Comparison, DataStandby, ReplicationConfig, ReplicationRun, Scheme, SchemeRow, Shipping, SourceSpec};
+use tierlab_replication_study::{GridCell, GridReport, PlanDisk, PlanReport, PAPER_RATIOS, PAPER_RTOS_S};
 pub use tierlab_replication_study::{SweepPoint, SweepReport};
-use tierlab_report::fmt_bytes;
+use tierlab_report::{csv_field, fmt_bytes, Table};
+use tierlab_update_log::{PlanMode, DEFAULT_DATA_FRACTION};
+use tierlab_update_stream::TpccConfig;
 /// Header and cells of one run's per-disk table.
 pub fn disk_cells(r: &ReplicationRun) -> (Vec<String>, Vec<Vec<String>>) {
     let header = ["disk", "role", "W", "util %", "start/stops/day", "energy by state (s / J)"];
@@ -374,3 +374,293 @@ pub fn measured_line(run: &tierlab_replication_sim::ReplicationRun) -> String {
     format!("{warm}, {} {unit} ({:.0} s) until the {stop}: disks {power} W", s.cycles, s.window_s)
 }
 
+/// (label, text) lines as the text reports print them.
+pub fn render_lines(lines: &[(&str, String)]) -> String {
+    lines.iter().map(|(k, v)| format!("{k:<11} {v}\n")).collect()
+}
+
+fn table(header: Vec<String>, cells: Vec<Vec<String>>) -> Table {
+    let mut t = Table::new(header);
+    for c in cells {
+        t.row(c);
+    }
+    t
+}
+
+/// The columns of a scheme's CSV line.
+pub const CSV_ROW_HEADER: &str = "scheme,saving_total,saving_weighted,saving_data,r_gen_bytes_s,r_apl_bytes_s,r,t_wnd_planned_s,t_wnd_observed_s,cycles_per_day,worst_recovery_s,rto_violations,data_disk_w,log_disk_w,data_utilisation,data_start_stops_per_day,stayed_up_because,saving_system,system_w,saving_weighted_vs_pooled";
+
+/// One scheme's CSV line, in the columns of [`CSV_ROW_HEADER`].
+pub fn csv_row(row: &SchemeRow) -> String {
+    let r = &row.run;
+    let data: Vec<_> = r.disks.iter().filter(|d| d.role == "data").collect();
+    let start_stops = if data.is_empty() { 0.0 } else { data.iter().map(|d| d.start_stops_per_day).sum::<f64>() / data.len() as f64 };
+    format!(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        r.scheme.name(),
+        row.saving_total,
+        row.saving_weighted,
+        row.saving_data,
+        r.r_gen_bytes_s,
+        r.r_apl_bytes_s,
+        r.r,
+        r.t_wnd_planned_s,
+        r.t_wnd_observed_s,
+        r.cycles_per_day,
+        r.policy.worst_recovery_s,
+        r.policy.rto_violations,
+        r.data_disk_w,
+        r.log_disk_w,
+        r.data_utilisation,
+        start_stops,
+        csv_field(r.policy.stayed_up_because.as_deref().unwrap_or("")),
+        row.saving_system.map(|v| v.to_string()).unwrap_or_default(),
+        r.system.as_ref().map(|e| e.total_w.to_string()).unwrap_or_default(),
+        row.saving_weighted_vs_pooled.map(|v| v.to_string()).unwrap_or_default()
+    )
+}
+
+/// A run as CSV: the header and one line per scheme.
+pub fn render_run_csv(c: &Comparison) -> String {
+    let mut s = format!("{CSV_ROW_HEADER}\n");
+    for row in &c.rows {
+        s.push_str(&csv_row(row));
+        s.push('\n');
+    }
+    s
+}
+
+/// The report of a `run` as people read it.
+pub fn render_run(c: &Comparison, ctx: &RunContext) -> String {
+    let mut s = render_lines(&ctx.lines);
+    s.push('\n');
+    let (header, cells) = scheme_cells(c);
+    s.push_str(&table(header, cells).render());
+    s.push('\n');
+    s.push_str(&format!("u           {:.3} (conventional data-disk utilisation: each update reflected at once)\n", c.u));
+    if let Some(u) = c.u_pooled {
+        s.push_str(&format!("u pooled    {u:.3} (conventional-pooled: through the write-back apply cache)\n"));
+    }
+    s.push_str(&format!("primary     {}\n", primary_line(c)));
+    for row in &c.rows {
+        s.push_str(&format!("{:<11} {}\n", row.run.scheme.name(), measured_line(&row.run)));
+    }
+    for row in &c.rows {
+        if let Some(why) = &row.run.policy.stayed_up_because {
+            s.push_str(&format!("{:<11} stayed up because {why}\n", row.run.scheme.name()));
+        }
+    }
+    for row in &c.rows {
+        if let Some(e) = &row.run.system {
+            s.push_str(&format!("\n{}:\n{}", row.run.scheme.name(), crate::system::render_system_energy(e)));
+        }
+    }
+    for run in disk_tables(c, ctx.all_disks) {
+        s.push_str(&format!("\nper disk: {}\n", run.scheme.name()));
+        let (header, cells) = disk_cells(run);
+        s.push_str(&table(header, cells).render());
+    }
+    s
+}
+
+/// The report of a `sweep` as people read it.
+pub fn render_sweep(r: &SweepReport) -> String {
+    let mut s = render_lines(&sweep_lines(r));
+    s.push('\n');
+    let (header, cells, reasons) = sweep_cells(r);
+    s.push_str(&table(header, cells).render());
+    for (i, why) in reasons.iter().enumerate() {
+        s.push_str(&format!("infeasible ({}): {why}\n", i + 1));
+    }
+    s
+}
+
+/// A sweep as CSV, one line per point.
+pub fn render_sweep_csv(r: &SweepReport) -> String {
+    let mut s = format!("workload,warehouses,standby,window_bytes,rto_s,{CSV_ROW_HEADER},infeasible\n");
+    for p in &r.points {
+        s.push_str(&format!(
+            "{},{},{},{},{},{},{}\n",
+            csv_field(&p.workload),
+            p.warehouses.map(|w| w.to_string()).unwrap_or_default(),
+            csv_field(&p.standby),
+            p.window_bytes,
+            p.rto_s,
+            csv_row(&p.row),
+            p.infeasible.is_some()
+        ));
+    }
+    s
+}
+
+fn mode_text(m: PlanMode) -> &'static str {
+    match m {
+        PlanMode::Paper => "paper: recovery within the RTO while the disks spin (the paper's formula)",
+        PlanMode::Strict => "strict: recovery within the RTO at every instant, spin-up included",
+    }
+}
+
+fn describe_disk(d: &PlanDisk) -> String {
+    let profile = d.power_profile.as_deref().map(|p| format!(" ({p} profile)")).unwrap_or_default();
+    format!("{}{profile}", d.disk)
+}
+
+/// The report of one plan as people read it.
+pub fn render_plan(r: &PlanReport) -> String {
+    let p = &r.plan;
+    let mut s = String::new();
+    let line = |s: &mut String, k: &str, v: String| s.push_str(&format!("{k:<17}{v}\n"));
+    line(&mut s, "disk", describe_disk(&r.disk));
+    line(&mut s, "standby", describe_standby(&r.standby));
+    line(&mut s, "mode", mode_text(p.mode).to_string());
+    let rates = match (r.r_gen_bytes_s, r.r_apl_bytes_s) {
+        (Some(g), Some(a)) => format!(" (R_gen {:.3} MiB/s, R_apl {:.3} MiB/s)", g / MIB_F, a / MIB_F),
+        _ => String::new(),
+    };
+    line(&mut s, "r", format!("{}{rates}", g(p.r)));
+    line(&mut s, "RTO", format!("{} s", g(p.t_rto_s)));
+    let spin_s = g(p.t_up_s + p.t_down_s);
+    let over = p.worst_recovery_s - p.t_rto_s;
+    let feasible = if over > 1e-9 {
+        format!(
+            "by the paper's conditions only (r > 1; the RTO exceeds spin-down + spin-up, {spin_s} s): recovery can take {:.1} s, {over:.1} s more than the RTO",
+            p.worst_recovery_s
+        )
+    } else {
+        format!("yes: r > 1, and the RTO exceeds spin-down + spin-up ({spin_s} s); no recovery takes longer than the RTO")
+    };
+    line(&mut s, "feasible", feasible);
+    s.push('\n');
+    line(&mut s, "T_wnd", format!("{:.1} s (the cycle: apply, spin down, stand by, spin up)", p.t_wnd_s));
+    line(&mut s, "T_apl", format!("{:.1} s (applying, 1/r of the cycle)", p.t_apl_s));
+    line(&mut s, "T_idle", format!("{:.1} s (spin-down, standby, spin-up)", p.t_idle_s));
+    line(&mut s, "standby time", format!("{:.1} s per cycle", p.standby_s));
+    match (r.u_max_bytes, r.batch_bytes) {
+        (Some(u), Some(b)) => {
+            line(&mut s, "U_max", format!("{} (peak unapplied log, as applying starts)", fmt_bytes(u.round() as u64)));
+            line(&mut s, "batch", format!("{} (log per cycle: what the log volume must hold)", fmt_bytes(b.ceil() as u64)));
+        }
+        _ => {
+            line(&mut s, "U_max", format!("R_gen × {:.1} s (peak unapplied log; --r-gen and --r-apl give bytes)", p.t_idle_s));
+            line(&mut s, "batch", format!("R_gen × {:.1} s (log per cycle)", p.t_wnd_s));
+        }
+    }
+    line(&mut s, "cycles/day", format!("{:.1}", p.cycles_per_day));
+    let kind = r.disk.cycle_kind.replace('_', "/");
+    let limit = match (r.disk.rated_cycles, r.days_to_rated_cycles) {
+        (Some(c), Some(d)) => format!("{d:.0} days ({:.1} years) to the rated {c} {kind} cycles", d / 365.0),
+        _ => format!("unknown: the catalog has no rated {kind} cycles for {}", r.disk.disk),
+    };
+    line(&mut s, "cycle limit", limit);
+    let worst = match p.mode {
+        PlanMode::Paper => "T_RTO + T_up·(1 − 1/r): a disaster as spin-up starts",
+        PlanMode::Strict => "the RTO itself",
+    };
+    line(&mut s, "worst recovery", format!("{:.1} s ({worst})", p.worst_recovery_s));
+    if over > 1e-9 {
+        line(&mut s, "", format!("exceeds the RTO of {} s by {over:.1} s", g(p.t_rto_s)));
+        if let Some(st) = &r.strict {
+            line(
+                &mut s,
+                "strict mode",
+                format!(
+                    "T_wnd {:.1} s, {:.1} cycles/day, worst recovery {:.1} s (within the RTO), saving {} % of the storage",
+                    st.t_wnd_s,
+                    st.cycles_per_day,
+                    st.worst_recovery_s,
+                    percent(st.saving_total)
+                ),
+            );
+        }
+    }
+    line(&mut s, "break-even", format!("{:.1} s of idle time pays for a spin-down", r.standby.break_even_s));
+    if let Some(v) = r.log_volume_bytes {
+        let window = r.window_bytes.map(|w| format!("a {} window fits", size_label(w))).unwrap_or_default();
+        let batch = if r.batch_bytes.is_some() { "holds a batch" } else { "batch size unknown without --r-gen" };
+        let sep = if window.is_empty() { "" } else { "; " };
+        line(&mut s, "log volume", format!("{}: {batch}{sep}{window}", size_label(v)));
+    }
+    s.push('\n');
+    let w = &r.power;
+    line(
+        &mut s,
+        "power",
+        format!(
+            "data disk {:.2} W deferred against {:.2} W conventional (u = {}); analytic model",
+            w.p_data_proposed_w,
+            w.p_data_conventional_w,
+            g(r.u)
+        ),
+    );
+    line(
+        &mut s,
+        "saving",
+        format!(
+            "{} % of the storage, {} % of the data disks (data disks {:.1} % of the storage, log disks at idle {} W)",
+            percent(w.saving_total),
+            percent(w.saving_data),
+            r.data_fraction * 100.0,
+            g(r.log_disk_w)
+        ),
+    );
+    s
+}
+
+/// The grid as people read it: one row per standby level and r, one column per RTO, each
+/// cell T_wnd and the storage saving (or "infeasible").
+pub fn render_grid(g_: &GridReport) -> String {
+    let mut s = format!("disk        {}\nmode        {}\n", describe_disk(&g_.disk), mode_text(g_.mode));
+    for sb in &g_.standby {
+        s.push_str(&format!("standby     {}\n", describe_standby(sb)));
+    }
+    s.push_str(&format!(
+        "cells       T_wnd and the analytic saving of the storage (u = {}, data disks {:.1} %, log disks at idle)\n\n",
+        g(g_.u),
+        DEFAULT_DATA_FRACTION * 100.0
+    ));
+    let mut header = vec!["standby".to_string(), "r".to_string()];
+    header.extend(PAPER_RTOS_S.iter().map(|r| format!("RTO {} s", g(*r))));
+    let mut t = Table::new(header);
+    for sb in &g_.standby {
+        for &r in &PAPER_RATIOS {
+            let mut row = vec![sb.level.clone(), g(r)];
+            for &rto in &PAPER_RTOS_S {
+                let cell = g_.cells.iter().find(|c| c.standby == sb.level && c.r == r && c.rto_s == rto);
+                row.push(match cell {
+                    Some(GridCell { t_wnd_s: Some(tw), saving_total: Some(sv), .. }) => format!("{tw:.0} s, {} %", percent(*sv)),
+                    _ => "infeasible".into(),
+                });
+            }
+            t.row(row);
+        }
+    }
+    s.push_str(&t.render());
+    let reasons: Vec<&GridCell> = g_.cells.iter().filter(|c| !c.feasible).collect();
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for c in reasons {
+        let why = c.reason.as_deref().unwrap_or("");
+        if !seen.iter().any(|(l, w)| *l == c.standby && *w == why) {
+            seen.push((&c.standby, why));
+        }
+    }
+    if !seen.is_empty() {
+        s.push('\n');
+        for (level, why) in seen {
+            s.push_str(&format!("infeasible  {level}: {why}\n"));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_written() {
+        assert_eq!(size_label(4 << 20), "4 MiB");
+        assert_eq!(size_label(1 << 30), "1 GiB");
+        assert_eq!(size_label(1536), "1.50 KiB");
+        assert_eq!(size_label(100), "100 B");
+    }
+}

@@ -1,12 +1,22 @@
 //! Power-aware replication studied as a library: a typed configuration in, a typed report
 //! out, the same for the command line, Python and tests.
 //!
+//! - [`run`]: a primary and its secondary under conventional replication and the chosen
+//!   schemes, each scheme's saving against conventional replication.
 //! - [`sweep`]: every combination of windows, RTOs, TPC-C warehouse counts and standby
 //!   levels, each scheme against conventional replication of the same workload (run once
 //!   per workload, with its pooled variant when asked).
+//! - [`plan()`] and [`grid`]: the batch planner and its analytic power model without
+//!   simulation, for one speed-up and RTO or over the paper's grid.
 //!
-//! A single comparison is `tierlab_replication_sim::compare`; the batch planner and its
-//! analytic model are in `tierlab_update_log`.
+//! The simulations are `tierlab_replication_sim`'s; the batch formulas and the analytic
+//! model `tierlab_update_log`'s.
+
+mod plan;
+mod run;
+
+pub use plan::{grid, plan, DriveChoice, GridCell, GridConfig, GridReport, PlanConfig, PlanDisk, PlanReport, PlanStudyError, StrictAlternative, PAPER_RATIOS, PAPER_RTOS_S};
+pub use run::{run, RunConfig, RunReport};
 
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
