@@ -13,14 +13,13 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use tierlab_render::replicate::{describe, render_grid, render_plan, render_run, render_run_csv, render_sweep, render_sweep_csv, RunContext};
+use tierlab_render::replicate::{describe, render_grid, render_log, render_plan, render_run, render_run_csv, render_sweep, render_sweep_csv, RunContext};
 use tierlab_replica_policy::Trigger;
 use tierlab_replication_sim::{data_standby, Redo, ReplicationConfig, Scheme, Shipping, SourceSpec};
-use tierlab_replication_study::{DriveChoice, GridConfig, PlanConfig, PlanStudyError, RunConfig, SweepConfig};
-use tierlab_report::fmt_bytes;
+use tierlab_replication_study::{DriveChoice, GridConfig, LogConfig, LogSource, PlanConfig, PlanStudyError, RunConfig, SweepConfig, WriteLogError};
 use tierlab_system_power::LowPower;
-use tierlab_update_log::{PlanMode, SourceError, Transaction, UpdateSource};
-use tierlab_update_stream::{BlockForwarding, ForwardingConfig, TpccConfig, TpccLog};
+use tierlab_update_log::PlanMode;
+use tierlab_update_stream::TpccConfig;
 
 #[derive(Subcommand)]
 pub enum ReplicateCommand {
@@ -680,48 +679,11 @@ pub struct LogArgs {
     pub output: PathBuf,
 }
 
-/// A source cut after `limit` transactions, counting what it yields.
-struct Counted<'a> {
-    inner: &'a mut dyn UpdateSource,
-    limit: Option<u64>,
-    transactions: u64,
-    records: u64,
-    log_bytes: u64,
-}
-
-impl UpdateSource for Counted<'_> {
-    fn next_transaction(&mut self, out: &mut Transaction) -> Result<bool, SourceError> {
-        if self.limit.is_some_and(|l| self.transactions >= l) {
-            out.clear();
-            return Ok(false);
-        }
-        let more = self.inner.next_transaction(out)?;
-        if more {
-            self.transactions += 1;
-            self.records += out.records.len() as u64;
-            self.log_bytes += out.log_bytes();
-        }
-        Ok(more)
-    }
-    fn data_bytes(&self) -> u64 {
-        self.inner.data_bytes()
-    }
-    fn page_bytes(&self) -> u64 {
-        self.inner.page_bytes()
-    }
-}
-
 fn log_cmd(a: LogArgs) -> Result<()> {
-    let mut source: Box<dyn UpdateSource> = match &a.trace {
-        Some(path) => {
-            let forwarding = ForwardingConfig { compact: a.compact, ..ForwardingConfig::default() };
-            Box::new(BlockForwarding::open(path, &tierlab_trace::ReadOptions::default(), &forwarding).map_err(|e| anyhow!("{e}"))?)
-        }
+    let source = match &a.trace {
+        Some(path) => LogSource::Forward { path: path.clone(), compact: a.compact },
         None => {
-            let Some(n) = a.transactions else {
-                bail!("--transactions: the TPC-C generator has no end; say how many transactions to write");
-            };
-            let mut cfg = TpccConfig { transactions: Some(n), ..TpccConfig::default() };
+            let mut cfg = TpccConfig::default();
             if let Some(w) = a.warehouses {
                 cfg.warehouses = w;
             }
@@ -731,29 +693,21 @@ fn log_cmd(a: LogArgs) -> Result<()> {
             if let Some(b) = a.buffer_pool {
                 cfg.buffer_pool_bytes = b;
             }
-            if let Err(errors) = cfg.check() {
-                let e = &errors.0[0];
-                let flag = match e.field {
-                    "warehouses" => "--warehouses",
-                    "transactions" => "--transactions",
-                    other => other,
-                };
-                bail!("{flag}: {}", e.message);
-            }
-            Box::new(TpccLog::new(cfg).map_err(|e| anyhow!("TPC-C generator: {e}"))?)
+            LogSource::Tpcc(cfg)
         }
     };
-    let mut counted = Counted { inner: &mut *source, limit: a.transactions, transactions: 0, records: 0, log_bytes: 0 };
-    let file = std::fs::File::create(&a.output).with_context(|| format!("cannot create {}", a.output.display()))?;
-    tierlab_update_log::dump(&mut counted, std::io::BufWriter::new(file)).with_context(|| format!("writing {}", a.output.display()))?;
-    writeln!(
-        crate::session::stdout(),
-        "wrote {} transactions, {} records, {} of log to {}",
-        counted.transactions,
-        counted.records,
-        fmt_bytes(counted.log_bytes),
-        a.output.display()
-    )?;
+    let report = tierlab_replication_study::write_log(&LogConfig { source, transactions: a.transactions, output: a.output.clone() }).map_err(|e| match e {
+        WriteLogError::Field { field, message } => {
+            let flag = match field.as_str() {
+                "source.warehouses" => "--warehouses",
+                "transactions" => "--transactions",
+                other => other.strip_prefix("source.").unwrap_or(other),
+            };
+            anyhow!("{flag}: {message}")
+        }
+        WriteLogError::Other(e) => e,
+    })?;
+    write!(crate::session::stdout(), "{}", render_log(&report))?;
     Ok(())
 }
 

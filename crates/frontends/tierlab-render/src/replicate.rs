@@ -3,7 +3,7 @@
 
 use tierlab_replica_policy::Trigger;
 use tierlab_replication_sim::{Comparison, DataStandby, ReplicationConfig, ReplicationRun, Scheme, SchemeRow, Shipping, SourceSpec};
-use tierlab_replication_study::{GridCell, GridReport, PlanDisk, PlanReport, PAPER_RATIOS, PAPER_RTOS_S};
+use tierlab_replication_study::{GridCell, GridReport, LogReport, PlanDisk, PlanReport, PAPER_RATIOS, PAPER_RTOS_S};
 pub use tierlab_replication_study::{SweepPoint, SweepReport};
 use tierlab_report::{csv_field, fmt_bytes, Table};
 use tierlab_update_log::{PlanMode, DEFAULT_DATA_FRACTION};
@@ -650,6 +650,11 @@ pub fn render_grid(g_: &GridReport) -> String {
         }
     }
     s
+}
+
+/// What `replicate log` wrote, in one line.
+pub fn render_log(r: &LogReport) -> String {
+    format!("wrote {} transactions, {} records, {} of log to {}\n", r.transactions, r.records, fmt_bytes(r.log_bytes), r.output.display())
 }
 
 #[cfg(test)]

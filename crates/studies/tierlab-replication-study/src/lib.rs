@@ -8,13 +8,16 @@
 //!   per workload, with its pooled variant when asked).
 //! - [`plan()`] and [`grid`]: the batch planner and its analytic power model without
 //!   simulation, for one speed-up and RTO or over the paper's grid.
+//! - [`write_log`]: an update stream written to a log file that a run replays.
 //!
 //! The simulations are `tierlab_replication_sim`'s; the batch formulas and the analytic
 //! model `tierlab_update_log`'s.
 
+mod log;
 mod plan;
 mod run;
 
+pub use log::{write_log, LogConfig, LogReport, LogSource, WriteLogError};
 pub use plan::{grid, plan, DriveChoice, GridCell, GridConfig, GridReport, PlanConfig, PlanDisk, PlanReport, PlanStudyError, StrictAlternative, PAPER_RATIOS, PAPER_RTOS_S};
 pub use run::{run, RunConfig, RunReport};
 
