@@ -178,8 +178,6 @@ pub struct CycleMeasurement<'a> {
     settled: bool,
     precise: bool,
     drift_restarts: usize,
-    /// The window was last cut for drift and has not held four cycles since.
-    drift_unchecked: bool,
 }
 
 impl<'a> CycleMeasurement<'a> {
@@ -188,7 +186,7 @@ impl<'a> CycleMeasurement<'a> {
     /// (cycles longer than the run, or a replica that never sleeps) has no window: its
     /// summary says so with zero cycles, and its report covers the whole run.
     pub fn new(protocol: &CycleProtocol, probe: Option<CycleProbe<'a>>) -> Self {
-        CycleMeasurement { protocol: protocol.clone(), probe, counters: None, counted: Vec::new(), last_start: None, open: Cycle::default(), cycles: Vec::new(), window_from: None, settled: false, precise: false, drift_restarts: 0, drift_unchecked: false }
+        CycleMeasurement { protocol: protocol.clone(), probe, counters: None, counted: Vec::new(), last_start: None, open: Cycle::default(), cycles: Vec::new(), window_from: None, settled: false, precise: false, drift_restarts: 0 }
     }
 
     /// Also record how much the study's counters grow in each cycle.
@@ -259,7 +257,9 @@ impl<'a> CycleMeasurement<'a> {
         let window: Vec<Cycle> = self.cycles[from..].to_vec();
         let warmup_s = window.first().map_or(0.0, |c| c.start_ns as f64 / 1e9);
         let (drift, drifting) = Self::drift(&window, self.protocol.target_relative_half_width);
-        let drifting = drifting || self.drift_unchecked;
+        // A window cut for drift is checked at every wake-up as it grows again: one
+        // that ends too short to check (under four cycles) was never found steady.
+        let drifting = drifting || (self.drift_restarts > 0 && window.len() < 4);
         let summary = CycleSummary {
             warmup_s,
             settled: settled && !drifting,
@@ -342,13 +342,9 @@ impl Observer for CycleMeasurement<'_> {
             }
             Some(from) => {
                 let target = self.protocol.target_relative_half_width;
-                let n = self.window().len();
                 if Self::drift(self.window(), target).1 {
-                    self.window_from = Some(from + n / 2);
+                    self.window_from = Some(from + self.window().len() / 2);
                     self.drift_restarts += 1;
-                    self.drift_unchecked = true;
-                } else if n >= 4 {
-                    self.drift_unchecked = false;
                 }
                 let w = self.window();
                 if w.len() >= self.protocol.min_cycles && Self::figure(w, |e| e.iter().sum()).relative() <= target {

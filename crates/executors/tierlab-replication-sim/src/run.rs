@@ -318,9 +318,12 @@ pub struct CycleMeasured {
     /// the rest log): what the weighted saving compares.
     pub weighted_disk_w: Interval,
     /// Log bytes that reached the secondary per second of the window, and log bytes
-    /// applied per second of apply time in it (0 when nothing was applied).
-    pub r_gen_bytes_s: f64,
-    pub r_apl_bytes_s: f64,
+    /// applied per second of apply time in it (0 when nothing was applied): the run's
+    /// `r_gen_bytes_s` and `r_apl_bytes_s`, so not written twice.
+    #[serde(skip)]
+    r_gen_bytes_s: f64,
+    #[serde(skip)]
+    r_apl_bytes_s: f64,
     /// Per disk over the window's cycles: mean power, W, and the share of time busy.
     #[serde(skip)]
     per_disk: Vec<(f64, f64)>,
