@@ -335,7 +335,7 @@ pub(crate) fn volumes(
 /// flight then are still shipped. Runs on the calling thread.
 pub fn run_primary(cfg: &ReplicationConfig, tx: SyncSender<Arrival>, stop: Arc<AtomicBool>) -> Result<PrimaryReport> {
     let mut source = cfg.source.open()?;
-    let mut sim = Simulation::new(SchedulerKind::Fcfs).end_with_last_request();
+    let mut sim = Simulation::new(SchedulerKind::Fcfs).end_with_last_request().without_device_latency();
     // Data and log disks, then the mirror of the secondary's log volume.
     let disk_bytes = add_disks(
         cfg,

@@ -176,7 +176,7 @@ pub fn run_replication(
     let cursor = cfg.source.open()?;
     let page_bytes = cursor.page_bytes().max(512);
 
-    let mut sim = Simulation::new(SchedulerKind::Fcfs).end_with_last_request();
+    let mut sim = Simulation::new(SchedulerKind::Fcfs).end_with_last_request().without_device_latency();
     if cfg.warmup_s > 0.0 && !cfg.measure {
         sim = sim.measure_from(s_to_ns(cfg.warmup_s));
     }

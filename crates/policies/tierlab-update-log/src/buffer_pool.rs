@@ -2,7 +2,7 @@
 //! buffer (whose misses and dirty evictions are the primary's data I/O) and the
 //! secondary's apply-side cache are both one of these.
 
-use tierlab_cache::{KeySet, Lru, Replacement};
+use tierlab_keymap::KeyMap;
 
 /// What one page reference cost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -13,21 +13,50 @@ pub struct Reference {
     pub write_back: Option<u64>,
 }
 
+const NIL: u32 = u32::MAX;
+
+/// A resident page, linked into the recency order.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    page: u64,
+    /// Toward the most recently used end.
+    prev: u32,
+    /// Toward the least recently used end.
+    next: u32,
+}
+
 /// A write-back LRU cache of `capacity_pages` pages, keyed by page number.
+///
+/// One index maps a page to its frame; the frame holds the recency links and the dirty
+/// flags sit in a bitmap by frame. A hit is one index lookup; a miss when full is one
+/// failed lookup, one remove (the victim) and one insert, the victim's frame reused for
+/// the new page. (A general LRU with a separate dirty set costs twice the lookups, each a
+/// likely cache miss on a pool of many pages.) Dirty pages are always resident: a page
+/// leaves only by eviction, which hands it back to be written if dirty.
 pub struct BufferPool {
-    lru: Lru,
-    /// Dirty pages, in a set whose removes leave no deleted-slot markers (pages are made
-    /// dirty and clean again all run long).
-    dirty: KeySet,
+    index: KeyMap,
+    frames: Vec<Frame>,
+    /// Bit `f` set: frame `f` holds a dirty page.
+    dirty: Vec<u64>,
+    dirty_pages: usize,
+    /// Most recently used frame.
+    head: u32,
+    /// Least recently used frame: the next victim.
+    tail: u32,
     capacity_pages: usize,
 }
 
 impl BufferPool {
     pub fn new(capacity_pages: usize) -> Self {
         BufferPool {
-            lru: Lru::new(capacity_pages),
-            dirty: KeySet::new(),
-            capacity_pages,
+            index: KeyMap::new(),
+            frames: Vec::new(),
+            dirty: Vec::new(),
+            dirty_pages: 0,
+            head: NIL,
+            tail: NIL,
+            // Frames are numbered in a u32 below the links' NIL.
+            capacity_pages: capacity_pages.min(NIL as usize - 1),
         }
     }
 
@@ -45,26 +74,51 @@ impl BufferPool {
             };
         }
         let mut out = Reference::default();
-        if !self.lru.access(page, 0) {
-            out.miss = true;
-            if self.lru.len() >= self.capacity_pages {
-                if let Some(victim) = self.lru.evict(0) {
-                    if self.dirty.remove(&victim) {
+        let frame = match self.index.get(&page) {
+            Some(&f) => {
+                if self.head != f {
+                    self.unlink(f);
+                    self.push_head(f);
+                }
+                f
+            }
+            None => {
+                out.miss = true;
+                let f = if self.frames.len() < self.capacity_pages {
+                    self.frames.push(Frame { page, prev: NIL, next: NIL });
+                    if self.frames.len() > self.dirty.len() * 64 {
+                        self.dirty.push(0);
+                    }
+                    (self.frames.len() - 1) as u32
+                } else {
+                    let f = self.tail;
+                    self.unlink(f);
+                    let victim = self.frames[f as usize].page;
+                    self.index.remove(&victim);
+                    if self.set_clean(f) {
                         out.write_back = Some(victim);
                     }
-                }
+                    self.frames[f as usize].page = page;
+                    f
+                };
+                self.push_head(f);
+                self.index.insert(page, f);
+                f
             }
-            self.lru.insert(page, 0);
-        }
+        };
         if modify {
-            self.dirty.insert(page);
+            let (word, bit) = (frame as usize / 64, 1u64 << (frame % 64));
+            if self.dirty[word] & bit == 0 {
+                self.dirty[word] |= bit;
+                self.dirty_pages += 1;
+            }
         }
         out
     }
 
     /// Whether `page` is resident (no state change).
     pub fn contains(&self, page: u64) -> bool {
-        self.lru.contains(page)
+        self.index.contains_key(&page)
     }
 
     /// Bring `page` in without marking it used beyond a normal reference and without
@@ -75,22 +129,66 @@ impl BufferPool {
 
     /// Mark `page` clean (it was written back); resident pages stay resident.
     pub fn clean(&mut self, page: u64) {
-        self.dirty.remove(&page);
+        if let Some(&f) = self.index.get(&page) {
+            self.set_clean(f);
+        }
     }
 
     /// Every dirty page, in ascending order, marked clean: a checkpoint's write list.
     pub fn take_dirty(&mut self) -> Vec<u64> {
-        let mut pages: Vec<u64> = self.dirty.drain().collect();
+        let mut pages = Vec::with_capacity(self.dirty_pages);
+        for (w, word) in self.dirty.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
+            while bits != 0 {
+                pages.push(self.frames[w * 64 + bits.trailing_zeros() as usize].page);
+                bits &= bits - 1;
+            }
+        }
+        self.dirty_pages = 0;
         pages.sort_unstable();
         pages
     }
 
     pub fn dirty_pages(&self) -> usize {
-        self.dirty.len()
+        self.dirty_pages
     }
 
     pub fn resident_pages(&self) -> usize {
-        self.lru.len()
+        self.frames.len()
+    }
+
+    /// Clear frame `f`'s dirty flag; whether it was set.
+    fn set_clean(&mut self, f: u32) -> bool {
+        let (word, bit) = (f as usize / 64, 1u64 << (f % 64));
+        let was = self.dirty[word] & bit != 0;
+        if was {
+            self.dirty[word] &= !bit;
+            self.dirty_pages -= 1;
+        }
+        was
+    }
+
+    fn unlink(&mut self, f: u32) {
+        let Frame { prev, next, .. } = self.frames[f as usize];
+        match prev {
+            NIL => self.head = next,
+            p => self.frames[p as usize].next = next,
+        }
+        match next {
+            NIL => self.tail = prev,
+            n => self.frames[n as usize].prev = prev,
+        }
+    }
+
+    fn push_head(&mut self, f: u32) {
+        let old = self.head;
+        self.frames[f as usize].prev = NIL;
+        self.frames[f as usize].next = old;
+        match old {
+            NIL => self.tail = f,
+            o => self.frames[o as usize].prev = f,
+        }
+        self.head = f;
     }
 }
 
@@ -155,5 +253,84 @@ mod tests {
             }
         );
         assert!(p.take_dirty().is_empty());
+    }
+
+    /// The pool as a general LRU beside a separate set of dirty pages: the same
+    /// decisions, taken the plain way.
+    struct Plain {
+        lru: tierlab_cache::Lru,
+        dirty: std::collections::BTreeSet<u64>,
+        capacity: usize,
+    }
+
+    impl Plain {
+        fn reference(&mut self, page: u64, modify: bool) -> Reference {
+            use tierlab_cache::Replacement;
+            let mut out = Reference::default();
+            if self.capacity == 0 {
+                return Reference { miss: true, write_back: modify.then_some(page) };
+            }
+            if !self.lru.access(page, 0) {
+                out.miss = true;
+                if self.lru.len() >= self.capacity {
+                    let victim = self.lru.evict(0).unwrap();
+                    if self.dirty.remove(&victim) {
+                        out.write_back = Some(victim);
+                    }
+                }
+                self.lru.insert(page, 0);
+            }
+            if modify {
+                self.dirty.insert(page);
+            }
+            out
+        }
+    }
+
+    #[derive(Clone, Debug)]
+    enum Step {
+        Reference(u64, bool),
+        Clean(u64),
+        TakeDirty,
+    }
+
+    fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+        use proptest::prelude::*;
+        prop_oneof![
+            8 => (0u64..200, any::<bool>()).prop_map(|(p, m)| Step::Reference(p, m)),
+            1 => (0u64..200).prop_map(Step::Clean),
+            1 => Just(Step::TakeDirty),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Every reference misses, hits and writes back exactly as an LRU with a separate
+        /// dirty set would, and the dirty pages and residents agree after every step.
+        #[test]
+        fn the_pool_decides_as_an_lru_with_a_dirty_set(
+            capacity in 0usize..150,
+            steps in proptest::collection::vec(step(), 1..2000),
+        ) {
+            let mut pool = BufferPool::new(capacity);
+            let mut plain = Plain { lru: tierlab_cache::Lru::new(capacity), dirty: Default::default(), capacity };
+            for s in steps {
+                match s {
+                    Step::Reference(p, m) => proptest::prop_assert_eq!(pool.reference(p, m), plain.reference(p, m)),
+                    Step::Clean(p) => {
+                        pool.clean(p);
+                        plain.dirty.remove(&p);
+                    }
+                    Step::TakeDirty => {
+                        let expected: Vec<u64> = std::mem::take(&mut plain.dirty).into_iter().collect();
+                        proptest::prop_assert_eq!(pool.take_dirty(), expected);
+                    }
+                }
+                proptest::prop_assert_eq!(pool.dirty_pages(), plain.dirty.len());
+                proptest::prop_assert_eq!(pool.resident_pages(), tierlab_cache::Replacement::len(&plain.lru));
+                for p in 0..200 {
+                    proptest::prop_assert_eq!(pool.contains(p), tierlab_cache::Replacement::contains(&plain.lru, p));
+                }
+            }
+        }
     }
 }
