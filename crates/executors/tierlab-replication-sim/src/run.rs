@@ -173,7 +173,10 @@ pub fn run_replication(
     let model = secondary_disk(cfg, system.as_ref())?;
     let standby = standby_of(cfg, &model)?;
     let costs = standby.costs;
-    let cursor = cfg.source.open()?;
+    // The secondary reads the log again from its source; the primary's data I/O is the
+    // primary's (run_primary), not modelled twice.
+    let mut cursor = cfg.source.open()?;
+    cursor.records_only();
     let page_bytes = cursor.page_bytes().max(512);
 
     let mut sim = Simulation::new(SchedulerKind::Fcfs).end_with_last_request().without_device_latency();

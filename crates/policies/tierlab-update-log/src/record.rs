@@ -101,6 +101,10 @@ pub trait UpdateSource {
     /// The database page size: the unit of one apply I/O (block variant: the sector
     /// grain folding works in, 512).
     fn page_bytes(&self) -> u64;
+    /// The caller reads only the transactions' records: a source that also models the
+    /// primary's data I/O (`Transaction::primary_ios`) may stop doing so. The records must
+    /// stay exactly what they would have been.
+    fn records_only(&mut self) {}
 }
 
 /// A source that cannot go on: the file, line and field at fault where there is one.

@@ -293,6 +293,9 @@ pub struct TpccLog {
     nurand_c: NurandConstants,
     rng: ChaCha8Rng,
     pool: BufferPool,
+    /// Model the primary's buffer and its data I/O (off for a reader that wants only the
+    /// log: [`UpdateSource::records_only`]).
+    primary_io: bool,
     districts: Vec<DistrictState>,
     history_next: u64,
     next_lsn: u64,
@@ -354,6 +357,7 @@ impl TpccLog {
             nurand_c,
             rng: ChaCha8Rng::seed_from_u64(config.seed),
             pool: BufferPool::new(pool_pages),
+            primary_io: true,
             districts,
             history_next: districts_n * CUSTOMERS_PER_DISTRICT,
             next_lsn: 1,
@@ -504,7 +508,8 @@ impl TpccLog {
     }
 
     /// Touch row `index` of `partition` of `table`: reference its page in the buffer
-    /// (recording the I/O that costs) and, for a modification, log it.
+    /// (recording the I/O that costs, unless the log alone is wanted) and, for a
+    /// modification, log it.
     fn access(
         &mut self,
         out: &mut Transaction,
@@ -516,27 +521,29 @@ impl TpccLog {
         let page_bytes = self.config.page_bytes;
         let (page, slot) = self.layout.region(table).locate(partition, index);
         let modify = access != Access::Read;
-        let r = self.pool.reference(page, modify);
-        let io = |op: Op, p: u64| PrimaryIo {
-            volume: PrimaryVolume::Data,
-            op,
-            offset_bytes: p * page_bytes,
-            len_bytes: page_bytes,
-        };
-        let write_through = r.write_back == Some(page);
-        if let Some(victim) = r.write_back.filter(|_| !write_through) {
-            out.primary_ios.push(io(Op::Write, victim));
-            self.stats.data_writes += 1;
-        }
-        if r.miss {
-            out.primary_ios.push(io(Op::Read, page));
-            self.stats.data_reads += 1;
-        } else {
-            self.stats.buffer_hits += 1;
-        }
-        if write_through {
-            out.primary_ios.push(io(Op::Write, page));
-            self.stats.data_writes += 1;
+        if self.primary_io {
+            let r = self.pool.reference(page, modify);
+            let io = |op: Op, p: u64| PrimaryIo {
+                volume: PrimaryVolume::Data,
+                op,
+                offset_bytes: p * page_bytes,
+                len_bytes: page_bytes,
+            };
+            let write_through = r.write_back == Some(page);
+            if let Some(victim) = r.write_back.filter(|_| !write_through) {
+                out.primary_ios.push(io(Op::Write, victim));
+                self.stats.data_writes += 1;
+            }
+            if r.miss {
+                out.primary_ios.push(io(Op::Read, page));
+                self.stats.data_reads += 1;
+            } else {
+                self.stats.buffer_hits += 1;
+            }
+            if write_through {
+                out.primary_ios.push(io(Op::Write, page));
+                self.stats.data_writes += 1;
+            }
         }
         if let Access::Write(op) = access {
             let len_bytes = if op == UpdateOp::Delete {
@@ -764,6 +771,11 @@ impl TpccLog {
 }
 
 impl UpdateSource for TpccLog {
+    fn records_only(&mut self) {
+        self.primary_io = false;
+        self.pool = BufferPool::new(0);
+    }
+
     fn next_transaction(&mut self, out: &mut Transaction) -> Result<bool, SourceError> {
         out.clear();
         if self

@@ -46,6 +46,24 @@ fn same_construction_same_stream_and_seeds_differ() {
     assert_ne!(first, take(&mut other, 2000));
 }
 
+/// A reader of the log alone gets the same records (and log writes) without the data I/O
+/// of the primary's buffer: the replica's cursor relies on it.
+#[test]
+fn records_only_keeps_the_records_and_drops_the_data_io() {
+    let cfg = config(4, 8 * MIB, 3);
+    let mut full = TpccLog::new(cfg.clone()).unwrap();
+    let mut log = TpccLog::new(cfg).unwrap();
+    log.records_only();
+    let (with_io, without) = (take(&mut full, 3000), take(&mut log, 3000));
+    assert!(with_io.iter().any(|t| t.primary_ios.iter().any(|io| io.volume == PrimaryVolume::Data)));
+    for (a, b) in with_io.iter().zip(&without) {
+        assert_eq!(a.records, b.records);
+        let log_ios: Vec<_> = a.primary_ios.iter().filter(|io| io.volume == PrimaryVolume::Log).collect();
+        assert_eq!(log_ios, b.primary_ios.iter().collect::<Vec<_>>());
+    }
+    assert_eq!(log.stats().data_reads + log.stats().data_writes, 0);
+}
+
 #[test]
 fn lsns_start_at_one_and_are_contiguous() {
     let mut g = TpccLog::new(config(2, 4 * MIB, 1)).unwrap();
