@@ -1,10 +1,9 @@
-//! `tierlab ssd …`
+//! `tierlab ssd …`: the SSD catalog listed (`tierlab_render::ssd`), and a trace replayed
+//! under every FTL (`tierlab_ssd::compare_ftl`).
 
 use crate::args::TraceInput;
 use anyhow::{anyhow, Context, Result};
 use clap::{Args, Subcommand};
-use serde::Serialize;
-use tierlab_report::Table;
 use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
@@ -58,58 +57,15 @@ pub fn run(cmd: SsdCommand) -> Result<()> {
     }
 }
 
-/// One catalog SSD, as `ssd list --json` gives it.
-#[derive(Serialize)]
-struct Listed {
-    id: &'static str,
-    description: String,
-    capacity_bytes: u64,
-    ftl: &'static str,
-    rated_endurance_bytes: Option<u64>,
-    datasheet: Option<tierlab_ssd_datasheet::DatasheetSpec>,
-}
-
 fn list(json: bool) -> Result<()> {
-    let mut listed = Vec::new();
-    for (id, _) in tierlab_ssd::catalog::BUILTIN {
-        let e = tierlab_ssd::catalog::builtin(id)?;
-        listed.push(Listed {
-            id,
-            description: e.description,
-            capacity_bytes: e.ssd.capacity_bytes(),
-            ftl: e.ssd.ftl.kind.name(),
-            rated_endurance_bytes: e.ssd.rated_endurance_bytes,
-            datasheet: e.datasheet,
-        });
-    }
+    let listed = tierlab_render::ssd::list()?;
     let mut out = crate::session::stdout();
     if json {
         serde_json::to_writer_pretty(&mut out, &listed)?;
         writeln!(out)?;
         return Ok(());
     }
-    let mut t = Table::new(["id", "capacity (GB)", "FTL", "rated (TBW)", "QD1 r/w (us)", "seq r/w (MB/s)", "4K IOPS r/w (k)"]);
-    for l in &listed {
-        let pair = |r: u64, w: u64, unit: f64| format!("{}/{}", r as f64 / unit, w as f64 / unit);
-        let [latency, bandwidth, iops] = match &l.datasheet {
-            Some(d) => [
-                pair(d.read_latency_ns, d.write_latency_ns, 1e3),
-                pair(d.read_bytes_per_s, d.write_bytes_per_s, 1e6),
-                pair(d.read_iops, d.write_iops, 1e3),
-            ],
-            None => ["-".to_string(), "-".to_string(), "-".to_string()],
-        };
-        t.row([
-            l.id.to_string(),
-            format!("{:.1}", l.capacity_bytes as f64 / 1e9),
-            l.ftl.to_string(),
-            l.rated_endurance_bytes.map_or("?".into(), |b| format!("{:.1}", b as f64 / 1e12)),
-            latency,
-            bandwidth,
-            iops,
-        ]);
-    }
-    write!(out, "{}", t.render())?;
+    write!(out, "{}", tierlab_render::ssd::render_list(&listed))?;
     Ok(())
 }
 

@@ -5,8 +5,6 @@ use clap::Args;
 use std::path::PathBuf;
 use tierlab_devices::{HddChoice, DEFAULT_HDD};
 
-pub use tierlab_devices::catalog;
-
 #[derive(Args, Clone, Debug)]
 pub struct DeviceChoice {
     /// A drive from the catalog (`tierlab catalog list`).
