@@ -4,21 +4,19 @@
 //! over the drive's life, measured at steady state with 95 % intervals, and a verdict
 //! among the designs that carry the load: the fastest, the cheapest over the horizon, the
 //! best per dollar, with ties called. The runs, prices and verdict are
-//! `tierlab_hybrid_study::overview`'s; this module turns flags into its inputs and renders the
-//! result to fit 80 columns.
+//! `tierlab_hybrid_study::overview`'s, its text (fitting 80 columns) `tierlab_render::overview`'s;
+//! this module turns flags into its inputs and writes what comes back.
 
 use crate::cmd_simulate::{ReplayMode, RunArgs};
 use crate::hybrid::{DesignArgs, KnobArgs};
-use tierlab_report::with_interval;
 use crate::measure_args::{PriceArgs};
 use crate::progress::{requests_bar, write_json};
 use anyhow::Result;
 use clap::Args;
 use serde::Serialize;
 use std::io::Write;
-use tierlab_hybrid_study::{CostModel, Overview};
-use tierlab_workload::Workload;
-use tierlab_report::{fmt_bytes, Table};
+use tierlab_hybrid_study::Overview;
+use tierlab_render::overview::{describe_workload, render};
 
 #[derive(Args, Clone)]
 pub struct OverviewArgs {
@@ -38,10 +36,7 @@ pub struct OverviewArgs {
 
 pub fn run(a: OverviewArgs) -> Result<()> {
     let workload = a.base.workload()?;
-    let describe = match &workload {
-        Workload::Trace { path, .. } => format!("trace {}", path.display()),
-        Workload::Synthetic(spec) => format!("{} ({}, {}, {:.0} % reads)", spec.name, rate(spec), fmt_bytes(spec.span_bytes), spec.read_fraction * 100.0),
-    };
+    let describe = describe_workload(&workload);
     let config = a.base.config(&DesignArgs { mode: None, knobs: a.knobs.clone() }, ReplayMode::Closed);
     let cost = a.prices.cost_model(a.years);
     let protocol = a.base.measurement.protocol()?;
@@ -60,89 +55,10 @@ pub fn run(a: OverviewArgs) -> Result<()> {
     Ok(())
 }
 
-/// A synthetic workload's arrivals, as the overview's header states them.
-fn rate(spec: &tierlab_workload::WorkloadSpec) -> String {
-    match spec.arrival {
-        tierlab_workload::Arrival::Poisson { iops } => format!("Poisson, {iops} IOPS"),
-        tierlab_workload::Arrival::Fixed { iops } => format!("fixed rate, {iops} IOPS"),
-        tierlab_workload::Arrival::Back2back => "back to back".into(),
-    }
-}
-
 /// The JSON: the workload described, then the overview's fields.
 #[derive(Serialize)]
 struct Report<'a> {
     workload: String,
     #[serde(flatten)]
     overview: &'a Overview,
-}
-
-/// Names joined for a sentence: `a`, `a and b`, `a, b and c`.
-fn joined(names: &[String]) -> String {
-    match names {
-        [] => "-".into(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
-/// The overview as people read it, within 80 columns. Byte-stable (golden-file tested).
-pub fn render(workload: &str, o: &Overview, config: &tierlab_hybrid_study::Config, cost: &CostModel) -> String {
-    let h = &config.hybrid;
-    let mut s = String::new();
-    s.push_str(&format!("workload   {workload}\n"));
-    s.push_str(&format!("devices    SSD {}, HDD {}\n", h.ssd, config.hdd.device));
-    let start = if h.populated { "holding their data" } else { "new and empty" };
-    s.push_str(&format!("hybrids    SSD share {}, extents {}, PT {}, MCML {}, {start}\n", h.ssd_fraction, fmt_bytes(h.es), h.pt, h.mcml));
-    s.push_str(&format!("spin-down  {}\n", o.spin_down));
-    s.push_str(&format!("prices     {}, tariff {} (demand billed {})\n", cost.prices, cost.tariff, cost.demand_billing));
-    let hdd = o.rows.iter().find_map(|r| r.hdd_ratings.as_ref()).map_or("no HDD".to_string(), |h| h.describe());
-    let wear = format!("SSD: bytes written, reads count {} of a write; HDD: {hdd}", cost.read_effect);
-    s.push_str(&tierlab_render::compare::wrapped(&wear, "wear       ", "           ", 80));
-    let years = o.years;
-    let target = o.measurement.target_relative_half_width * 100.0;
-    s.push_str(&format!("measured   each run warmed up until steady, then run until its 95 % interval\n           (±) is within {target} %; max IOPS: closed loop, one request outstanding;\n           the rest: the workload at its own arrival times, for {years} years\n\n"));
-    let mut t = Table::new(["design", "max IOPS", "mean ms", &format!("kWh/{years}y"), "SSD life %", "HDD life %", &format!("$/{years}y")]);
-    for d in &o.designs {
-        let mark = match (d.sustainable, d.settled) {
-            (false, _) => "!",
-            (true, false) => "~",
-            (true, true) => "",
-        };
-        let life = |v: Option<f64>, hw: f64| v.map_or("-".into(), |v| with_interval(v, hw, 1));
-        t.row([
-            format!("{}{mark}", d.design),
-            with_interval(d.max_iops, d.max_iops_hw, 0),
-            with_interval(d.mean_ms, d.mean_ms_hw, 3),
-            with_interval(d.energy_kwh, d.energy_kwh_hw, 1),
-            life(d.ssd_life_pct, d.ssd_life_pct_hw),
-            life(d.hdd_life_pct, 0.0),
-            with_interval(d.cost_usd, d.cost_usd_hw, 0),
-        ]);
-    }
-    s.push_str(&t.render());
-    for d in o.designs.iter().filter(|d| !d.sustainable) {
-        s.push_str(&format!("! {}: {}; its figures are a saturated run's\n", d.design, tierlab_measure::cannot_sustain(d.offered_iops, d.max_iops)));
-    }
-    if o.designs.iter().any(|d| d.sustainable && !d.settled) {
-        s.push_str("~ never settled: the warm-up was cut at the run's cap (--run-requests)\n");
-    }
-    for f in &o.failed {
-        s.push_str(&format!("not run: {}: {}\n", f.config, f.error));
-    }
-    s.push('\n');
-    let verdict = |names: &[String]| match names.len() {
-        0 => "-".to_string(),
-        1 => names[0].clone(),
-        _ => format!("{} (a tie: within each other's 95 % interval)", joined(names)),
-    };
-    s.push_str(&format!("verdict    among {}\n", joined(&o.judged)));
-    s.push_str(&format!("           fastest {}\n", verdict(&o.fastest)));
-    s.push_str(&format!("           cheapest over {years} years {}\n", verdict(&o.cheapest)));
-    s.push_str(&format!("           best IOPS/$ {}\n", verdict(&o.best_per_dollar)));
-    for n in &o.not_judged {
-        s.push_str(&format!("not judged {}: {}\n", n.design, n.reason));
-    }
-    s.push_str("more       tierlab compare (sweeps), tierlab simulate (one design), --help\n");
-    s
 }

@@ -150,21 +150,4 @@ impl HddWear {
         let Some(d) = report.devices.iter().find(|d| d.device.kind == "hdd") else { return Ok(None) };
         Ok(Some(HddWear::of(HddRatings::of(hdd, None)?, d, report.span_s)))
     }
-
-    /// The wear as two report lines.
-    pub fn render(&self) -> String {
-        let r = &self.ratings;
-        let of = |n: u64, rated: Option<u64>| rated.map_or(format!("{n} (not rated)"), |r| format!("{n} of {}", grouped(r as f64, 0)));
-        let rated_tb = match (r.workload_tb_per_year, r.warranty_years) {
-            (Some(tb), Some(_)) => format!("of {tb} rated{}", if r.workload_is_estimate() { ", an estimate" } else { "" }),
-            _ => "not rated".to_string(),
-        };
-        let life = self.life_fraction_per_year.map_or("no rated limit".into(), |f| format!("{:.3} % of rated life a year at these rates", f * 100.0));
-        format!(
-            "wear        start/stop {}, load/unload {}, transfer {:.2} TB/year ({rated_tb})\n            {life}\n",
-            of(self.start_stop_cycles, r.start_stop_cycles),
-            of(self.load_unload_cycles, r.load_unload_cycles),
-            self.workload_tb_per_year
-        )
-    }
 }
