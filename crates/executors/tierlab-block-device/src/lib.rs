@@ -8,6 +8,8 @@
 //! - [`drive`]: the executor — routes host I/O through the policy, runs migrations.
 //! - [`fsck`]: checks a drive and repairs it.
 //! - [`admin`]: the `tierlab ctl` protocol and the Prometheus exposition.
+//! - [`serve`]: a drive served over NBD with its admin socket, metrics and power hook,
+//!   until told to stop.
 //!
 //! The durability rules: a migration's copy is durable at its destination before the
 //! journal record that points the mapping at it, and that record is durable before the
@@ -25,13 +27,14 @@ pub mod layout;
 pub mod meta;
 pub mod model;
 pub mod params;
+pub mod serve;
 pub mod store;
 pub mod tracks;
 
 pub use drive::{CreateSpec, Drive, DriveStats, OpenOptions};
 pub use layout::Mode;
 pub use model::DeviceModel;
-pub use params::{Created, PolicySettings};
+pub use params::{Created, Knobs, PolicySettings};
 
 use std::fmt;
 use std::io;

@@ -4,13 +4,56 @@
 use crate::layout::Mode;
 use crate::DriveError;
 use serde::{Deserialize, Serialize};
-use tierlab_hybrid_policy::{CachingParams, CachingPolicy, Geometry, Policy, TieringParams, TieringPolicy};
+use tierlab_cache::Algorithm;
+use tierlab_hybrid_policy::{CachingParams, CachingPolicy, Geometry, Policy, TieringParams, TieringPolicy, WritePolicy};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Created {
     Tiering(TieringParams),
     Caching(CachingParams),
+}
+
+/// The knobs a drive is created with; each left out takes the policy's default. Those of
+/// the other mode are ignored.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Knobs {
+    pub pt: Option<u32>,
+    pub mcml: Option<u32>,
+    pub tw_ns: Option<u64>,
+    /// Tiering: the free-SSD-extent watermarks.
+    pub lt: Option<u32>,
+    pub ht: Option<u32>,
+    /// Caching: the write policy and the replacement algorithm.
+    pub write: Option<WritePolicy>,
+    pub replacement: Option<Algorithm>,
+}
+
+impl Created {
+    /// A new drive's policy in `mode` with `knobs`. A tiering drive reserves twice HT +
+    /// MCML free HDD extents: demotions need HT + MCML, and twice that leaves room to raise
+    /// HT or MCML later with `set` (the reserve is fixed at creation).
+    pub fn new(mode: Mode, knobs: &Knobs) -> Created {
+        match mode {
+            Mode::Tiering => {
+                let d = TieringParams::default();
+                let (lt, ht, mcml) = (knobs.lt.unwrap_or(d.lt), knobs.ht.unwrap_or(d.ht), knobs.mcml.unwrap_or(d.mcml));
+                let reserved_hdd_extents = ht.saturating_add(mcml).saturating_mul(2);
+                Created::Tiering(TieringParams { pt: knobs.pt.unwrap_or(d.pt), tw_ns: knobs.tw_ns.unwrap_or(d.tw_ns), mcml, lt, ht, reserved_hdd_extents })
+            }
+            Mode::Caching => {
+                let d = CachingParams::default();
+                Created::Caching(CachingParams {
+                    pt: knobs.pt.unwrap_or(d.pt),
+                    tw_ns: knobs.tw_ns.unwrap_or(d.tw_ns),
+                    mcml: knobs.mcml.unwrap_or(d.mcml),
+                    write: knobs.write.unwrap_or(d.write),
+                    replacement: knobs.replacement.unwrap_or(d.replacement),
+                    writeback_queue_cap: d.writeback_queue_cap,
+                })
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -715,3 +715,48 @@ fn the_mapping_table_is_served_as_labelled_rows() {
     assert!(first["location"].is_u64(), "{rows}");
     d.close().unwrap();
 }
+
+#[test]
+fn a_served_drive_runs_its_power_hook_when_idle_and_shuts_down_with_a_checkpoint() {
+    use crate::serve::{bind, PowerHook, ServeConfig, ServeError};
+    use std::sync::atomic::AtomicBool;
+    let dir = Dir::new("served");
+    let drive = Drive::open(dir.opts(Some(tiering()))).unwrap();
+    let socket = dir.0.join("nbd.sock");
+    let server = tierlab_nbd::ServerConfig { listen: tierlab_nbd::ListenAddr::Unix(socket.clone()), ..Default::default() };
+    let served = bind(drive.clone(), ServeConfig { server, ctl_path: dir.0.join("ctl.sock"), metrics: None }).and_then(|b| b.spawn()).unwrap();
+    assert_eq!((served.address(), served.metrics_addr()), (socket.display().to_string(), None));
+    let stop = AtomicBool::new(false);
+    let mut warnings = Vec::new();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(Duration::from_millis(600));
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        // Idle from the start: the hook runs once, not again while the drive stays idle; a
+        // failing hook is a warning.
+        served.run_until(&stop, Some(&PowerHook { idle_s: 0.0, command: "true".into() }), &mut |w| warnings.push(w));
+    });
+    assert_eq!(drive.stats().unwrap().hdd_spin_downs, 1);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    served.shut_down().unwrap();
+    drop(drive);
+    // The admin socket is taken before the server starts; a second server of the same
+    // drive is refused there.
+    let ctl = dir.0.join("ctl2.sock");
+    std::fs::write(&ctl, b"not a socket").unwrap();
+    let drive = Drive::open(dir.opts(None)).unwrap();
+    let server = tierlab_nbd::ServerConfig { listen: tierlab_nbd::ListenAddr::Unix(dir.0.join("nbd2.sock")), ..Default::default() };
+    let e = bind(drive.clone(), ServeConfig { server, ctl_path: ctl.clone(), metrics: None }).err().expect("a file that is not a socket is refused");
+    assert!(matches!(&e, ServeError::Ctl(p, _) if *p == ctl), "{e:?}");
+    drive.close().unwrap();
+}
+
+#[test]
+fn knobs_left_out_take_the_policy_defaults_and_tiering_reserves_twice_ht_plus_mcml() {
+    let d = TieringParams::default();
+    let Created::Tiering(t) = Created::new(Mode::Tiering, &Knobs { ht: Some(10), mcml: Some(3), write: Some(WritePolicy::WriteThrough), ..Knobs::default() }) else { panic!("tiering") };
+    assert_eq!(t, TieringParams { ht: 10, mcml: 3, reserved_hdd_extents: 26, ..d });
+    let Created::Caching(c) = Created::new(Mode::Caching, &Knobs { pt: Some(5), replacement: Some(Algorithm::Arc), lt: Some(1), ..Knobs::default() }) else { panic!("caching") };
+    assert_eq!(c, CachingParams { pt: 5, replacement: Algorithm::Arc, ..CachingParams::default() });
+}

@@ -8,13 +8,13 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
 use tierlab_cache::Algorithm;
 use tierlab_block_device::admin::{self, Request};
-use tierlab_block_device::{Created, CreateSpec, DeviceModel, Drive, Mode, OpenOptions, PolicySettings};
-use tierlab_nbd::{ListenAddr, Server, ServerConfig};
-use tierlab_hybrid_policy::{CachingParams, TieringParams, WritePolicy};
+use tierlab_block_device::{Created, CreateSpec, DeviceModel, Drive, Knobs, Mode, OpenOptions, PolicySettings};
+use tierlab_block_device::serve::{self, PowerHook, ServeConfig, ServeError};
+use tierlab_nbd::{ListenAddr, ServerConfig};
+use tierlab_render::drive::{render_ctl, render_fsck};
+use tierlab_hybrid_policy::WritePolicy;
 use tierlab_types::NS_PER_S;
 
 /// The research's devices, for modelled energy and wear.
@@ -231,29 +231,12 @@ impl DriveSettings {
             Some(s) => return Err(anyhow!("--tw-s: expected a positive number of seconds, found {s}")),
             None => None,
         };
-        let created = match mode {
-            Mode::Tiering => {
-                let d = TieringParams::default();
-                let (lt, ht, mcml) = (self.lt.unwrap_or(d.lt), self.ht.unwrap_or(d.ht), self.mcml.unwrap_or(d.mcml));
-                // Demotions need HT + MCML free HDD extents; twice that leaves room to raise
-                // HT or MCML later with `tierlab ctl set` (the reserve is fixed at creation).
-                let reserved_hdd_extents = ht.saturating_add(mcml).saturating_mul(2);
-                Created::Tiering(TieringParams { pt: self.pt.unwrap_or(d.pt), tw_ns: tw_ns.unwrap_or(d.tw_ns), mcml, lt, ht, reserved_hdd_extents })
-            }
-            Mode::Caching => {
-                let d = CachingParams::default();
-                let write = self.write_policy.as_deref().map(str::parse::<WritePolicy>).transpose().map_err(|e| anyhow!("--write-policy: {e}"))?;
-                let replacement = self.replacement.as_deref().map(str::parse::<Algorithm>).transpose().map_err(|e| anyhow!("--replacement: {e}"))?;
-                Created::Caching(CachingParams {
-                    pt: self.pt.unwrap_or(d.pt),
-                    tw_ns: tw_ns.unwrap_or(d.tw_ns),
-                    mcml: self.mcml.unwrap_or(d.mcml),
-                    write: write.unwrap_or(d.write),
-                    replacement: replacement.unwrap_or(d.replacement),
-                    writeback_queue_cap: d.writeback_queue_cap,
-                })
-            }
-        };
+        // The caching knobs are read (and refused if wrong) for a caching drive only.
+        let caching = |s: &Option<String>| s.clone().filter(|_| mode == Mode::Caching);
+        let write = caching(&self.write_policy).as_deref().map(str::parse::<WritePolicy>).transpose().map_err(|e| anyhow!("--write-policy: {e}"))?;
+        let replacement = caching(&self.replacement).as_deref().map(str::parse::<Algorithm>).transpose().map_err(|e| anyhow!("--replacement: {e}"))?;
+        let knobs = Knobs { pt: self.pt, mcml: self.mcml, tw_ns, lt: self.lt, ht: self.ht, write, replacement };
+        let created = Created::new(mode, &knobs);
         Ok(Some(CreateSpec {
             settings: PolicySettings::new(created),
             extent_bytes: self.es.as_deref().map(|s| parse_bytes(s, "es")).transpose()?.unwrap_or(256 << 10),
@@ -370,28 +353,18 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         inflight_bytes_per_connection: inflight,
         ..defaults
     };
-    let export: Arc<dyn tierlab_nbd::Export> = drive.clone();
-    let server = Server::bind(config, export).context("cannot listen")?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let ctl = admin::serve_admin(drive.clone(), &ctl_path, stop.clone()).with_context(|| format!("--ctl {}", ctl_path.display()))?;
-    let metrics = match a.metrics {
-        Some(addr) => Some(admin::serve_metrics(drive.clone(), addr, stop.clone()).with_context(|| format!("--metrics {addr}"))?),
-        None => None,
-    };
+    let bound = serve::bind(drive.clone(), ServeConfig { server: config, ctl_path: ctl_path.clone(), metrics: a.metrics }).map_err(flagged)?;
     // SAFETY: the handler only stores to an atomic.
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
     }
-    let bg = server.spawn().context("cannot start the server")?;
-    let addr = match bg.local_addr() {
-        ListenAddr::Tcp(t) => bg.tcp_addr().unwrap_or(*t).to_string(),
-        ListenAddr::Unix(p) => p.display().to_string(),
-    };
+    let served = bound.spawn().map_err(flagged)?;
+    let addr = served.address();
     let g = drive.geometry();
     let mut out = crate::session::stdout();
     if a.json {
-        let m = metrics.as_ref().map(|(m, _)| m.to_string());
+        let m = served.metrics_addr().map(|m| m.to_string());
         writeln!(out, "{}", serde_json::json!({ "listening": addr, "ctl": ctl_path, "metrics": m, "size_bytes": drive.virtual_bytes(), "extent_bytes": g.extent_bytes, "mode": drive.mode() }))?;
     } else {
         writeln!(
@@ -407,32 +380,22 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     }
     out.flush()?;
     drop(out);
-    let mut spun_down = false;
-    while !STOP.load(Ordering::SeqCst) {
-        std::thread::sleep(Duration::from_millis(100));
-        if let (Some(sp), Some(cmd)) = (a.spin_down_s, &a.spin_down_cmd) {
-            let idle = drive.hdd_idle().as_secs_f64();
-            if idle >= sp && !spun_down {
-                match std::process::Command::new("sh").arg("-c").arg(cmd).status() {
-                    Ok(s) if s.success() => drive.note_spin_down(),
-                    Ok(s) => eprintln!("warning: power hook `{cmd}` exited with {s}"),
-                    Err(e) => eprintln!("warning: power hook `{cmd}`: {e}"),
-                }
-                spun_down = true;
-            } else if idle < sp {
-                spun_down = false;
-            }
-        }
-    }
+    let hook = match (a.spin_down_s, &a.spin_down_cmd) {
+        (Some(idle_s), Some(command)) => Some(PowerHook { idle_s, command: command.clone() }),
+        _ => None,
+    };
+    served.run_until(&STOP, hook.as_ref(), &mut |w| eprintln!("warning: {w}"));
     eprintln!("tierlab serve: stopping");
-    bg.stop().context("stopping the server")?;
-    stop.store(true, Ordering::SeqCst);
-    let _ = ctl.join();
-    if let Some((_, h)) = metrics {
-        let _ = h.join();
+    served.shut_down().map_err(flagged)
+}
+
+/// A serving error, its admin socket and metrics address named by their flags.
+fn flagged(e: ServeError) -> anyhow::Error {
+    match e {
+        ServeError::Ctl(path, e) => anyhow::Error::new(e).context(format!("--ctl {}", path.display())),
+        ServeError::Metrics(addr, e) => anyhow::Error::new(e).context(format!("--metrics {addr}")),
+        e => e.into(),
     }
-    drive.close().context("final checkpoint")?;
-    Ok(())
 }
 
 pub fn ctl(a: CtlArgs) -> Result<()> {
@@ -463,29 +426,8 @@ pub fn ctl(a: CtlArgs) -> Result<()> {
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
     }
-    match (&a.command, &v) {
-        (CtlCommand::Table, serde_json::Value::Array(rows)) => {
-            writeln!(out, "{:>10} {:>10} {:>5}", "extent", "location", "dirty")?;
-            for r in rows {
-                writeln!(out, "{:>10} {:>10} {:>5}", r["extent"], r["location"], if r["dirty"] == true { "yes" } else { "" })?;
-            }
-        }
-        (_, serde_json::Value::Object(m)) => {
-            for (k, val) in m {
-                writeln!(out, "{k:<24} {}", flat(val))?;
-            }
-        }
-        _ => writeln!(out, "{v}")?,
-    }
+    write!(out, "{}", render_ctl(&v, matches!(a.command, CtlCommand::Table)))?;
     Ok(())
-}
-
-fn flat(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::Object(m) => m.iter().map(|(k, v)| format!("{k}={}", flat(v))).collect::<Vec<_>>().join(" "),
-        serde_json::Value::Null => "-".into(),
-        other => other.to_string(),
-    }
 }
 
 pub fn fsck(a: FsckArgs) -> Result<()> {
@@ -494,35 +436,7 @@ pub fn fsck(a: FsckArgs) -> Result<()> {
     if a.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&rep)?)?;
     } else {
-        match rep.mode {
-            Some(mode) => writeln!(
-                out,
-                "{} drive: checkpoint generation {}, {} journal records, {} extents mapped",
-                format!("{mode:?}").to_lowercase(),
-                rep.checkpoint_generation,
-                rep.journal_records,
-                rep.mapped_extents
-            )?,
-            None => writeln!(out, "no tierlab drive found on these stores")?,
-        }
-        for n in &rep.notes {
-            writeln!(out, "note: {n}")?;
-        }
-        for p in &rep.problems {
-            writeln!(out, "problem: {p}")?;
-        }
-        if !rep.unrecoverable_extents.is_empty() {
-            let list: Vec<String> = rep.unrecoverable_extents.iter().map(u32::to_string).collect();
-            writeln!(out, "unrecoverable extents: {}", list.join(" "))?;
-        }
-        let verdict = match (rep.mode, rep.clean(), rep.repaired) {
-            (_, true, _) => "clean",
-            (_, _, true) => "repaired",
-            (None, _, _) => "not a tierlab drive (nothing to repair)",
-            _ if !rep.unrecoverable_extents.is_empty() => "INCONSISTENT: committed metadata lost (--repair --discard-unrecoverable drops the extents above)",
-            _ => "INCONSISTENT (run with --repair)",
-        };
-        writeln!(out, "{verdict}")?;
+        write!(out, "{}", render_fsck(&rep))?;
     }
     if rep.clean() || rep.repaired {
         Ok(())
