@@ -66,7 +66,8 @@ pub struct SavingsArgs {
     /// Also write a self-contained HTML page with Figure 4.4's two charts here.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
-    /// Print the summary (or the pair's curve) as JSON.
+    /// Print the whole report as JSON: the summary (or the pair's curve), the controllers
+    /// left out, and the catalog's ids.
     #[arg(long)]
     pub json: bool,
 }
@@ -153,10 +154,11 @@ fn savings(a: SavingsArgs) -> Result<()> {
         write_file(path, tierlab_render::system_html::render_savings(&report)?)?;
     }
     let mut out = crate::session::stdout();
+    if a.json {
+        return write_json(&mut out, &report);
+    }
     match &report.curve {
-        Some(c) if a.json => write_json(&mut out, &c.points),
         Some(c) => Ok(write!(out, "{}", render_curve(c, report.enclosures))?),
-        None if a.json => write_json(&mut out, &report.summary),
         None => Ok(write!(out, "{}", render_summary(&report))?),
     }
 }

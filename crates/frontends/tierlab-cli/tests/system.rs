@@ -81,7 +81,10 @@ fn savings_summary_is_golden() {
 #[test]
 fn savings_json_is_figure_4_4() {
     let v = json(&ok(&["system", "savings", "--json"]));
-    let rows = v.as_array().unwrap();
+    // The whole report: the summary, the controllers left out, no curve.
+    assert_eq!((v["enclosures"].as_u64(), v["curve"].is_null()), (Some(32), true), "{v}");
+    assert!(v["left_out"][0].as_str().is_some_and(|l| l.contains("emc-dd670")), "{v}");
+    let rows = v["summary"].as_array().unwrap();
     let find = |c: &str, e: &str, mode: &str| {
         rows.iter().find(|r| r["controller"] == c && r["enclosure"] == e && r["mode"] == mode).unwrap_or_else(|| panic!("no {c} + {e} {mode} in {v}"))
     };
@@ -99,7 +102,8 @@ fn savings_json_is_figure_4_4() {
 #[test]
 fn a_pair_shows_its_whole_curve() {
     let v = json(&ok(&["system", "savings", "--controller", "emc-dd860", "--enclosure", "emc-es30", "--json"]));
-    let points = v.as_array().unwrap();
+    assert_eq!((v["curve"]["controller"].as_str(), v["curve"]["mode"].as_str()), (Some("emc-dd860"), Some("spin-down")), "{v}");
+    let points = v["curve"]["points"].as_array().unwrap();
     assert_eq!(points.len(), 33);
     assert_eq!(points[0]["saving"], 0.0);
     assert_eq!(points[13]["managed"], 13);
