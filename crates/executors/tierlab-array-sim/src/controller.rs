@@ -482,7 +482,8 @@ impl ArrayController {
         // again); one due later gets a timer.
         let Some(n) = &mut self.nvram else { return };
         // (A cache that destages only above its watermark has no age limit: no timer.)
-        if let Some(t) = n.oldest_dirty_ns().filter(|_| n.config().max_age_ns < u64::MAX) {
+        let age_limited = n.config().max_age_ns < u64::MAX;
+        if let Some(t) = age_limited.then(|| n.oldest_dirty_ns()).flatten() {
             let due = t.saturating_add(n.config().max_age_ns);
             if due > now_ns && self.age_timer_at.is_none_or(|a| a <= now_ns || a > due) {
                 self.age_timer_at = Some(due);
