@@ -320,9 +320,7 @@ impl Hibernator {
     /// Every RB's forecast rate (see the module documentation).
     fn rate_snapshot(&self, layout: &Layout) -> TemperatureSnapshot {
         if !self.p.forecast_by_temperature {
-            let per_s = 1.0 / self.epoch_s;
-            let rates: Vec<f32> = self.epoch_counts.iter().map(|&c| (f64::from(c) * per_s) as f32).collect();
-            return TemperatureSnapshot::new(&rates, layout.n_disks(), layout.slots_per_disk());
+            return TemperatureSnapshot::from_counts(&self.epoch_counts, 1.0 / self.epoch_s, layout.n_disks(), layout.slots_per_disk());
         }
         let n = layout.n_rbs();
         let untracked = (0..n).filter(|&rb| !layout.has_temperature(rb).unwrap_or(false)).count() as f64;

@@ -14,6 +14,8 @@ pub(crate) const PARITY: u32 = u32::MAX - 1;
 /// Slot code used only while a reorganisation step is computed: a parity slot whose tier
 /// dissolved (free, but the preferred place for the parity of a tier built from scratch).
 pub(crate) const FORMER_PARITY: u32 = u32::MAX - 2;
+/// Parity-table entry of a tier with no disks in a stripe.
+const NO_PARITY: u32 = u32::MAX;
 /// Bit 7 of the per-RB counter byte: the RB has a temperature value.
 const HAS_TEMP: u8 = 0x80;
 const COUNT_MASK: u8 = 0x7f;
@@ -137,6 +139,11 @@ pub struct Layout {
     pub(crate) tier_of: Vec<u32>,
     /// Tier → its disks, ascending.
     pub(crate) tiers: Vec<Vec<u32>>,
+    /// Stripe-major: index `slot · tiers.len() + tier` → the disk holding that tier
+    /// stripe's parity ([`NO_PARITY`] for an empty tier), in the tiers the stripe is laid
+    /// out in (the running reorganisation's target tiers once it has applied the stripe).
+    /// [`Layout::parity_of`] reads it instead of searching the stripe.
+    parity: Vec<u32>,
     pub(crate) temp: Vec<f32>,
     /// Start of the current k-access window (NaN: never accessed).
     win_start: Vec<f64>,
@@ -198,6 +205,10 @@ impl Layout {
             }
         }
         let tier0: BTreeSet<u64> = (0..n_rbs as u32).map(|rb| temp_key(0.0, rb)).collect();
+        let mut parity = alloc(slots, NO_PARITY, "parity table")?;
+        for (s, p) in parity.iter_mut().enumerate() {
+            *p = (n - 1 - (s % n)) as u32;
+        }
         Ok(Layout {
             n,
             slots,
@@ -205,6 +216,7 @@ impl Layout {
             inv,
             tier_of: vec![0; n],
             tiers: vec![(0..n as u32).collect()],
+            parity,
             temp,
             win_start,
             win_count,
@@ -330,14 +342,38 @@ impl Layout {
     pub fn parity_of(&self, disk: u32, slot: u32) -> Result<u32> {
         let d = self.check_disk(disk)?;
         let s = self.check_slot(slot)?;
-        let members = self.members_at(self.tier_at_raw(d, s) as usize, s);
-        members
-            .iter()
-            .copied()
-            .find(|&m| self.inv[s * self.n + m as usize] == PARITY)
-            .ok_or_else(|| {
-                LayoutError::Corrupt(format!("stripe {s} of disk {d}'s tier has no parity"))
-            })
+        let t = self.tier_at_raw(d, s) as usize;
+        match self.parity.get(s * self.tiers.len() + t) {
+            Some(&p) if p != NO_PARITY => Ok(p),
+            _ => Err(LayoutError::Corrupt(format!(
+                "stripe {s} of disk {d}'s tier has no parity"
+            ))),
+        }
+    }
+
+    /// The parity disk of every tier stripe of slot `s`, searched in the stripe (as the
+    /// stripe is laid out now).
+    fn parity_row(&self, s: usize) -> impl Iterator<Item = u32> + '_ {
+        (0..self.tiers.len()).map(move |t| {
+            self.members_at(t, s)
+                .iter()
+                .copied()
+                .find(|&m| self.inv[s * self.n + m as usize] == PARITY)
+                .unwrap_or(NO_PARITY)
+        })
+    }
+
+    /// Brings slot `s`'s entries of the parity table up to date with its stripe.
+    pub(crate) fn update_parity_row(&mut self, s: usize) {
+        let w = self.tiers.len();
+        let row: Vec<u32> = self.parity_row(s).collect();
+        self.parity[s * w..(s + 1) * w].copy_from_slice(&row);
+    }
+
+    /// Rebuilds the parity table for the current number of tiers (after it changed).
+    pub(crate) fn rebuild_parity_table(&mut self) {
+        let table: Vec<u32> = (0..self.slots).flat_map(|s| self.parity_row(s).collect::<Vec<_>>()).collect();
+        self.parity = table;
     }
 
     /// Memory of the forward and inverse maps.
@@ -453,7 +489,11 @@ impl Layout {
         if self.reorg.is_some() {
             return;
         }
-        let mut keys: Vec<Vec<u64>> = vec![Vec::new(); self.tiers.len()];
+        let mut sizes = vec![0usize; self.tiers.len()];
+        for i in 0..self.fwd.len() {
+            sizes[self.tier_of_rb(i)] += 1;
+        }
+        let mut keys: Vec<Vec<u64>> = sizes.into_iter().map(Vec::with_capacity).collect();
         for i in 0..self.fwd.len() {
             keys[self.tier_of_rb(i)].push(temp_key(self.temp[i], i as u32));
         }
@@ -742,6 +782,10 @@ impl Layout {
                 if p != 1 {
                     return bad(format!("tier {t} stripe {s} holds {p} parity slots"));
                 }
+            }
+            let w = self.tiers.len();
+            if !self.parity_row(s).eq(self.parity[s * w..(s + 1) * w].iter().copied()) {
+                return bad(format!("the parity table disagrees with stripe {s}"));
             }
         }
         if self.reorg.is_some() {

@@ -265,12 +265,12 @@ impl ReorgPlan {
                 .iter()
                 .copied()
                 .filter(|&d| self.new_tier_of[d as usize] == a32)
-                .collect();
+                .collect_within(members.len());
             let mut pool: Vec<(u32, u32)> = members
                 .iter()
                 .filter(|&&d| d != pd)
                 .map(|&d| (orig[d as usize], d))
-                .collect();
+                .collect_within(members.len() + 1);
             if stayers.is_empty() {
                 pool.push((FORMER_PARITY, pd));
             }
@@ -279,7 +279,7 @@ impl ReorgPlan {
                 .iter()
                 .map(|&d| self.new_tier_of[d as usize])
                 .filter(|&b| b != a32)
-                .collect();
+                .collect_within(members.len());
             dests.sort_unstable();
             dests.dedup();
             // Hotter destinations (hottest first), then colder ones (coldest first).
@@ -291,7 +291,7 @@ impl ReorgPlan {
                     .iter()
                     .copied()
                     .filter(|&d| self.new_tier_of[d as usize] == b)
-                    .collect();
+                    .collect_within(members.len());
                 let on = |o: u32| disks.binary_search(&o).is_ok();
                 let hotward = b < a32;
                 let k = disks.len();
@@ -300,23 +300,27 @@ impl ReorgPlan {
                 } else {
                     k
                 };
-                let mut data: Vec<usize> = (0..pool.len())
+                // The blocks in the order they are chosen: by temperature (hottest first
+                // towards a hotter tier, coldest first towards a colder one); equally warm
+                // blocks (most have no temperature yet): the one already in place, else
+                // an order of the disks that changes from stripe to stripe, so the copies
+                // leaving a tier are read from all of its disks alike; then as they lie.
+                // Each block's key is computed once (one look at its temperature).
+                let turn = |o: u32| (u64::from(o) ^ ((s as u64) << 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+                let mut keyed: Vec<(u64, usize)> = (0..pool.len())
                     .filter(|&i| !taken[i] && is_rb(pool[i].0))
-                    .collect();
-                data.sort_by(|&x, &y| {
-                    let ((cx, ox), (cy, oy)) = (pool[x], pool[y]);
-                    let t = temp(cx).total_cmp(&temp(cy));
-                    let t = if hotward { t.reverse() } else { t };
-                    // Equally warm blocks (most have no temperature yet): the one already
-                    // in place, else an order of the disks that changes from stripe to
-                    // stripe, so the copies leaving a tier are read from all of its disks
-                    // alike.
-                    let turn = |o: u32| (u64::from(o) ^ ((s as u64) << 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
-                    t.then((!on(ox)).cmp(&!on(oy))).then(turn(ox).cmp(&turn(oy)))
-                });
+                    .map(|i| {
+                        let (c, o) = pool[i];
+                        let t = total_order_bits(temp(c));
+                        let t = if hotward { !t } else { t };
+                        ((u64::from(t) << 32) | (u64::from(!on(o)) << 24) | turn(o), i)
+                    })
+                    .collect_within(pool.len());
+                keyed.sort_unstable();
+                let data: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
                 let mut frees: Vec<usize> = (0..pool.len())
                     .filter(|&i| !taken[i] && !is_rb(pool[i].0))
-                    .collect();
+                    .collect_within(pool.len());
                 frees.sort_by_key(|&i| (!on(pool[i].1), pool[i].0 != FORMER_PARITY, pool[i].1));
                 let mut chosen: Vec<usize> = data.iter().take(quota).copied().collect();
                 let (mut di, mut fi) = (chosen.len(), 0);
@@ -344,7 +348,7 @@ impl ReorgPlan {
                 let mut items: Vec<(u32, u32)> = (0..pool.len())
                     .filter(|&i| !taken[i])
                     .map(|i| pool[i])
-                    .collect();
+                    .collect_within(pool.len() + 1);
                 items.push((PARITY, pd));
                 bins.push((stayers, items));
             }
@@ -381,7 +385,7 @@ impl ReorgPlan {
                 .iter()
                 .copied()
                 .filter(|&d| conc[d as usize] == FREE)
-                .collect();
+                .collect_within(members.len());
             if frees.is_empty() {
                 overflow.push(b);
             } else {
@@ -425,7 +429,7 @@ impl ReorgPlan {
                 .iter()
                 .copied()
                 .filter(|&d| conc[d as usize] == FREE)
-                .collect();
+                .collect_within(self.new_tiers[e].len());
             let target = frees[rng.gen_range(0..frees.len())];
             conc[target as usize] = conc[victim as usize];
             conc[victim as usize] = PARITY;
@@ -444,20 +448,20 @@ impl ReorgPlan {
                 .iter()
                 .map(|d| base.binary_search(d).is_ok())
                 .collect();
-            let joiners: Vec<usize> = (0..w).filter(|&i| !is_base[i]).collect();
+            let joiners: Vec<usize> = (0..w).filter(|&i| !is_base[i]).collect_within(w);
             let mut cur = pre.clone();
             match self.kind {
                 Shuffle::Randomized => {
                     let mut settled = vec![false; w];
                     for &j in &joiners {
-                        let open: Vec<usize> = (0..w).filter(|&i| !settled[i]).collect();
+                        let open: Vec<usize> = (0..w).filter(|&i| !settled[i]).collect_within(w);
                         let r = open[rng.gen_range(0..open.len())];
                         cur.swap(j, r);
                         settled[j] = true;
                     }
                 }
                 Shuffle::Permutational => {
-                    let bases: Vec<usize> = (0..w).filter(|&i| is_base[i]).collect();
+                    let bases: Vec<usize> = (0..w).filter(|&i| is_base[i]).collect_within(w);
                     for (k, &j) in joiners.iter().enumerate() {
                         cur.swap(j, bases[(s + k) % bases.len()]);
                     }
@@ -490,14 +494,14 @@ impl ReorgPlan {
 
         // 4. Checks, coalesced moves and parity writes.
         let fin = conc;
-        let mut before: Vec<u32> = orig.iter().copied().filter(|&c| is_rb(c)).collect();
-        let mut after: Vec<u32> = fin.iter().copied().filter(|&c| is_rb(c)).collect();
+        let mut before: Vec<u32> = orig.iter().copied().filter(|&c| is_rb(c)).collect_within(n);
+        let mut after: Vec<u32> = fin.iter().copied().filter(|&c| is_rb(c)).collect_within(n);
         before.sort_unstable();
         after.sort_unstable();
         if before != after {
             return Err(corrupt("blocks were lost or duplicated"));
         }
-        let mut moves = Vec::new();
+        let mut moves = Vec::with_capacity(n);
         for (d, &c) in fin.iter().enumerate() {
             if is_rb(c) && orig[d] != c {
                 let (od, os) = unpack(layout.fwd[c as usize]);
@@ -605,6 +609,29 @@ fn place(
     Ok(())
 }
 
+/// `collect` into a vector allocated once for at most `bound` items (a filtered
+/// iterator's `collect` starts from an empty vector and reallocates as it grows): a
+/// reorganisation step gathers a few dozen small lists for every stripe.
+trait CollectWithin: Iterator + Sized {
+    fn collect_within(self, bound: usize) -> Vec<Self::Item> {
+        let mut v = Vec::with_capacity(bound);
+        v.extend(self);
+        v
+    }
+}
+
+impl<I: Iterator> CollectWithin for I {}
+
+/// `t`'s bits as an integer that orders as [`f32::total_cmp`] orders the values.
+fn total_order_bits(t: f32) -> u32 {
+    let b = t.to_bits();
+    if b >> 31 == 1 {
+        !b
+    } else {
+        b | 0x8000_0000
+    }
+}
+
 impl Layout {
     /// Plans the reorganisation to the tier-size vector `target` (fastest tier first;
     /// zeros allowed; see [`validate_tier_sizes`]) with the join shuffle `kind` and RNG
@@ -628,7 +655,10 @@ impl Layout {
         }
         let n = self.n;
         let len = target.len().max(self.tiers.len());
-        self.tiers.resize(len, Vec::new());
+        if len != self.tiers.len() {
+            self.tiers.resize(len, Vec::new());
+            self.rebuild_parity_table();
+        }
         self.by_temp.resize_with(len, BTreeSet::new);
         let old_sizes: Vec<usize> = self.tiers.iter().map(Vec::len).collect();
         let new_sizes: Vec<usize> = (0..len)
@@ -766,11 +796,15 @@ impl Layout {
             if r.next_slot >= self.cfg.slots_per_disk {
                 self.tier_of = r.new_tier_of;
                 self.tiers = r.new_tiers;
+                self.update_parity_row(step.slot as usize);
                 self.rebuild_temperature_order();
                 return Ok(());
             }
         }
         self.reorg = Some(r);
+        if res.is_ok() {
+            self.update_parity_row(step.slot as usize);
+        }
         res
     }
 
@@ -795,8 +829,8 @@ impl Layout {
             ));
         }
         let row = &self.inv[s * n..(s + 1) * n];
-        let mut before: Vec<u32> = row.iter().copied().filter(|&c| is_rb(c)).collect();
-        let mut after: Vec<u32> = step.fin.iter().copied().filter(|&c| is_rb(c)).collect();
+        let mut before: Vec<u32> = row.iter().copied().filter(|&c| is_rb(c)).collect_within(n);
+        let mut after: Vec<u32> = step.fin.iter().copied().filter(|&c| is_rb(c)).collect_within(n);
         before.sort_unstable();
         after.sort_unstable();
         if before != after {
@@ -820,5 +854,23 @@ impl Layout {
             self.apply_step(&step)?;
         }
         Ok(plan.totals())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::total_order_bits;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The integer key orders any two values (signed zeros, infinities and NaNs too)
+        /// as `f32::total_cmp` does.
+        #[test]
+        fn total_order_bits_orders_as_total_cmp(a in any::<u32>(), b in any::<u32>(), pick in 0usize..16) {
+            let special = [0.0f32, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -f32::NAN, 1.0, f32::MIN_POSITIVE];
+            let (x, y) = (f32::from_bits(a), if pick < 8 { special[pick] } else { f32::from_bits(b) });
+            prop_assert_eq!(total_order_bits(x).cmp(&total_order_bits(y)), x.total_cmp(&y));
+            prop_assert_eq!(total_order_bits(y).cmp(&total_order_bits(x)), y.total_cmp(&x));
+        }
     }
 }

@@ -46,6 +46,40 @@ impl TemperatureSnapshot {
         }
     }
 
+    /// The snapshot of [`TemperatureSnapshot::new`] for the temperatures
+    /// `(count · per_s) as f32` of per-RB access counts, without sorting them: the counts
+    /// are tallied (a temperature grows with its count), and the prefix sums run from the
+    /// largest count down, adding the same values in the same order. O(N + largest count).
+    pub fn from_counts(counts: &[u16], per_s: f64, n_disks: u32, slots_per_disk: u32) -> TemperatureSnapshot {
+        let rate = |c: usize| -> f32 {
+            let t = (c as f64 * per_s) as f32;
+            if t.is_nan() || t < 0.0 {
+                0.0
+            } else {
+                t
+            }
+        };
+        let mut tally = vec![0usize; usize::from(u16::MAX) + 1];
+        for &c in counts {
+            tally[usize::from(c)] += 1;
+        }
+        let mut prefix = Vec::with_capacity(counts.len() + 1);
+        let mut acc = 0.0f64;
+        prefix.push(0.0);
+        for (c, &k) in tally.iter().enumerate().rev() {
+            let t = f64::from(rate(c));
+            for _ in 0..k {
+                acc += t;
+                prefix.push(acc);
+            }
+        }
+        TemperatureSnapshot {
+            prefix,
+            n_disks,
+            slots_per_disk,
+        }
+    }
+
     pub fn n_rbs(&self) -> u64 {
         (self.prefix.len() - 1) as u64
     }

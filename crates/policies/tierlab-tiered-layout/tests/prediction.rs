@@ -179,3 +179,19 @@ fn snapshot_of_a_layout() {
     assert_eq!(p[0].rbs, 10);
     assert!((p[0].rate - 45.0).abs() < 1e-9);
 }
+
+proptest::proptest! {
+    /// A snapshot of access counts tallied is the snapshot of their rates sorted: the same
+    /// prefix sums, bit for bit (counts spread wide and bunched at a few values).
+    #[test]
+    fn a_snapshot_of_counts_is_the_snapshot_of_their_rates(
+        counts in proptest::collection::vec(proptest::prop_oneof![0u16..4, proptest::num::u16::ANY], 0..400),
+        per_s in proptest::prop_oneof![1e-9f64..1e-3, 1e-3f64..10.0, proptest::strategy::Just(1.0 / 3600.0)],
+    ) {
+        let rates: Vec<f32> = counts.iter().map(|&c| (f64::from(c) * per_s) as f32).collect();
+        proptest::prop_assert_eq!(
+            TemperatureSnapshot::from_counts(&counts, per_s, 4, 100),
+            TemperatureSnapshot::new(&rates, 4, 100)
+        );
+    }
+}
