@@ -316,7 +316,7 @@ const MAX_WARM_REQUESTS: u64 = 10_000_000;
 /// and measures the second).
 fn warm_nvram(nvram: &mut Nvram, spec: &tierlab_workload::WorkloadSpec) -> Result<u64> {
     let warm = tierlab_workload::WorkloadSpec { seed: spec.seed ^ 0x5741_524d, requests: spec.requests.min(MAX_WARM_REQUESTS), ..spec.clone() };
-    let requests = warm.generate()?.map_while(|r| r.ok()).map(|r| (r.offset_bytes, r.len_bytes, r.op.is_write()));
+    let requests = warm.generate()?.untimed().map_while(|r| r.ok()).map(|r| (r.offset_bytes, r.len_bytes, r.op.is_write()));
     Ok(nvram.warm(requests))
 }
 

@@ -258,7 +258,7 @@ impl WorkloadSpec {
             })
             .collect();
         let region_blocks = self.hot_region_bytes / self.align_bytes;
-        Ok(Generator { spec: self.clone(), rng, blocks, region_blocks, address, size_cdf, emitted: 0, clock_ns: 0.0 })
+        Ok(Generator { spec: self.clone(), rng, blocks, region_blocks, address, size_cdf, emitted: 0, clock_ns: 0.0, timed: true })
     }
 }
 
@@ -283,6 +283,8 @@ pub struct Generator {
     size_cdf: Vec<(f64, u64)>,
     emitted: u64,
     clock_ns: f64,
+    /// Whether requests carry their arrival times (see [`Generator::untimed`]).
+    timed: bool,
 }
 
 /// A bijection on [0, n) that scatters consecutive ranks (popular Zipf items) over the
@@ -363,7 +365,22 @@ impl Generator {
         off.min(self.spec.span_bytes - len_bytes) / align * align
     }
 
+    /// The same requests without their arrival times (every `time_ns` is 0), for a
+    /// caller that needs only where they go: the random draws are the same, so the
+    /// addresses, sizes and operations are those of the timed generator, and the time
+    /// arithmetic (a logarithm a request under Poisson arrivals) is skipped.
+    pub fn untimed(mut self) -> Self {
+        self.timed = false;
+        self
+    }
+
     fn next_time_ns(&mut self) -> u64 {
+        if !self.timed {
+            if let Arrival::Poisson { .. } = self.spec.arrival {
+                let _: f64 = self.rng.gen();
+            }
+            return 0;
+        }
         let t = self.clock_ns as u64;
         match self.spec.arrival {
             Arrival::Poisson { iops } => {

@@ -191,3 +191,17 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn an_untimed_generator_gives_the_same_requests_without_times() {
+    for arrival in [Arrival::Poisson { iops: 140.0 }, Arrival::Fixed { iops: 50.0 }, Arrival::Back2back] {
+        let s = WorkloadSpec { requests: 5_000, arrival: arrival.clone(), ..spec() };
+        let timed = collect(&s);
+        let untimed: Vec<IoRequest> = s.generate().unwrap().untimed().map(|r| r.unwrap()).collect();
+        assert_eq!(untimed.len(), timed.len());
+        for (u, t) in untimed.iter().zip(&timed) {
+            assert_eq!(*u, IoRequest { time_ns: 0, ..*t });
+        }
+        assert!(arrival == Arrival::Back2back || timed.last().is_some_and(|r| r.time_ns > 0));
+    }
+}
