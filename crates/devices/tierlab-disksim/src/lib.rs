@@ -14,4 +14,4 @@ pub mod validate;
 
 pub use error::Error;
 pub use import::{import_drive, Imported, Semantics};
-pub use validate::{validate_all, validate_all_as, validate_drive, validate_drive_as, DriveValidation};
+pub use validate::{validate_all, validate_all_as, validate_drive, validate_drive_as, validate_path_as, DriveValidation};

@@ -44,6 +44,20 @@ pub fn replay(mech: &mut Mechanics, trace: &[TraceRecord]) -> Vec<f64> {
     out
 }
 
+/// `dir` validated whichever it holds: a drive (a directory with a `.parv` file) as
+/// [`validate_drive_as`] does, or else every drive in the directories below it as
+/// [`validate_all_as`] does.
+pub fn validate_path_as(dir: &Path, semantics: Semantics) -> Result<Vec<DriveValidation>, Error> {
+    let is_drive = std::fs::read_dir(dir)
+        .map(|entries| entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == "parv")))
+        .unwrap_or(false);
+    if is_drive {
+        Ok(vec![validate_drive_as(dir, semantics)?])
+    } else {
+        validate_all_as(dir, semantics)
+    }
+}
+
 /// Import the drive in `dir`, replay its validation trace, and compute the demerit.
 pub fn validate_drive(dir: &Path) -> Result<DriveValidation, Error> {
     validate_drive_as(dir, Semantics::Drive)

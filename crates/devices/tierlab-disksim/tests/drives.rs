@@ -343,3 +343,14 @@ fn disksim_semantics_time_requests_as_disksim_4_0_does() {
     }
     assert!(worse.is_empty(), "{worse:?}");
 }
+
+#[test]
+fn a_path_is_validated_as_one_drive_or_as_the_drives_below_it() {
+    let dir = bundled_dir();
+    let one = tierlab_disksim::validate_path_as(&dir.join("st41601n"), Semantics::Drive).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(one.iter().map(|v| v.drive.as_str()).collect::<Vec<_>>(), ["st41601n"]);
+    assert_eq!(one[0], validate_drive(&dir.join("st41601n")).unwrap());
+    let all = tierlab_disksim::validate_path_as(&dir, Semantics::Drive).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(all.len(), BUNDLED_BOUNDS_MS.len());
+    assert!(all.iter().any(|v| v.drive == "st41601n"));
+}

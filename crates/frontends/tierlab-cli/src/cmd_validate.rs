@@ -1,10 +1,10 @@
-//! `tierlab validate …`
+//! `tierlab validate …`: DiskSim drives validated (`tierlab_disksim::validate_path_as`)
+//! and their table (`tierlab_render::validate`).
 
 use anyhow::Result;
 use clap::Subcommand;
 use std::io::Write;
 use std::path::PathBuf;
-use tierlab_report::Table;
 
 #[derive(Subcommand)]
 pub enum ValidateCommand {
@@ -41,15 +41,7 @@ impl From<SemanticsArg> for tierlab_disksim::Semantics {
 pub fn run(cmd: ValidateCommand) -> Result<()> {
     let ValidateCommand::Disksim { dir, semantics, json } = cmd;
     let semantics = tierlab_disksim::Semantics::from(semantics);
-    // A drive directory holds a .parv file; otherwise validate every drive below `dir`.
-    let is_drive = std::fs::read_dir(&dir)
-        .map(|entries| entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == "parv")))
-        .unwrap_or(false);
-    let results = if is_drive {
-        vec![tierlab_disksim::validate_drive_as(&dir, semantics)?]
-    } else {
-        tierlab_disksim::validate_all_as(&dir, semantics)?
-    };
+    let results = tierlab_disksim::validate_path_as(&dir, semantics)?;
     if results.is_empty() {
         return Err(anyhow::anyhow!("no DiskSim drive (a folder with a .parv file) found in {}", dir.display()));
     }
@@ -59,19 +51,7 @@ pub fn run(cmd: ValidateCommand) -> Result<()> {
         writeln!(out)?;
         return Ok(());
     }
-    let mut t = Table::new(["drive", "requests", "measured mean (ms)", "simulated mean (ms)", "demerit (ms)", "demerit (% of mean)", "mean |error| (ms)"]);
-    for v in &results {
-        t.row([
-            v.drive.clone(),
-            v.requests.to_string(),
-            format!("{:.3}", v.mean_measured_ms),
-            format!("{:.3}", v.mean_simulated_ms),
-            format!("{:.3}", v.demerit_ms),
-            format!("{:.1}", 100.0 * v.demerit_ms / v.mean_measured_ms.max(f64::MIN_POSITIVE)),
-            format!("{:.3}", v.mean_abs_error_ms),
-        ]);
-    }
-    write!(out, "{}", t.render())?;
+    write!(out, "{}", tierlab_render::validate::render_table(&results))?;
     // What each import approximates, on stderr beside the table.
     for v in &results {
         for n in &v.notes {

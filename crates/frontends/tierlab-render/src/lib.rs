@@ -6,9 +6,9 @@
 //! and shown) and `ssd` (the SSD catalog); `overview`; `simulate`; `compare` (text, CSV
 //! and the cells its HTML shares) and `compare_html`; `array` and `array_html`; `cache`
 //! and `cache_html`; `hdd`; `plan` and `plan_html`; `replicate` and `replicate_html`;
-//! `system` and `system_html`; `trace` (a trace's data classes); `drive` (the block
-//! device's `ctl` answers and `fsck` findings). `doc` is a report of lines and tables
-//! written once and printed as text or HTML.
+//! `system` and `system_html`; `trace` (a trace's data classes); `validate` (DiskSim
+//! drives validated); `drive` (the block device's `ctl` answers and `fsck` findings).
+//! `doc` is a report of lines and tables written once and printed as text or HTML.
 
 pub mod array;
 pub mod array_html;
@@ -31,3 +31,4 @@ pub mod ssd;
 pub mod system;
 pub mod system_html;
 pub mod trace;
+pub mod validate;
