@@ -64,6 +64,17 @@ fn settle(d: &Drive) {
     }
 }
 
+/// Wait until `extent` is in the SSD (the prefetch its read asked for has landed), or 2 s
+/// (some reads ask for none), so that a write then makes it dirty, to be written back when
+/// it is evicted: on a loaded machine the migration thread can lag the reads so far that
+/// every write reached the HDD and nothing was ever written back.
+fn cached(d: &Drive, extent: u64) {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < deadline && !d.table().unwrap().iter().any(|r| u64::from(r.extent) == extent) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Write every block, read hot ones repeatedly so they move, then check all data through
 /// migrations, a close, a reopen, and fsck.
 fn survives_migrations_and_reopen(dir: &Dir, create: CreateSpec) -> DriveStats {
@@ -80,6 +91,9 @@ fn survives_migrations_and_reopen(dir: &Dir, create: CreateSpec) -> DriveStats {
             d.read(i * 4096, &mut b).unwrap();
             assert_eq!(b, pattern(i, if round > 1 && i % 5 == 0 { 2 } else { 1 }), "block {i} round {round}");
             if round == 1 && i % 5 == 0 {
+                if create.settings.mode() == Mode::Caching {
+                    cached(&d, i * 4096 / ES);
+                }
                 d.write(i * 4096, &pattern(i, 2), false).unwrap();
             }
         }
