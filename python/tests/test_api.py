@@ -162,8 +162,8 @@ def test_ctrl_c_landing_as_a_run_starts_stops_it(monkeypatch, tmp_path):
     long.write_text(tierlab._native.json_to_toml(json.dumps(_long_workload())))
     real = tierlab._native.Job
 
-    def interrupted_as_it_starts(args):
-        real(args)  # started, then dropped: Ctrl-C landed before the caller held the job
+    def interrupted_as_it_starts(path, params):
+        real(path, params)  # started, then dropped: Ctrl-C landed before the caller held the job
         raise KeyboardInterrupt
 
     monkeypatch.setattr(tierlab._native, "Job", interrupted_as_it_starts)
@@ -175,18 +175,18 @@ def test_ctrl_c_landing_as_a_run_starts_stops_it(monkeypatch, tmp_path):
 def test_a_job_stopped_while_it_runs_never_ends_as_finished():
     # A trace's statistics are one pass that does not stop midway: the stop comes after
     # the job's last look at it, as a stop racing a run's end does.
-    job = tierlab._native.Job(["trace", "stats", str(trace(WEB)), "--json"])
+    job = tierlab._native.Job(["trace", "stats"], json.dumps({"file": str(trace(WEB))}))
     stopped = job.stop()
     with pytest.raises(tierlab.Interrupted):
         job.finish()
     assert stopped is True
-    done = tierlab._native.Job(["workload", "show", "--json"])
+    done = tierlab._native.Job(["workload", "show"], "{}")
     assert done.wait(60) and done.stop() is False, "a job that has ended cannot be stopped"
     assert json.loads(done.finish())["requests"] > 0
 
 
 def test_a_stopped_job_raises_interrupted():
-    job = tierlab._native.Job(["simulate", "--json"])
+    job = tierlab._native.Job(["simulate"], "{}")
     job.stop()
     assert job.wait(60)
     with pytest.raises(tierlab.Interrupted):

@@ -11,10 +11,10 @@ def test_an_unknown_option_is_a_type_error_and_an_unknown_flag_a_usage_error():
     # A function takes its command's parameters and no others, as any Python function.
     with pytest.raises(TypeError, match="no_such_option"):
         tierlab.simulate(no_such_option=1, progress=False)
-    # `command` passes any flag on: the command refuses it.
+    # `command` passes any parameter on: the command refuses it.
     with pytest.raises(tierlab.UsageError) as e:
         tierlab.command("simulate", no_such_option=1, progress=False)
-    assert "--no-such-option" in e.value.message
+    assert "`simulate` takes no parameter `no_such_option`" in e.value.message
     assert isinstance(e.value, ValueError)
 
 

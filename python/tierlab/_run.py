@@ -1,13 +1,11 @@
-"""Running a ``tierlab`` command line in-process: options to flags, progress, Ctrl-C."""
+"""Calling a study command in-process: its options by name, progress, Ctrl-C."""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import _native
@@ -51,22 +49,25 @@ class _Bar:
             self._bar = None
 
 
-def run(args: Sequence[str], progress: bool | None = None) -> bytes:
-    """Run ``tierlab ARGS…`` and return what it printed; raise ``tierlab.errors`` on failure.
+def call(path: Sequence[str], options: Mapping[str, Any], progress: bool | None = None) -> Any:
+    """Call the command at ``path`` (``["array", "simulate"]``) with ``options`` by name and
+    return its report; raise ``tierlab.errors`` on failure.
 
-    The command runs on a thread of its own without the GIL. Ctrl-C stops its simulations
-    at their next progress point and raises KeyboardInterrupt once they have stopped,
-    wherever it lands: while the job starts, between two waits or as it ends (the job
-    then reports itself stopped, never finished; a job dropped unwaited for stops too).
+    The options go to the command as a JSON object (a path as text, a dict as the TOML
+    file the command reads, written for the call), checked by the command's own
+    definitions. The command runs on a thread of its own without the GIL. Ctrl-C stops its
+    simulations at their next progress point and raises KeyboardInterrupt once they have
+    stopped, wherever it lands: while the job starts, between two waits or as it ends (the
+    job then reports itself stopped, never finished; a job dropped unwaited for stops too).
     """
     bar = _Bar() if _show(progress) else None
     job = None
     try:
-        job = _native.Job([str(a) for a in args])
+        job = _native.Job(list(path), params(options))
         while not job.wait(_POLL_S):
             if bar is not None:
                 bar.update(job.progress())
-        return job.finish()
+        return json.loads(job.finish())
     except KeyboardInterrupt:
         if job is not None:
             job.stop()
@@ -80,39 +81,12 @@ def run(args: Sequence[str], progress: bool | None = None) -> bytes:
             bar.close()
 
 
-def run_json(args: Sequence[str], progress: bool | None = None) -> Any:
-    """``run`` with ``--json`` added, the report parsed."""
-    return json.loads(run([*args, "--json"], progress))
+def params(options: Mapping[str, Any]) -> str:
+    """``options`` as the JSON object of parameters the extension reads."""
+    return json.dumps(dict(options), default=_plain)
 
 
-@contextmanager
-def flags(options: Mapping[str, Any]) -> Iterator[list[str]]:
-    """``options`` as command-line flags: ``ssd_fraction=0.25`` is ``--ssd-fraction 0.25``,
-    ``True`` a bare flag, ``False``/``None`` nothing, a list or tuple the flag once per
-    value, and a dict a configuration file (written as TOML for the run, then removed)."""
-    out: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="tierlab-") as tmp:
-        for key, value in options.items():
-            name = "--" + key.replace("_", "-")
-            if value is None or value is False:
-                continue
-            if value is True:
-                out.append(name)
-            elif isinstance(value, Mapping):
-                path = os.path.join(tmp, f"{key}.toml")
-                with open(path, "w", encoding="utf-8") as f:
-                    f.write(_native.json_to_toml(json.dumps(value)))
-                out += [name, path]
-            elif isinstance(value, (list, tuple)):
-                for v in value:
-                    out += [name, _text(v)]
-            else:
-                out += [name, _text(value)]
-        yield out
-
-
-def _text(v: Any) -> str:
-    # repr of a float is the shortest text that reads back as the same double.
-    if isinstance(v, float):
-        return repr(v)
+def _plain(v: Any) -> Any:
+    # A path as its text; anything else JSON has no type for (a NumPy integer, say) as the
+    # text the command line would read.
     return os.fspath(v) if isinstance(v, os.PathLike) else str(v)

@@ -27,10 +27,10 @@ from .errors import Error
 PathLike = str | os.PathLike
 
 
-def command(*args: Any, progress: bool | None = None, **options: Any) -> Any:
-    """Any command that takes ``--json``: ``command("replicate", "plan", r=20.45, rto_s=100)``."""
-    with _run.flags(options) as f:
-        return _run.run_json([*map(_run._text, args), *f], progress)
+def command(*path: str, progress: bool | None = None, **options: Any) -> Any:
+    """Any study command that takes ``--json``, by its path and parameters:
+    ``command("replicate", "plan", r=20.45, rto_s=100)``."""
+    return _run.call(path, options, progress)
 
 
 @_command(["overview"], positional=["trace"])
@@ -56,19 +56,19 @@ def compare(trace: PathLike | None = None, *, progress: bool | None = None, **op
 @_command(["trace", "stats"], positional=["file"])
 def trace_stats(file: PathLike, *, progress: bool | None = None, **options: Any) -> dict[str, Any]:
     """Requests, bytes, sizes, rates, working set, per volume."""
-    return command("trace", "stats", file, progress=progress, **options)
+    return command("trace", "stats", progress=progress, file=file, **options)
 
 
 @_command(["trace", "classes"], positional=["file"])
 def trace_classes(file: PathLike, *, progress: bool | None = None, **options: Any) -> dict[str, Any]:
     """HybridStore's data classes of a trace."""
-    return command("trace", "classes", file, progress=progress, **options)
+    return command("trace", "classes", progress=progress, file=file, **options)
 
 
 @_command(["cache"], positional=["trace"])
 def cache(trace: PathLike, *, progress: bool | None = None, **options: Any) -> dict[str, Any]:
     """Miss-ratio curves of replacement algorithms at many cache sizes, in one pass."""
-    return command("cache", trace, progress=progress, **options)
+    return command("cache", progress=progress, trace=trace, **options)
 
 
 #: The knobs a design fixes; those it leaves out take `simulate`'s defaults.

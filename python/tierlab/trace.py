@@ -58,8 +58,7 @@ class Trace:
         self.options = options
 
     def _columns(self) -> Iterator[tuple[bytes, bytes, bytes, bytes, bytes]]:
-        with _run.flags(self.options) as f:
-            yield from _native.TraceBatches(self.path, f, self.batch_rows)
+        yield from _native.TraceBatches(self.path, _run.params(self.options), self.batch_rows)
 
     def batches(self) -> Iterator[pyarrow.RecordBatch]:
         """The trace as Arrow record batches of :func:`schema` (at most ``batch_rows`` each)."""
@@ -104,6 +103,5 @@ def read_trace(path: str | os.PathLike, *, batch_rows: int = BATCH_ROWS, **optio
     recognised raises ``tierlab.TraceError`` here; a bad line raises it, with file, line
     and field, when a pass reaches it."""
     trace = Trace(path, batch_rows=batch_rows, **options)
-    with _run.flags(options) as f:
-        _native.TraceBatches(trace.path, f, 1)
+    _native.TraceBatches(trace.path, _run.params(options), 1)
     return trace

@@ -114,3 +114,16 @@ fn an_executor_using_a_study_or_a_crate_outside_the_layers_is_reported() {
         ]
     );
 }
+
+/// The command line (`tierlab-cli`) is a front end of its own: the Python bindings reach
+/// the studies through the study commands (`tierlab-commands`), not through it; only the
+/// wheel, which ships both side by side, links it.
+#[test]
+fn only_the_wheel_depends_on_the_command_line() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+    let crates = workspace_crates(&root);
+    let users: Vec<&str> = crates.iter().filter(|k| k.deps.iter().any(|d| d == "tierlab-cli")).map(|k| k.name.as_str()).collect();
+    assert_eq!(users, ["tierlab-wheel"]);
+    let py = crates.iter().find(|k| k.name == "tierlab-py").expect("tierlab-py");
+    assert!(py.deps.iter().any(|d| d == "tierlab-commands"), "{:?}", py.deps);
+}

@@ -1,9 +1,9 @@
 //! `tierlab bench …`: the simulator's own speed and memory, measured in-process with
 //! getrusage so that CPU time (not wall time on a shared machine) is what counts.
 
-use crate::args::TraceInput;
-use crate::devices::DeviceChoice;
-use crate::hybrid::{DesignArgs, HybridArgs};
+use tierlab_commands::args::TraceInput;
+use tierlab_commands::devices::DeviceChoice;
+use tierlab_commands::hybrid::{DesignArgs, HybridArgs};
 use anyhow::{anyhow, Result};
 use clap::Subcommand;
 use serde::Serialize;
@@ -104,7 +104,7 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
         requests_per_cpu_s: if cpu_s > 0.0 { report.requests as f64 / cpu_s } else { 0.0 },
         max_rss_bytes: rss,
     };
-    let mut out = crate::session::stdout();
+    let mut out = tierlab_commands::session::stdout();
     if json {
         serde_json::to_writer(&mut out, &r)?;
         writeln!(out)?;

@@ -46,7 +46,7 @@ pub enum CatalogCommand {
 }
 
 pub fn run(cmd: CatalogCommand) -> Result<()> {
-    let mut out = crate::session::stdout();
+    let mut out = tierlab_commands::session::stdout();
     match cmd {
         CatalogCommand::List { kind, catalog: dir, json } => {
             let all = entries(dir.as_deref(), kind)?;

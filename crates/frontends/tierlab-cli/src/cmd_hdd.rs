@@ -3,8 +3,8 @@
 //! under the FSU study's workloads. The studies are `tierlab_hdd_study`'s and their text
 //! `tierlab_render::hdd`'s; this module turns flags into their configurations.
 
-use crate::devices::DeviceChoice;
-use crate::progress::write_json;
+use tierlab_commands::devices::DeviceChoice;
+use tierlab_commands::progress::write_json;
 use anyhow::{anyhow, Result};
 use clap::{Args, Subcommand};
 use std::io::Write;
@@ -149,15 +149,15 @@ fn track_aligned(a: TrackAlignedArgs) -> Result<()> {
         variants: a.variants.clone(),
         queue: a.queue.to_string(),
     };
-    let bar = crate::progress::runs_bar(tierlab_track_aligned::workloads::Scheme::ALL.len() * 3);
+    let bar = tierlab_commands::progress::runs_bar(tierlab_track_aligned::workloads::Scheme::ALL.len() * 3);
     let report = tierlab_hdd_study::track_aligned(&cfg, &mut |scheme, done| {
         bar.set_message(scheme.to_string());
         bar.set_position(done);
     });
     // A study refused or failed leaves no summary.
     let report = report.map_err(blame)?;
-    crate::progress::finish(&bar, "hdd track-aligned");
-    let mut out = crate::session::stdout();
+    tierlab_commands::progress::finish(&bar, "hdd track-aligned");
+    let mut out = tierlab_commands::session::stdout();
     if a.json {
         return write_json(&mut out, &report);
     }
@@ -167,7 +167,7 @@ fn track_aligned(a: TrackAlignedArgs) -> Result<()> {
 
 fn layout(a: LayoutArgs) -> Result<()> {
     let report = tierlab_hdd_study::layout(&LayoutConfig { device: a.device.choice(), start: a.start, tracks: a.tracks }).map_err(blame)?;
-    let mut out = crate::session::stdout();
+    let mut out = tierlab_commands::session::stdout();
     if a.json {
         return write_json(&mut out, &report);
     }
@@ -181,11 +181,11 @@ fn probe(a: ProbeArgs) -> Result<()> {
         None => ProbeTarget::Model(a.device.choice()),
     };
     let cfg = ProbeConfig { target, start: a.start, tracks: a.tracks, boundary_reads: a.boundary_reads, seed: a.seed };
-    let bar = crate::progress::requests_bar("probing");
+    let bar = tierlab_commands::progress::requests_bar("probing");
     let probed = tierlab_hdd_study::probe(&cfg);
     let probed = probed.map_err(blame)?;
-    crate::progress::finish(&bar, "hdd probe");
-    let mut out = crate::session::stdout();
+    tierlab_commands::progress::finish(&bar, "hdd probe");
+    let mut out = tierlab_commands::session::stdout();
     if a.json {
         return write_json(&mut out, &probed);
     }

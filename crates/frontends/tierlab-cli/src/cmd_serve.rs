@@ -199,7 +199,7 @@ pub struct FsckArgs {
 
 /// `512`, `4K`, `256KiB`, `1M`, `4G`: bytes.
 fn parse_bytes(s: &str, flag: &str) -> Result<u64> {
-    crate::args::parse_bytes(s).map_err(|e| anyhow!("--{flag}: {e}"))
+    tierlab_commands::args::parse_bytes(s).map_err(|e| anyhow!("--{flag}: {e}"))
 }
 
 impl DriveSettings {
@@ -362,7 +362,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     let served = bound.spawn().map_err(flagged)?;
     let addr = served.address();
     let g = drive.geometry();
-    let mut out = crate::session::stdout();
+    let mut out = tierlab_commands::session::stdout();
     if a.json {
         let m = served.metrics_addr().map(|m| m.to_string());
         writeln!(out, "{}", serde_json::json!({ "listening": addr, "ctl": ctl_path, "metrics": m, "size_bytes": drive.virtual_bytes(), "extent_bytes": g.extent_bytes, "mode": drive.mode() }))?;
@@ -421,7 +421,7 @@ pub fn ctl(a: CtlArgs) -> Result<()> {
         }
     };
     let v = admin::request(&socket, &req).map_err(|e| anyhow!(e))?;
-    let mut out = crate::session::stdout();
+    let mut out = tierlab_commands::session::stdout();
     if a.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
@@ -432,7 +432,7 @@ pub fn ctl(a: CtlArgs) -> Result<()> {
 
 pub fn fsck(a: FsckArgs) -> Result<()> {
     let rep = tierlab_block_device::fsck::fsck_with(&a.ssd, &a.hdd, a.repair, a.discard_unrecoverable)?;
-    let mut out = crate::session::stdout();
+    let mut out = tierlab_commands::session::stdout();
     if a.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&rep)?)?;
     } else {

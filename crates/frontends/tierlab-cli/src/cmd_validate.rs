@@ -45,7 +45,7 @@ pub fn run(cmd: ValidateCommand) -> Result<()> {
     if results.is_empty() {
         return Err(anyhow::anyhow!("no DiskSim drive (a folder with a .parv file) found in {}", dir.display()));
     }
-    let mut out = crate::session::stdout();
+    let mut out = tierlab_commands::session::stdout();
     if json {
         serde_json::to_writer_pretty(&mut out, &results)?;
         writeln!(out)?;

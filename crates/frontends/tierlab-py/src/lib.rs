@@ -1,8 +1,10 @@
-//! `tierlab._native`: the Rust side of tierlab's Python package. It runs `tierlab`
-//! commands in-process ([`Job`], through `tierlab_cli::api`), streams a trace as column
-//! batches ([`TraceBatches`]) and turns a failure into the typed exception of
-//! `tierlab.errors` with its file, line and field. Everything a user calls is in the
-//! Python package (`python/tierlab`), which documents it.
+//! The Python bindings of tierlab's study commands, registered into the extension module
+//! `tierlab._native` (built by `tierlab-wheel`). They call a study command by its path and
+//! named parameters ([`Job`], through `tierlab_commands::api`), stream a trace as column
+//! batches ([`TraceBatches`]), describe each command's parameters for the functions'
+//! signatures, and turn a failure into the typed exception of `tierlab.errors` with its
+//! file, line and field. Everything a user calls is in the Python package
+//! (`python/tierlab`), which documents it.
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -10,7 +12,7 @@ use pyo3::types::PyBytes;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
-use tierlab_cli::api::{self, Failure, FailureKind};
+use tierlab_commands::api::{self, Failure, FailureKind};
 use tierlab_types::Op;
 
 /// `failure` as the matching exception of `tierlab.errors`.
@@ -44,13 +46,13 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 /// Run `f`, turning a panic into `tierlab.errors.Error`, so that the interpreter (a
 /// Jupyter kernel, a Ray worker) lives on. The extension is built to unwind for this
 /// (`[profile.python]` in the workspace's Cargo.toml).
-fn guarded<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+pub fn guarded<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| {
         Err(raise(py, Failure { kind: FailureKind::Other, message: format!("internal error (a bug in tierlab, please report it): {}", panic_message(&*p)), location: None }))
     })
 }
 
-/// A `tierlab` command line running on a thread of its own.
+/// A study command running on a thread of its own.
 #[pyclass(module = "tierlab._native")]
 struct Job {
     job: Mutex<Option<api::Job>>,
@@ -58,11 +60,15 @@ struct Job {
 
 #[pymethods]
 impl Job {
-    /// Start `tierlab ARGS…` (without the program name).
+    /// Start the command at `path` (`["array", "simulate"]`) with `params`, a JSON object
+    /// of its parameters by name; its report comes back as JSON. A call the command refuses
+    /// raises `tierlab.UsageError`.
     #[new]
-    fn new(args: Vec<String>) -> PyResult<Self> {
-        let job = api::Job::start(args).map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))?;
-        Ok(Job { job: Mutex::new(Some(job)) })
+    fn new(py: Python<'_>, path: Vec<String>, params: &str) -> PyResult<Self> {
+        guarded(py, || {
+            let job = api::Job::call(&path, &object(params).map_err(|f| raise(py, f))?).map_err(|f| raise(py, f))?;
+            Ok(Job { job: Mutex::new(Some(job)) })
+        })
     }
 
     /// Wait up to `timeout_s` seconds without holding the GIL; True once the command ended.
@@ -105,16 +111,6 @@ impl Job {
     }
 }
 
-/// Run `tierlab ARGS…` (with the program name) as the command line does, printing to
-/// stdout and stderr; returns the exit status.
-#[pyfunction]
-fn main(py: Python<'_>, args: Vec<String>) -> PyResult<i32> {
-    guarded(py, || {
-        let code = py.detach(|| tierlab_cli::main(args.into_iter().map(Into::into)));
-        Ok(if code == std::process::ExitCode::SUCCESS { 0 } else { 1 })
-    })
-}
-
 /// A configuration given as JSON text, as a TOML document.
 #[pyfunction]
 fn json_to_toml(py: Python<'_>, json: &str) -> PyResult<String> {
@@ -145,11 +141,12 @@ type Columns<'py> = (Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyByte
 
 #[pymethods]
 impl TraceBatches {
-    /// Open `path` with `tierlab`'s trace flags `args` (e.g. `["--format", "msr"]`).
+    /// Open `path` with the trace parameters `params`, a JSON object (`{"format": "msr"}`).
     #[new]
-    fn new(py: Python<'_>, path: PathBuf, args: Vec<String>, batch_rows: usize) -> PyResult<Self> {
+    fn new(py: Python<'_>, path: PathBuf, params: &str, batch_rows: usize) -> PyResult<Self> {
         guarded(py, || {
-            let reader = py.detach(|| api::open_trace(&path, args)).map_err(|f| raise(py, f))?;
+            let params = object(params).map_err(|f| raise(py, f))?;
+            let reader = py.detach(|| api::open_trace(&path, &params)).map_err(|f| raise(py, f))?;
             Ok(TraceBatches { reader: Mutex::new(reader), batch_rows: batch_rows.max(1) })
         })
     }
@@ -194,7 +191,7 @@ impl TraceBatches {
 /// The design families and their report colours: (name, mode, `#rrggbb`).
 #[pyfunction]
 fn design_families() -> Vec<(&'static str, String)> {
-    tierlab_cli::api::design_families()
+    api::design_families()
 }
 
 /// The parameters of the command at `path` (`["array", "simulate"]`) as JSON text, from
@@ -205,11 +202,20 @@ fn describe(path: Vec<String>) -> Option<String> {
     api::describe(&path).and_then(|spec| serde_json::to_string(&spec).ok())
 }
 
-#[pymodule]
-fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+/// A JSON object of parameters by name.
+fn object(json: &str) -> Result<serde_json::Map<String, serde_json::Value>, Failure> {
+    let usage = |message: String| Failure { kind: FailureKind::Usage, message, location: None };
+    match serde_json::from_str(json) {
+        Ok(serde_json::Value::Object(map)) => Ok(map),
+        Ok(_) => Err(usage("parameters must be an object of values by name".into())),
+        Err(e) => Err(usage(format!("parameters are not JSON: {e}"))),
+    }
+}
+
+/// Add the bindings to the extension module `m`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Job>()?;
     m.add_class::<TraceBatches>()?;
-    m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(json_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;
     m.add_function(wrap_pyfunction!(design_families, m)?)?;

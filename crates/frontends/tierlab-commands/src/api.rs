@@ -1,7 +1,8 @@
-//! `tierlab` commands run in-process, for the Python package: the same argument parsing,
-//! defaults, code and report as the binary, the report kept in memory instead of printed.
+//! The study commands run in-process, for the Python package: called by path and named
+//! parameters ([`Job::call`]), read by the same definitions, defaults and checks as the
+//! binary's command line, and giving the same report, kept in memory instead of printed.
 //!
-//! A [`Job`] runs one command line on a thread of its own so that its caller stays free
+//! A [`Job`] runs one command on a thread of its own so that its caller stays free
 //! to draw progress (read with [`Job::progress`]), to notice Ctrl-C and to stop the run
 //! ([`Job::stop`]). A failure comes back as a [`Failure`] that says what kind it is and,
 //! where the error names one, the file, line and field at fault.
@@ -61,9 +62,24 @@ pub struct Job {
 }
 
 impl Job {
-    /// Start `tierlab ARGS…` (`args` without the program name; none runs `overview`).
+    /// Start `tierlab ARGS…` (`args` without the program name).
     pub fn start(args: Vec<String>) -> std::io::Result<Job> {
         Self::spawn(move || run_here(args))
+    }
+
+    /// Start the command at `path` (`["array", "simulate"]`) with `params` by name, its
+    /// report as JSON where it has one (see [`params`](crate::params) for how values are
+    /// read). A call the command's definitions refuse is a [`FailureKind::Usage`] failure.
+    pub fn call(path: &[String], params: &serde_json::Map<String, serde_json::Value>) -> Result<Job, Failure> {
+        let spec = describe(path).ok_or_else(|| Failure { kind: FailureKind::Usage, message: format!("no command `tierlab {}`", path.join(" ")), location: None })?;
+        let line = crate::params::call_line(&spec, params)?;
+        Self::spawn(move || {
+            // The whole call line, so that the files written for its tables live until the
+            // command has read them.
+            let line = line;
+            run_here(line.args.clone())
+        })
+            .map_err(|e| Failure { kind: FailureKind::Other, message: format!("cannot start a thread: {e}"), location: None })
     }
 
     /// A job that panics with `message`: for the Python package's tests, which check that
@@ -189,7 +205,7 @@ pub fn run(args: Vec<String>) -> Outcome {
 
 fn run_here(args: Vec<String>) -> Result<(), Failure> {
     let argv = std::iter::once("tierlab".to_string()).chain(args);
-    let cli = match crate::Cli::try_parse_from(argv) {
+    let parsed = match crate::Commands::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
@@ -201,23 +217,22 @@ fn run_here(args: Vec<String>) -> Result<(), Failure> {
             return Err(Failure { kind: FailureKind::Usage, message: text.trim_end().trim_start_matches("error: ").to_string(), location: None });
         }
     };
-    let Some(command) = crate::command_of(cli) else {
-        return Err(Failure { kind: FailureKind::Other, message: "`overview` does not parse".into(), location: None });
-    };
-    crate::execute(command).map_err(|e| failure(&e))
+    crate::execute(parsed.command).map_err(|e| failure(&e))
 }
 
-/// Open the trace at `path` for streaming, reading it as `tierlab` would with the trace
-/// flags `args` (`--format`, `--sort`, `--volume`, `--start-s`, `--end-s`, `--speed`,
-/// `--max-requests`).
-pub fn open_trace(path: &std::path::Path, args: Vec<String>) -> Result<tierlab_trace::TraceReader, Failure> {
+/// Open the trace at `path` for streaming, reading it as the commands do with the trace
+/// parameters `params` by name (`format`, `sort`, `volume`, `start_s`, `end_s`, `speed`,
+/// `max_requests`).
+pub fn open_trace(path: &std::path::Path, params: &serde_json::Map<String, serde_json::Value>) -> Result<tierlab_trace::TraceReader, Failure> {
     #[derive(Parser)]
     #[command(name = "trace options")]
     struct TraceFlags {
         #[command(flatten)]
         input: crate::args::TraceInput,
     }
-    let flags = TraceFlags::try_parse_from(std::iter::once("trace".to_string()).chain(args))
+    let spec = crate::describe::spec_of(&<TraceFlags as clap::CommandFactory>::command(), &[]);
+    let line = crate::params::call_line(&spec, params)?;
+    let flags = TraceFlags::try_parse_from(std::iter::once("trace".to_string()).chain(line.args.iter().cloned()))
         .map_err(|e| Failure { kind: FailureKind::Usage, message: e.render().to_string().trim_end().trim_start_matches("error: ").to_string(), location: None })?;
     flags.input.open(path).map_err(|e| failure(&e))
 }
@@ -357,9 +372,10 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.disksim");
         std::fs::write(&path, "0.0 0 0 8 1\n1.0 0 8 8 0\n2.0 0 16 8 1\n").unwrap();
-        let n = open_trace(&path, args(&["--format", "disksim-ms", "--max-requests", "2"])).unwrap().count();
+        let params = |v: serde_json::Value| v.as_object().cloned().unwrap_or_default();
+        let n = open_trace(&path, &params(serde_json::json!({"format": "disksim-ms", "max_requests": 2}))).unwrap().count();
         assert_eq!(n, 2);
-        assert_eq!(open_trace(&path, args(&["--speed", "x"])).err().map(|f| f.kind), Some(FailureKind::Usage));
+        assert_eq!(open_trace(&path, &params(serde_json::json!({"speed": "x"}))).err().map(|f| f.kind), Some(FailureKind::Usage));
         assert_eq!(json_to_toml(r#"{"a": {"b": [1, 2]}}"#).unwrap(), "[a]\nb = [1, 2]\n");
         assert!(json_to_toml("[1]").is_err());
         std::fs::remove_dir_all(&dir).ok();
@@ -410,6 +426,24 @@ mod tests {
         .unwrap();
         drop(job);
         assert_eq!(seen_rx.recv_timeout(Duration::from_secs(60)), Ok(true), "the dropped job was told to stop");
+    }
+
+    #[test]
+    fn a_call_gives_the_json_of_its_command_line() {
+        let params = serde_json::json!({"r": 20.45, "rto_s": 100});
+        let called = Job::call(&args(&["replicate", "plan"]), params.as_object().unwrap()).unwrap().finish().unwrap();
+        let line = run(args(&["replicate", "plan", "--r", "20.45", "--rto-s", "100", "--json"])).unwrap();
+        assert_eq!(String::from_utf8(called).unwrap(), String::from_utf8(line).unwrap());
+        // A table is the TOML file the command reads, there for as long as the command runs.
+        let shown = |params: serde_json::Value| -> serde_json::Value {
+            let out = Job::call(&args(&["workload", "show"]), params.as_object().unwrap()).unwrap().finish().unwrap();
+            serde_json::from_slice(&out).unwrap()
+        };
+        let mut spec = shown(serde_json::json!({}));
+        spec["requests"] = serde_json::json!(1234);
+        assert_eq!(shown(serde_json::json!({ "file": spec.clone() })), spec);
+        let f = Job::call(&args(&["no-such"]), &serde_json::Map::new()).err().expect("no such command");
+        assert_eq!(f.kind, FailureKind::Usage);
     }
 
     #[test]

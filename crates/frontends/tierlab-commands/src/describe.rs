@@ -18,6 +18,8 @@ pub struct CommandSpec {
     /// Its parameters in `--help`'s order: positionals first, then options. `--json`,
     /// `--help` and `--version` are left out (a front end asks for JSON itself).
     pub params: Vec<ParamSpec>,
+    /// Whether it prints its report as JSON when asked (`--json`).
+    pub json: bool,
 }
 
 /// The kind of value a parameter takes.
@@ -59,16 +61,22 @@ pub struct ParamSpec {
 /// The command at `path` (`["simulate"]`, `["array", "compare"]`); `None` if there is
 /// no such command.
 pub fn describe(path: &[String]) -> Option<CommandSpec> {
-    let root = crate::Cli::command();
+    let root = crate::Commands::command();
     let mut cmd = &root;
     for name in path {
         cmd = cmd.find_subcommand(name)?;
     }
+    Some(spec_of(cmd, path))
+}
+
+/// The spec of the command `cmd`, found at `path`.
+pub(crate) fn spec_of(cmd: &clap::Command, path: &[String]) -> CommandSpec {
     let about = cmd.get_long_about().or(cmd.get_about()).map(|s| s.to_string()).unwrap_or_default();
     let mut params: Vec<ParamSpec> = cmd.get_arguments().filter(|a| shown(a)).map(param).collect();
     // Positionals first, in their index order, as a function takes them.
     params.sort_by_key(|p| p.flag.is_some());
-    Some(CommandSpec { path: path.to_vec(), about, params })
+    let json = cmd.get_arguments().any(|a| a.get_long() == Some("json"));
+    CommandSpec { path: path.to_vec(), about, params, json }
 }
 
 fn shown(a: &clap::Arg) -> bool {
@@ -145,7 +153,7 @@ mod tests {
             }
         }
         let mut out = Vec::new();
-        walk(&crate::Cli::command(), &mut Vec::new(), &mut out);
+        walk(&crate::Commands::command(), &mut Vec::new(), &mut out);
         out
     }
 
