@@ -12,7 +12,8 @@ pub fn render_ctl(v: &Value, table: bool) -> String {
         Value::Array(rows) if table => {
             s.push_str(&format!("{:>10} {:>10} {:>5}\n", "extent", "location", "dirty"));
             for r in rows {
-                s.push_str(&format!("{:>10} {:>10} {:>5}\n", r["extent"], r["location"], if r["dirty"] == true { "yes" } else { "" }));
+                // A JSON value's Display ignores widths: pad its text.
+                s.push_str(&format!("{:>10} {:>10} {:>5}\n", r["extent"].to_string(), r["location"].to_string(), if r["dirty"] == true { "yes" } else { "" }));
             }
         }
         Value::Object(m) => {
@@ -78,6 +79,7 @@ mod tests {
         let table = render_ctl(&json!([{ "extent": 3, "location": 7, "dirty": true }, { "extent": 4, "location": 9, "dirty": false }]), true);
         let lines: Vec<Vec<&str>> = table.lines().map(|l| l.split_whitespace().collect()).collect();
         assert_eq!(lines, [vec!["extent", "location", "dirty"], vec!["3", "7", "yes"], vec!["4", "9"]], "{table}");
+        assert_eq!(table.lines().nth(1), Some(format!("{:>10} {:>10} {:>5}", 3, 7, "yes").as_str()), "columns line up under their heads");
         let stats = render_ctl(&json!({ "energy": { "hdd_j": null, "ssd_j": 1.5 }, "pt": 2 }), false);
         assert_eq!(stats, format!("{:<24} {}\n{:<24} {}\n", "energy", "hdd_j=- ssd_j=1.5", "pt", 2));
         assert_eq!(render_ctl(&json!("ok"), false), "\"ok\"\n");
