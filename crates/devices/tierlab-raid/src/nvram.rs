@@ -21,6 +21,7 @@
 //! blocks: 16 + 16 MiB).
 
 use serde::Serialize;
+use tierlab_index_list::{Ends, Linked, Links, NIL};
 
 /// Settings of the cache.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -54,8 +55,6 @@ pub struct NvramStats {
     pub destaged_bytes: u64,
 }
 
-const NIL: u32 = u32::MAX;
-
 /// The list of clean blocks, most recently used at its head.
 const CLEAN: usize = 0;
 /// The list of dirty blocks not being destaged, the most recently dirtied at its head.
@@ -64,15 +63,23 @@ const AGING: usize = 1;
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     block: u64,
-    /// Neighbours towards the head and the tail of the slot's list ([`Slot::list`]).
-    prev: u32,
-    next: u32,
+    /// Neighbours in the slot's list ([`Slot::list`]).
+    links: Links,
     dirty: bool,
     /// A destage of this block is in flight.
     destaging: bool,
     /// Written again while its destage was in flight: stays dirty when that completes.
     rewritten: bool,
     dirty_since_ns: u64,
+}
+
+impl Linked for Slot {
+    fn links(&self) -> &Links {
+        &self.links
+    }
+    fn links_mut(&mut self) -> &mut Links {
+        &mut self.links
+    }
 }
 
 impl Slot {
@@ -98,9 +105,8 @@ pub struct Nvram {
     map: BlockMap,
     slots: Vec<Slot>,
     free: Vec<u32>,
-    /// Heads and tails of the lists [`CLEAN`] and [`AGING`].
-    head: [u32; 2],
-    tail: [u32; 2],
+    /// The lists [`CLEAN`] and [`AGING`].
+    lists: [Ends; 2],
     dirty_blocks: u64,
     stats: NvramStats,
 }
@@ -118,8 +124,7 @@ impl Nvram {
             map: BlockMap::with_capacity((cfg.capacity_bytes / block).min(1 << 20) as usize),
             slots: Vec::new(),
             free: Vec::new(),
-            head: [NIL; 2],
-            tail: [NIL; 2],
+            lists: [Ends::EMPTY; 2],
             dirty_blocks: 0,
             stats: NvramStats::default(),
         }
@@ -211,7 +216,7 @@ impl Nvram {
             if let Some(&i) = self.map.get(&b) {
                 let s = self.slots[i as usize];
                 if !s.dirty && !s.destaging {
-                    self.unlink(CLEAN, i);
+                    self.lists[CLEAN].unlink(&mut self.slots, i);
                     self.map.remove(&b);
                     self.free.push(i);
                 }
@@ -296,12 +301,12 @@ impl Nvram {
                     if s.destaging {
                         s.rewritten = true;
                     } else if !s.dirty {
-                        self.unlink(CLEAN, i);
+                        self.lists[CLEAN].unlink(&mut self.slots, i);
                         let s = &mut self.slots[i as usize];
                         s.dirty = true;
                         s.dirty_since_ns = now_ns;
                         self.dirty_blocks += 1;
-                        self.push_front(AGING, i);
+                        self.lists[AGING].push_head(&mut self.slots, i);
                     }
                 }
                 None => {
@@ -328,14 +333,14 @@ impl Nvram {
 
     /// When the oldest dirty block not yet being destaged became dirty.
     pub fn oldest_dirty_ns(&self) -> Option<u64> {
-        let oldest = self.tail[AGING];
+        let oldest = self.lists[AGING].tail;
         (oldest != NIL).then(|| self.slots[oldest as usize].dirty_since_ns)
     }
 
     /// The next range to destage (oldest dirty block and its dirty neighbours), marked as
     /// in flight; `None` when nothing is dirty.
     pub fn next_destage(&mut self) -> Option<(u64, u64)> {
-        let oldest = self.tail[AGING];
+        let oldest = self.lists[AGING].tail;
         if oldest == NIL {
             return None;
         }
@@ -354,7 +359,7 @@ impl Nvram {
         }
         for x in lo..hi {
             if let Some(&i) = self.map.get(&x) {
-                self.unlink(AGING, i);
+                self.lists[AGING].unlink(&mut self.slots, i);
                 self.slots[i as usize].destaging = true;
             }
         }
@@ -375,47 +380,27 @@ impl Nvram {
             if !s.destaging {
                 // Not being destaged (a range it was not part of): it leaves the list of
                 // dirty blocks as it turns clean below.
-                self.unlink(AGING, i);
+                self.lists[AGING].unlink(&mut self.slots, i);
             }
             let s = &mut self.slots[i as usize];
             s.destaging = false;
             if s.rewritten {
                 s.rewritten = false;
                 s.dirty_since_ns = now_ns;
-                self.push_front(AGING, i);
+                self.lists[AGING].push_head(&mut self.slots, i);
             } else {
                 s.dirty = false;
                 self.dirty_blocks -= 1;
-                self.push_front(CLEAN, i);
+                self.lists[CLEAN].push_head(&mut self.slots, i);
             }
         }
     }
 
     /// Make a clean block the most recently used (a dirty one keeps no recency).
     fn touch(&mut self, i: u32) {
-        if self.slots[i as usize].list() != Some(CLEAN) || self.head[CLEAN] == i {
-            return;
+        if self.slots[i as usize].list() == Some(CLEAN) {
+            self.lists[CLEAN].move_to_head(&mut self.slots, i);
         }
-        self.unlink(CLEAN, i);
-        self.push_front(CLEAN, i);
-    }
-
-    /// Take slot `i` out of list `l`, which holds it.
-    fn unlink(&mut self, l: usize, i: u32) {
-        let Slot { prev, next, .. } = self.slots[i as usize];
-        if prev != NIL { self.slots[prev as usize].next = next } else { self.head[l] = next }
-        if next != NIL { self.slots[next as usize].prev = prev } else { self.tail[l] = prev }
-    }
-
-    fn push_front(&mut self, l: usize, i: u32) {
-        let old = self.head[l];
-        {
-            let s = &mut self.slots[i as usize];
-            s.prev = NIL;
-            s.next = old;
-        }
-        if old != NIL { self.slots[old as usize].prev = i } else { self.tail[l] = i }
-        self.head[l] = i;
     }
 
     /// Free one slot if the cache is full by evicting the least recently used clean
@@ -424,19 +409,19 @@ impl Nvram {
         if (self.map.len() as u64) < self.capacity_blocks {
             return true;
         }
-        let i = self.tail[CLEAN];
+        let i = self.lists[CLEAN].tail;
         if i == NIL {
             return false;
         }
         let block = self.slots[i as usize].block;
-        self.unlink(CLEAN, i);
+        self.lists[CLEAN].unlink(&mut self.slots, i);
         self.map.remove(&block);
         self.free.push(i);
         true
     }
 
     fn insert(&mut self, block: u64, dirty: bool, now_ns: u64) {
-        let slot = Slot { block, prev: NIL, next: NIL, dirty, destaging: false, rewritten: false, dirty_since_ns: now_ns };
+        let slot = Slot { block, links: Links::NONE, dirty, destaging: false, rewritten: false, dirty_since_ns: now_ns };
         let i = match self.free.pop() {
             Some(i) => {
                 self.slots[i as usize] = slot;
@@ -450,9 +435,9 @@ impl Nvram {
         self.map.insert(block, i);
         if dirty {
             self.dirty_blocks += 1;
-            self.push_front(AGING, i);
+            self.lists[AGING].push_head(&mut self.slots, i);
         } else {
-            self.push_front(CLEAN, i);
+            self.lists[CLEAN].push_head(&mut self.slots, i);
         }
     }
 }

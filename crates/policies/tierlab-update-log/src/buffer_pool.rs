@@ -2,6 +2,7 @@
 //! buffer (whose misses and dirty evictions are the primary's data I/O) and the
 //! secondary's apply-side cache are both one of these.
 
+use tierlab_index_list::{Ends, Linked, Links, NIL};
 use tierlab_keymap::KeyMap;
 
 /// What one page reference cost.
@@ -13,16 +14,21 @@ pub struct Reference {
     pub write_back: Option<u64>,
 }
 
-const NIL: u32 = u32::MAX;
-
 /// A resident page, linked into the recency order.
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     page: u64,
-    /// Toward the most recently used end.
-    prev: u32,
-    /// Toward the least recently used end.
-    next: u32,
+    /// Its neighbours in the recency order.
+    links: Links,
+}
+
+impl Linked for Frame {
+    fn links(&self) -> &Links {
+        &self.links
+    }
+    fn links_mut(&mut self) -> &mut Links {
+        &mut self.links
+    }
 }
 
 /// A write-back LRU cache of `capacity_pages` pages, keyed by page number.
@@ -39,10 +45,9 @@ pub struct BufferPool {
     /// Bit `f` set: frame `f` holds a dirty page.
     dirty: Vec<u64>,
     dirty_pages: usize,
-    /// Most recently used frame.
-    head: u32,
-    /// Least recently used frame: the next victim.
-    tail: u32,
+    /// The frames by recency: the most recently used at the head, the next victim at the
+    /// tail.
+    lru: Ends,
     capacity_pages: usize,
 }
 
@@ -53,8 +58,7 @@ impl BufferPool {
             frames: Vec::new(),
             dirty: Vec::new(),
             dirty_pages: 0,
-            head: NIL,
-            tail: NIL,
+            lru: Ends::EMPTY,
             // Frames are numbered in a u32 below the links' NIL.
             capacity_pages: capacity_pages.min(NIL as usize - 1),
         }
@@ -76,23 +80,20 @@ impl BufferPool {
         let mut out = Reference::default();
         let frame = match self.index.get(&page) {
             Some(&f) => {
-                if self.head != f {
-                    self.unlink(f);
-                    self.push_head(f);
-                }
+                self.lru.move_to_head(&mut self.frames, f);
                 f
             }
             None => {
                 out.miss = true;
                 let f = if self.frames.len() < self.capacity_pages {
-                    self.frames.push(Frame { page, prev: NIL, next: NIL });
+                    self.frames.push(Frame { page, links: Links::NONE });
                     if self.frames.len() > self.dirty.len() * 64 {
                         self.dirty.push(0);
                     }
                     (self.frames.len() - 1) as u32
                 } else {
-                    let f = self.tail;
-                    self.unlink(f);
+                    let f = self.lru.tail;
+                    self.lru.unlink(&mut self.frames, f);
                     let victim = self.frames[f as usize].page;
                     self.index.remove(&victim);
                     if self.set_clean(f) {
@@ -101,7 +102,7 @@ impl BufferPool {
                     self.frames[f as usize].page = page;
                     f
                 };
-                self.push_head(f);
+                self.lru.push_head(&mut self.frames, f);
                 self.index.insert(page, f);
                 f
             }
@@ -166,29 +167,6 @@ impl BufferPool {
             self.dirty_pages -= 1;
         }
         was
-    }
-
-    fn unlink(&mut self, f: u32) {
-        let Frame { prev, next, .. } = self.frames[f as usize];
-        match prev {
-            NIL => self.head = next,
-            p => self.frames[p as usize].next = next,
-        }
-        match next {
-            NIL => self.tail = prev,
-            n => self.frames[n as usize].prev = prev,
-        }
-    }
-
-    fn push_head(&mut self, f: u32) {
-        let old = self.head;
-        self.frames[f as usize].prev = NIL;
-        self.frames[f as usize].next = old;
-        match old {
-            NIL => self.tail = f,
-            o => self.frames[o as usize].prev = f,
-        }
-        self.head = f;
     }
 }
 
