@@ -136,6 +136,26 @@ impl KeyMap {
         None
     }
 
+    /// `key`'s value and `true` if it is present (the map unchanged); otherwise `value()`
+    /// becomes its value, and that and `false` are returned. One probe where a lookup
+    /// followed by [`KeyMap::insert`] takes two.
+    #[inline]
+    pub fn insert_with(&mut self, key: u64, value: impl FnOnce() -> u32) -> (u32, bool) {
+        let (mut i, found) = if self.slots.is_empty() { (0, false) } else { self.find(key) };
+        if found {
+            return (self.slots[i].value, true);
+        }
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.resize(bits_for(self.len + 1));
+            i = self.find(key).0;
+        }
+        let value = value();
+        debug_assert!(value != EMPTY, "KeyMap values must be below u32::MAX");
+        self.slots[i] = Slot { key, value };
+        self.len += 1;
+        (value, false)
+    }
+
     /// Remove `key`, returning its value. The entries after it in its probe run move back
     /// to close the gap (no marker is left).
     pub fn remove(&mut self, key: &u64) -> Option<u32> {
@@ -252,7 +272,12 @@ mod tests {
                 // Keys spread over a few clusters that collide at small table sizes.
                 let key = key.wrapping_mul(1 << 40) ^ (key & 7);
                 match op {
-                    0 | 1 => prop_assert_eq!(m.insert(key, value), std_map.insert(key, value)),
+                    0 => prop_assert_eq!(m.insert(key, value), std_map.insert(key, value)),
+                    1 => {
+                        let before = std_map.get(&key).copied();
+                        prop_assert_eq!(m.insert_with(key, || value), (before.unwrap_or(value), before.is_some()));
+                        std_map.entry(key).or_insert(value);
+                    }
                     _ => prop_assert_eq!(m.remove(&key), std_map.remove(&key)),
                 }
                 prop_assert_eq!(m.len(), std_map.len());

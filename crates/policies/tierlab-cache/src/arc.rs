@@ -175,24 +175,27 @@ impl Replacement for Arc {
     }
 
     fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64) {
-        let to = match self.map.get(&key).map(|&i| (i, self.slab.nodes[i as usize].list)) {
-            Some((_, T1 | T2)) => return,
-            Some((i, _)) => {
-                // A ghost admitted without an access first: it comes back as frequent.
-                self.drop_node(i);
-                T2
+        let to = if self.ghost_hit.is_some_and(|(k, _)| k == key) { T2 } else { T1 };
+        let (slab, lists) = (&mut self.slab, &mut self.lists);
+        let (i, known) = self.map.insert_with(key, || {
+            let i = slab.alloc(key, size, to, now_ns);
+            slab.push_head(&mut lists[to as usize], i);
+            i
+        });
+        if known {
+            if self.slab.nodes[i as usize].list <= T2 {
+                return; // resident
             }
-            None if self.ghost_hit.is_some_and(|(k, _)| k == key) => {
-                self.last_ghost_in_b2 = false;
-                T2
-            }
-            None => T1,
-        };
+            // A ghost admitted without an access first: it comes back as frequent.
+            self.drop_node(i);
+            let i = self.slab.alloc(key, size, T2, now_ns);
+            self.slab.push_head(&mut self.lists[T2 as usize], i);
+            self.map.insert(key, i);
+        } else if to == T2 {
+            self.last_ghost_in_b2 = false;
+        }
         self.ghost_hit = None;
         self.incoming = 1;
-        let i = self.slab.alloc(key, size, to, now_ns);
-        self.slab.push_head(&mut self.lists[to as usize], i);
-        self.map.insert(key, i);
     }
 
     fn remove(&mut self, key: u64) -> bool {

@@ -253,12 +253,19 @@ macro_rules! each {
     };
 }
 
+/// Work to run on the concrete cache inside an [`AnyCache`] ([`AnyCache::visit`]): one
+/// copy of it is compiled per algorithm, so a loop over many references calls the
+/// algorithm's code directly (inlined) rather than choosing it again at every call.
+pub trait CacheVisitor {
+    type Output;
+    fn visit<C: Replacement>(self, cache: &mut C) -> Self::Output;
+}
+
 impl AnyCache {
-    /// [`touch`] with the algorithm's own code inlined: whether `key` (of `size` units)
-    /// hit; on a miss it is admitted as [`reference_sized`] would.
+    /// Runs `visitor` on the concrete cache.
     #[inline]
-    pub fn touch(&mut self, key: u64, size: u32, now_ns: u64) -> bool {
-        each!(self, c => touch(c, key, size, now_ns))
+    pub fn visit<V: CacheVisitor>(&mut self, visitor: V) -> V::Output {
+        each!(self, c => visitor.visit(c))
     }
 }
 

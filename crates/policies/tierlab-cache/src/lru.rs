@@ -43,12 +43,17 @@ impl Replacement for Lru {
         true
     }
     fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64) {
-        if self.access(key, now_ns) {
-            return;
+        let (slab, order) = (&mut self.slab, &mut self.order);
+        let (i, resident) = self.map.insert_with(key, || {
+            let i = slab.alloc(key, size, 0, now_ns);
+            slab.push_head(order, i);
+            i
+        });
+        // A resident key counts as an access.
+        if resident && self.reorder_on_hit && self.order.head != i {
+            self.slab.unlink(&mut self.order, i);
+            self.slab.push_head(&mut self.order, i);
         }
-        let i = self.slab.alloc(key, size, 0, now_ns);
-        self.slab.push_head(&mut self.order, i);
-        self.map.insert(key, i);
     }
     fn evict(&mut self, _now_ns: u64) -> Option<u64> {
         let i = self.order.tail;

@@ -160,21 +160,24 @@ impl Replacement for S3Fifo {
     }
 
     fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64) {
-        let to = match self.map.get(&key).map(|&i| (i, self.slab.nodes[i as usize].list)) {
-            Some((i, GHOST)) => {
-                // Remembered, and admitted without an access first.
-                self.forget(i);
-                MAIN
+        let to = if self.ghost_hit == Some(key) || (!self.has_evicted && self.ends(SMALL).units >= self.small_share) { MAIN } else { SMALL };
+        let (slab, lists) = (&mut self.slab, &mut self.lists);
+        let (i, known) = self.map.insert_with(key, || {
+            let i = slab.alloc(key, size, to, now_ns);
+            slab.push_head(&mut lists[to as usize], i);
+            i
+        });
+        if known {
+            if self.slab.nodes[i as usize].list != GHOST {
+                return; // resident
             }
-            Some(_) => return,
-            None if self.ghost_hit == Some(key) => MAIN,
-            None if !self.has_evicted && self.ends(SMALL).units >= self.small_share => MAIN,
-            None => SMALL,
-        };
+            // Remembered, and admitted without an access first.
+            self.forget(i);
+            let i = self.slab.alloc(key, size, MAIN, now_ns);
+            self.slab.push_head(&mut self.lists[MAIN as usize], i);
+            self.map.insert(key, i);
+        }
         self.ghost_hit = None;
-        let i = self.slab.alloc(key, size, to, now_ns);
-        self.slab.push_head(&mut self.lists[to as usize], i);
-        self.map.insert(key, i);
     }
 
     fn remove(&mut self, key: u64) -> bool {

@@ -48,12 +48,12 @@ impl Replacement for Sieve {
     }
 
     fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64) {
-        if self.map.contains_key(&key) {
-            return;
-        }
-        let i = self.slab.alloc(key, size, 0, now_ns);
-        self.slab.push_head(&mut self.queue, i);
-        self.map.insert(key, i);
+        let (slab, queue) = (&mut self.slab, &mut self.queue);
+        self.map.insert_with(key, || {
+            let i = slab.alloc(key, size, 0, now_ns);
+            slab.push_head(queue, i);
+            i
+        });
     }
 
     fn evict(&mut self, _now_ns: u64) -> Option<u64> {

@@ -295,3 +295,66 @@ proptest! {
         }
     }
 }
+
+/// Inserting a key already resident admits nothing (LRU counts it as an access); a key
+/// that ARC, 2Q or S3-FIFO remembers as a ghost, inserted without an access first, comes
+/// in once, to the queue for keys seen before.
+#[test]
+fn inserting_a_resident_or_remembered_key_admits_it_once() {
+    for alg in Algorithm::ALL {
+        let mut c = alg.cache(4, 1_000);
+        c.insert_sized(1, 2, 0);
+        c.insert_sized(2, 1, 10);
+        c.insert_sized(1, 2, 20);
+        assert_eq!((c.len(), c.occupied()), (2, 3), "{alg}");
+        if alg == Algorithm::Lru {
+            assert_eq!(c.evict(30), Some(2), "the second insert of 1 was an access");
+        }
+    }
+    // ARC: 2 goes from T1 to B1, then is inserted again without an access: into T2, so
+    // that after T1's 3 the next victim is T2's oldest, 1 (not 2, as from T1).
+    let mut arc = Arc::new(3);
+    let mut ev = Vec::new();
+    for (t, key) in [1, 2, 3, 1].into_iter().enumerate() {
+        reference(&mut arc, key, t as u64, &mut ev);
+    }
+    assert!(!arc.access(4, 4));
+    assert_eq!(arc.evict(4), Some(2));
+    arc.insert(2, 5);
+    assert_eq!((arc.len(), arc.occupied()), (3, 3));
+    assert_eq!(arc.evict(6), Some(3));
+    assert_eq!(arc.evict(6), Some(1));
+    for alg in [Algorithm::TwoQ, Algorithm::S3Fifo] {
+        // Evicted from the queue of new keys (to the ghosts), then inserted again.
+        let mut c = alg.cache(10, 0);
+        for key in 0..10 {
+            c.insert(key, 0);
+        }
+        let victim = c.evict(0).unwrap();
+        assert!(!c.contains(victim));
+        c.insert(victim, 0);
+        assert!(c.contains(victim), "{alg}");
+        assert_eq!((c.len(), c.occupied()), (10, 10), "{alg}");
+    }
+}
+
+/// A visitor runs on the concrete cache: the same hits as the same references made
+/// through the trait object.
+#[test]
+fn a_visitor_sees_the_cache_inside_any_cache() {
+    struct Refs<'a>(&'a [u64]);
+    impl CacheVisitor for Refs<'_> {
+        type Output = (&'static str, u64);
+        fn visit<C: Replacement>(self, cache: &mut C) -> (&'static str, u64) {
+            (cache.name(), self.0.iter().map(|&k| u64::from(touch(cache, k, 1, 0))).sum())
+        }
+    }
+    let keys: Vec<u64> = (0..500u64).map(|i| (i * 7919) % 37).collect();
+    for alg in Algorithm::ALL {
+        let (name, hits) = alg.cache(8, 1_000).visit(Refs(&keys));
+        assert_eq!(name, alg.to_string());
+        let mut c = alg.build(8, 1_000);
+        let expected: u64 = keys.iter().map(|&k| u64::from(touch(c.as_mut(), k, 1, 0))).sum();
+        assert_eq!(hits, expected, "{alg}");
+    }
+}

@@ -131,24 +131,34 @@ impl Replacement for TwoQ {
     }
 
     fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64) {
-        let to = match self.map.get(&key).map(|&i| (i, self.slab.nodes[i as usize].list)) {
-            Some((i, A1OUT)) => {
-                // Remembered, and admitted without an access first.
-                self.forget(i);
-                AM
-            }
-            Some(_) => return,
-            None if self.ghost_hit == Some(key) => AM,
-            None => A1IN,
+        let to = if self.ghost_hit == Some(key) { AM } else { A1IN };
+        // Larger than Am's whole share: not admitted.
+        let k_am = self.k_am;
+        let fits = |to: u8| to == A1IN || u64::from(size) <= k_am;
+        let (i, known) = if fits(to) {
+            let (slab, lists) = (&mut self.slab, &mut self.lists);
+            self.map.insert_with(key, || {
+                let i = slab.alloc(key, size, to, now_ns);
+                slab.push_head(&mut lists[to as usize], i);
+                i
+            })
+        } else {
+            self.map.get(&key).map_or((NIL, false), |&i| (i, true))
         };
+        if known {
+            if self.slab.nodes[i as usize].list != A1OUT {
+                return; // resident
+            }
+            // Remembered, and admitted without an access first.
+            self.forget(i);
+            if fits(AM) {
+                let i = self.slab.alloc(key, size, AM, now_ns);
+                self.slab.push_head(&mut self.lists[AM as usize], i);
+                self.map.insert(key, i);
+            }
+        }
         self.ghost_hit = None;
         self.incoming = 1;
-        if to == AM && u64::from(size) > self.k_am {
-            return; // larger than Am's whole share
-        }
-        let i = self.slab.alloc(key, size, to, now_ns);
-        self.slab.push_head(&mut self.lists[to as usize], i);
-        self.map.insert(key, i);
     }
 
     fn remove(&mut self, key: u64) -> bool {

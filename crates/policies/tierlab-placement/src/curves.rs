@@ -28,7 +28,7 @@
 use crate::PlacementError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use tierlab_cache::{AnyCache, Algorithm, Replacement};
+use tierlab_cache::{touch, AnyCache, Algorithm, CacheVisitor, Replacement};
 use tierlab_types::{IoRequest, SECTOR_BYTES};
 
 use crate::objects::{INDEX_BITS, VOLUME_BITS};
@@ -221,38 +221,61 @@ struct Pending {
     size: u32,
 }
 
-impl Cell {
-    /// Looks one request up.
+/// One cache's lookups of a whole batch ([`MissRatioCurves::flush`]), compiled once per
+/// algorithm (see [`CacheVisitor`]).
+struct Lookups<'a> {
+    batch: &'a [Pending],
+    counts: &'a mut CurveCounts,
+    objects: CurveObjects,
+}
+
+impl CacheVisitor for Lookups<'_> {
+    type Output = ();
+
     #[inline]
-    fn step(&mut self, p: &Pending, objects: CurveObjects) {
-        let c = &mut self.counts;
-        c.requests += 1;
-        c.bytes += p.len;
+    fn visit<C: Replacement>(self, cache: &mut C) {
+        let Lookups { batch, counts: c, objects } = self;
         match objects {
             CurveObjects::Blocks { block_bytes } => {
-                let (mut misses, mut missed_bytes) = (0, 0);
-                for b in p.first..=p.last {
-                    if !self.cache.touch(p.base | b, 1, p.time_ns) {
-                        misses += 1;
-                        // The request's bytes in block b.
-                        missed_bytes += if b == p.first || b == p.last {
-                            (p.offset + p.len).min((b + 1) * block_bytes) - p.offset.max(b * block_bytes)
-                        } else {
-                            block_bytes
-                        };
+                for (i, p) in batch.iter().enumerate() {
+                    if let Some(q) = batch.get(i + PREFETCH_AHEAD) {
+                        for b in q.first..=q.last.min(q.first + PREFETCH_KEYS - 1) {
+                            cache.prefetch(q.base | b);
+                        }
                     }
+                    c.requests += 1;
+                    c.bytes += p.len;
+                    let (mut misses, mut missed_bytes) = (0, 0);
+                    for b in p.first..=p.last {
+                        if !touch(cache, p.base | b, 1, p.time_ns) {
+                            misses += 1;
+                            // The request's bytes in block b.
+                            missed_bytes += if b == p.first || b == p.last {
+                                (p.offset + p.len).min((b + 1) * block_bytes) - p.offset.max(b * block_bytes)
+                            } else {
+                                block_bytes
+                            };
+                        }
+                    }
+                    c.request_misses += u64::from(misses > 0);
+                    c.objects += p.last - p.first + 1;
+                    c.object_misses += misses;
+                    c.byte_misses += missed_bytes;
                 }
-                c.request_misses += u64::from(misses > 0);
-                c.objects += p.last - p.first + 1;
-                c.object_misses += misses;
-                c.byte_misses += missed_bytes;
             }
-            _ => {
-                let miss = !self.cache.touch(p.base | p.first, p.size, p.time_ns);
-                c.request_misses += u64::from(miss);
-                c.objects += 1;
-                c.object_misses += u64::from(miss);
-                c.byte_misses += if miss { p.len } else { 0 };
+            CurveObjects::Objects | CurveObjects::CountedObjects => {
+                for (i, p) in batch.iter().enumerate() {
+                    if let Some(q) = batch.get(i + PREFETCH_AHEAD) {
+                        cache.prefetch(q.base | q.first);
+                    }
+                    let miss = !touch(cache, p.base | p.first, p.size, p.time_ns);
+                    c.request_misses += u64::from(miss);
+                    c.object_misses += u64::from(miss);
+                    c.byte_misses += if miss { p.len } else { 0 };
+                }
+                c.requests += batch.len() as u64;
+                c.objects += batch.len() as u64;
+                c.bytes += batch.iter().map(|p| p.len).sum::<u64>();
             }
         }
     }
@@ -328,14 +351,7 @@ impl MissRatioCurves {
     pub fn flush(&mut self) {
         let objects = self.keys.objects;
         for cell in &mut self.cells {
-            for (i, p) in self.batch.iter().enumerate() {
-                if let Some(q) = self.batch.get(i + PREFETCH_AHEAD) {
-                    for b in q.first..=q.last.min(q.first + PREFETCH_KEYS - 1) {
-                        cell.cache.prefetch(q.base | b);
-                    }
-                }
-                cell.step(p, objects);
-            }
+            cell.cache.visit(Lookups { batch: &self.batch, counts: &mut cell.counts, objects });
         }
         self.batch.clear();
     }
