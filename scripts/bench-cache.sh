@@ -28,6 +28,7 @@
 # libCacheSim runs twice: with its default hash table (hashpower 24: 2^24 buckets per
 # cache, three for S3-FIFO and 2Q, allocated and freed per cache) and with the smallest
 # hashpower whose table has a bucket per distinct object of the trace ("-hpN").
+# COMPARISONS (default "objects blocks") which of the two comparisons to run.
 # Requests per CPU-second are printed beside them (each tool's own CPU time: tierlab's
 # process, libCacheSim's Python process), the figure to compare on a machine shared with
 # other work, where wall time stretches with the load.
@@ -48,12 +49,15 @@ if [ ! -x "$work/venv/bin/python" ]; then
 fi
 "$work/venv/bin/pip" install -q --disable-pip-version-check "${LIBCACHESIM:-libcachesim==0.3.5}"
 
-"$work/venv/bin/python" - "$bin" "$trace" "$work" "$repeat" "${DEFAULT_TABLE:-1}" <<'PYTHON'
+"$work/venv/bin/python" - "$bin" "$trace" "$work" "$repeat" "${DEFAULT_TABLE:-1}" "${COMPARISONS:-objects blocks}" <<'PYTHON'
 import os, resource, struct, subprocess, sys, time, json
 import libcachesim as lcs
 
 tierlab, trace, work, repeat = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 default_table = sys.argv[5] != "0"
+comparisons = sys.argv[6].split()
+if not comparisons or set(comparisons) - {"objects", "blocks"}:
+    sys.exit(f"COMPARISONS: expected objects, blocks or both, found {sys.argv[6]!r}")
 ALGS = [("lru", lcs.LRU), ("fifo", lcs.FIFO), ("arc", lcs.ARC), ("2q", lcs.TwoQ), ("sieve", lcs.Sieve), ("s3fifo", lcs.S3FIFO)]
 
 def write_oracle(path, records):
@@ -74,12 +78,15 @@ with open(trace) as f:
         _, t, _, size, lbn = line.strip().split(",")
         t, size, lbn = int(t), int(size), int(lbn)
         requests.append((t, lbn, size))
+        if "blocks" not in comparisons:
+            continue
         first, last = lbn * 512 // 4096, (lbn * 512 + size - 1) // 4096
         blocks.extend((t, b, 4096) for b in range(first, last + 1))
 objects_file = os.path.join(work, "requests.oracleGeneral.bin")
 blocks_file = os.path.join(work, "blocks-4k.oracleGeneral.bin")
 write_oracle(objects_file, requests)
-write_oracle(blocks_file, blocks)
+if "blocks" in comparisons:
+    write_oracle(blocks_file, blocks)
 
 def run_libcachesim(path, sizes, ignore_obj_size, n_req, n_bytes, hashpower):
     t0, c0 = time.perf_counter(), time.process_time()
@@ -155,14 +162,17 @@ MIB = 1 << 20
 object_sizes = [MIB << k for k in (0, 2, 4, 6, 7, 8, 9, 10)]   # 1 MiB … 1 GiB
 block_sizes = [1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000]
 n_obj_bytes = sum(r[2] for r in requests)
-bad = compare(f"objects: {len(requests)} requests as sized objects ({objects_file}), cache sizes in bytes",
-              objects_file, len(requests), n_obj_bytes, len({r[1] for r in requests}), object_sizes, False,
-              [("tierlab", [objects_file, "--format", "oracle-general", "--objects"], object_sizes, 1)],
-              lambda s: f"{s // MIB} MiB")
-bad += compare(f"blocks: {len(blocks)} 4 KiB blocks ({blocks_file}), cache sizes in blocks",
-               blocks_file, len(blocks), len(blocks) * 4096, len({b[1] for b in blocks}), block_sizes, True,
-               [("tierlab", [blocks_file, "--format", "oracle-general", "--count-objects"], block_sizes, 1),
-                ("tierlab-csv", [trace, "--block", "4K"], [s * 4096 for s in block_sizes], 1)],
-               lambda s: f"{s}")
+bad = 0
+if "objects" in comparisons:
+    bad += compare(f"objects: {len(requests)} requests as sized objects ({objects_file}), cache sizes in bytes",
+                   objects_file, len(requests), n_obj_bytes, len({r[1] for r in requests}), object_sizes, False,
+                   [("tierlab", [objects_file, "--format", "oracle-general", "--objects"], object_sizes, 1)],
+                   lambda s: f"{s // MIB} MiB")
+if "blocks" in comparisons:
+    bad += compare(f"blocks: {len(blocks)} 4 KiB blocks ({blocks_file}), cache sizes in blocks",
+                   blocks_file, len(blocks), len(blocks) * 4096, len({b[1] for b in blocks}), block_sizes, True,
+                   [("tierlab", [blocks_file, "--format", "oracle-general", "--count-objects"], block_sizes, 1),
+                    ("tierlab-csv", [trace, "--block", "4K"], [s * 4096 for s in block_sizes], 1)],
+                   lambda s: f"{s}")
 sys.exit(1 if bad else 0)
 PYTHON
