@@ -96,7 +96,7 @@ impl Arc {
 
     /// Forget the oldest key of list `l`, if any.
     fn drop_lru(&mut self, l: u8) -> Option<u64> {
-        let i = self.lists[l as usize].tail;
+        let i = self.lists[l as usize].ends.tail;
         (i != NIL).then(|| self.drop_node(i))
     }
 
@@ -106,7 +106,7 @@ impl Arc {
         let t1_real = t1 as f64;
         let from_t1 = t1 > 0 && (t1_real > self.p || (self.last_ghost_in_b2 && t1_real == self.p));
         let (from, ghost) = if (from_t1 || self.lists[T2 as usize].len == 0) && t1 > 0 { (T1, B1) } else { (T2, B2) };
-        let i = self.lists[from as usize].tail;
+        let i = self.lists[from as usize].ends.tail;
         if i == NIL {
             return None;
         }

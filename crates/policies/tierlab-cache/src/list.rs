@@ -1,14 +1,16 @@
-//! An index-linked doubly linked list over a slab: O(1) push, unlink and move without
-//! per-node allocation. Several lists can share one slab (ARC's T1/T2/B1/B2, 2Q's queues).
-//! Each node carries its key's size in units, and each list the sum of its nodes' sizes.
+//! The replacement algorithms' nodes and lists: a slab of nodes threaded into lists by
+//! `tierlab-index-list` (O(1) push, unlink and move without per-node allocation; several
+//! lists share one slab: ARC's T1/T2/B1/B2, 2Q's queues). Each node carries its key's size
+//! in units, and each list its length and the sum of its nodes' sizes.
 
-pub const NIL: u32 = u32::MAX;
+pub use tierlab_index_list::NIL;
+use tierlab_index_list::{Linked, Links};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Node {
     pub key: u64,
-    pub prev: u32,
-    pub next: u32,
+    /// Its neighbours in its list.
+    pub links: Links,
     /// Which list the node is on (algorithm-defined), or `u8::MAX` when free.
     pub list: u8,
     /// Algorithm-defined bits (WSClock's reference bit, SIEVE's visited bit, …).
@@ -20,12 +22,20 @@ pub struct Node {
     pub stamp_ns: u64,
 }
 
+impl Linked for Node {
+    fn links(&self) -> &Links {
+        &self.links
+    }
+    fn links_mut(&mut self) -> &mut Links {
+        &mut self.links
+    }
+}
+
+/// One list over the slab.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Ends {
-    /// Most recently pushed.
-    pub head: u32,
-    /// Oldest.
-    pub tail: u32,
+    /// Its head (most recently pushed) and tail (oldest).
+    pub ends: tierlab_index_list::Ends,
     pub len: usize,
     /// The sizes of the nodes on the list, added up.
     pub units: u64,
@@ -33,7 +43,7 @@ pub struct Ends {
 
 impl Ends {
     pub const fn new() -> Self {
-        Ends { head: NIL, tail: NIL, len: 0, units: 0 }
+        Ends { ends: tierlab_index_list::Ends::EMPTY, len: 0, units: 0 }
     }
 }
 
@@ -45,7 +55,7 @@ pub struct Slab {
 
 impl Slab {
     pub fn alloc(&mut self, key: u64, size: u32, list: u8, stamp_ns: u64) -> u32 {
-        let node = Node { key, prev: NIL, next: NIL, list, flag: false, count: 0, size, stamp_ns };
+        let node = Node { key, links: Links::NONE, list, flag: false, count: 0, size, stamp_ns };
         match self.free.pop() {
             Some(i) => {
                 self.nodes[i as usize] = node;
@@ -65,34 +75,13 @@ impl Slab {
 
     /// Put node `i` at the head (most recent end) of `ends`.
     pub fn push_head(&mut self, ends: &mut Ends, i: u32) {
-        let old = ends.head;
-        {
-            let n = &mut self.nodes[i as usize];
-            n.prev = NIL;
-            n.next = old;
-        }
-        if old != NIL {
-            self.nodes[old as usize].prev = i;
-        } else {
-            ends.tail = i;
-        }
-        ends.head = i;
+        ends.ends.push_head(&mut self.nodes, i);
         ends.len += 1;
         ends.units += u64::from(self.nodes[i as usize].size);
     }
 
     pub fn unlink(&mut self, ends: &mut Ends, i: u32) {
-        let Node { prev, next, .. } = self.nodes[i as usize];
-        if prev != NIL {
-            self.nodes[prev as usize].next = next;
-        } else {
-            ends.head = next;
-        }
-        if next != NIL {
-            self.nodes[next as usize].prev = prev;
-        } else {
-            ends.tail = prev;
-        }
+        ends.ends.unlink(&mut self.nodes, i);
         ends.len -= 1;
         ends.units -= u64::from(self.nodes[i as usize].size);
     }

@@ -36,7 +36,7 @@ impl Replacement for Lru {
     }
     fn access(&mut self, key: u64, _now_ns: u64) -> bool {
         let Some(&i) = self.map.get(&key) else { return false };
-        if self.reorder_on_hit && self.order.head != i {
+        if self.reorder_on_hit && self.order.ends.head != i {
             self.slab.unlink(&mut self.order, i);
             self.slab.push_head(&mut self.order, i);
         }
@@ -50,13 +50,13 @@ impl Replacement for Lru {
             i
         });
         // A resident key counts as an access.
-        if resident && self.reorder_on_hit && self.order.head != i {
+        if resident && self.reorder_on_hit && self.order.ends.head != i {
             self.slab.unlink(&mut self.order, i);
             self.slab.push_head(&mut self.order, i);
         }
     }
     fn evict(&mut self, _now_ns: u64) -> Option<u64> {
-        let i = self.order.tail;
+        let i = self.order.ends.tail;
         if i == NIL {
             return None;
         }

@@ -91,7 +91,7 @@ impl S3Fifo {
     /// goes to G. `None` if S empties first.
     fn evict_small(&mut self) -> Option<u64> {
         loop {
-            let i = self.ends(SMALL).tail;
+            let i = self.ends(SMALL).ends.tail;
             if i == NIL {
                 return None;
             }
@@ -105,7 +105,7 @@ impl S3Fifo {
             }
             self.move_to(i, GHOST);
             while self.ends(GHOST).units > self.ghost_size {
-                self.forget(self.ends(GHOST).tail);
+                self.forget(self.ends(GHOST).ends.tail);
             }
             return Some(n.key);
         }
@@ -114,7 +114,7 @@ impl S3Fifo {
     /// Evict from M: reinsert tail keys with a count, one lower, until one has none.
     fn evict_main(&mut self) -> Option<u64> {
         loop {
-            let i = self.ends(MAIN).tail;
+            let i = self.ends(MAIN).ends.tail;
             if i == NIL {
                 return None;
             }

@@ -26,7 +26,7 @@ impl Sieve {
 
     fn take(&mut self, i: u32) -> u64 {
         if self.hand == i {
-            self.hand = self.slab.nodes[i as usize].prev;
+            self.hand = self.slab.nodes[i as usize].links.prev;
         }
         self.slab.unlink(&mut self.queue, i);
         let key = self.slab.nodes[i as usize].key;
@@ -60,13 +60,13 @@ impl Replacement for Sieve {
         if self.queue.len == 0 {
             return None;
         }
-        let mut i = if self.hand == NIL { self.queue.tail } else { self.hand };
+        let mut i = if self.hand == NIL { self.queue.ends.tail } else { self.hand };
         // Terminates: every visited key passed loses its bit, so within one turn and a
         // key the hand finds an unvisited one.
         while self.slab.nodes[i as usize].flag {
             self.slab.nodes[i as usize].flag = false;
-            i = match self.slab.nodes[i as usize].prev {
-                NIL => self.queue.tail,
+            i = match self.slab.nodes[i as usize].links.prev {
+                NIL => self.queue.ends.tail,
                 p => p,
             };
         }

@@ -112,9 +112,9 @@ impl Replacement for TwoQ {
         // Room in Am's own share, for a remembered key, once the whole cache has room.
         let am_share = self.ghost_hit.is_some() && self.occupied() + self.incoming <= self.capacity as u64;
         if am.len > 0 && (am_share || a1in.units <= self.k_in || a1in.len == 0) {
-            return Some(self.forget(am.tail));
+            return Some(self.forget(am.ends.tail));
         }
-        let i = a1in.tail;
+        let i = a1in.ends.tail;
         if i == NIL {
             return None;
         }
@@ -125,7 +125,7 @@ impl Replacement for TwoQ {
         }
         self.move_to(i, A1OUT);
         while self.ends(A1OUT).units > self.k_out {
-            self.forget(self.ends(A1OUT).tail);
+            self.forget(self.ends(A1OUT).ends.tail);
         }
         Some(key)
     }

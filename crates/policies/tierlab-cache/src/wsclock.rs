@@ -69,8 +69,8 @@ impl WsClock {
 
     /// The node after `i` in sweep order (oldest insertion towards newest, then around).
     fn after(&self, i: u32) -> u32 {
-        match self.slab.nodes[i as usize].prev {
-            NIL => self.ring.tail,
+        match self.slab.nodes[i as usize].links.prev {
+            NIL => self.ring.ends.tail,
             p => p,
         }
     }
