@@ -240,8 +240,14 @@ pub fn open_trace(path: &std::path::Path, params: &serde_json::Map<String, serde
 /// A JSON value (a configuration given as a Python dict) as a TOML document, for the
 /// commands that read configuration files.
 pub fn json_to_toml(json: &str) -> Result<String, Failure> {
+    let value: serde_json::Value = serde_json::from_str(json).map_err(|e| Failure { kind: FailureKind::Usage, message: format!("not a configuration: {e}"), location: None })?;
+    table_to_toml(&value)
+}
+
+/// A configuration given as a JSON value (a dict's parameter) as a TOML document.
+pub(crate) fn table_to_toml(table: &serde_json::Value) -> Result<String, Failure> {
     let usage = |message: String| Failure { kind: FailureKind::Usage, message, location: None };
-    let value: toml::Value = serde_json::from_str(json).map_err(|e| usage(format!("not a configuration: {e}")))?;
+    let value = toml::Value::try_from(table).map_err(|e| usage(format!("not a configuration: {e}")))?;
     if !value.is_table() {
         return Err(usage("a configuration must be a table (a dict), not a single value".into()));
     }

@@ -83,7 +83,7 @@ pub(crate) fn call_line(spec: &CommandSpec, params: &Map<String, Value>) -> Resu
 /// Write `table` as the TOML file the parameter `name` names; its path.
 fn write_table(name: &str, table: &Value, files: &mut Option<Scratch>) -> Result<String, Failure> {
     static CALLS: AtomicU64 = AtomicU64::new(0);
-    let toml = crate::api::json_to_toml(&table.to_string()).map_err(|f| usage(format!("{name}: {}", f.message)))?;
+    let toml = crate::api::table_to_toml(table).map_err(|f| usage(format!("{name}: {}", f.message)))?;
     if files.is_none() {
         let dir = std::env::temp_dir().join(format!("tierlab-call-{}-{}", std::process::id(), CALLS.fetch_add(1, Ordering::Relaxed)));
         std::fs::create_dir_all(&dir).map_err(|e| usage(format!("{name}: cannot make a directory for its TOML file {}: {e}", dir.display())))?;

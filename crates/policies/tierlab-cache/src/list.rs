@@ -85,4 +85,9 @@ impl Slab {
         ends.len -= 1;
         ends.units -= u64::from(self.nodes[i as usize].size);
     }
+
+    /// Move node `i`, which is on `ends`, to its head (its length and units unchanged).
+    pub fn move_to_head(&mut self, ends: &mut Ends, i: u32) {
+        ends.ends.move_to_head(&mut self.nodes, i);
+    }
 }

@@ -36,9 +36,8 @@ impl Replacement for Lru {
     }
     fn access(&mut self, key: u64, _now_ns: u64) -> bool {
         let Some(&i) = self.map.get(&key) else { return false };
-        if self.reorder_on_hit && self.order.ends.head != i {
-            self.slab.unlink(&mut self.order, i);
-            self.slab.push_head(&mut self.order, i);
+        if self.reorder_on_hit {
+            self.slab.move_to_head(&mut self.order, i);
         }
         true
     }
@@ -50,9 +49,8 @@ impl Replacement for Lru {
             i
         });
         // A resident key counts as an access.
-        if resident && self.reorder_on_hit && self.order.ends.head != i {
-            self.slab.unlink(&mut self.order, i);
-            self.slab.push_head(&mut self.order, i);
+        if resident && self.reorder_on_hit {
+            self.slab.move_to_head(&mut self.order, i);
         }
     }
     fn evict(&mut self, _now_ns: u64) -> Option<u64> {

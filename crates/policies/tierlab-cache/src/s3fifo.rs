@@ -122,9 +122,8 @@ impl S3Fifo {
             if count == 0 {
                 return Some(self.forget(i));
             }
-            self.slab.unlink(&mut self.lists[MAIN as usize], i);
             self.slab.nodes[i as usize].count = count - 1;
-            self.slab.push_head(&mut self.lists[MAIN as usize], i);
+            self.slab.move_to_head(&mut self.lists[MAIN as usize], i);
         }
     }
 }
