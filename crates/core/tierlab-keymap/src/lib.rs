@@ -109,16 +109,7 @@ impl KeyMap {
         if self.slots.is_empty() {
             return;
         }
-        let slot = self.slots.as_ptr().wrapping_add(self.home(key));
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch only hints the cache; it dereferences nothing, and the
-        // address lies inside the table.
-        #[allow(unused_unsafe)]
-        unsafe {
-            std::arch::x86_64::_mm_prefetch(slot.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = slot;
+        prefetch(self.slots.as_ptr().wrapping_add(self.home(key)));
     }
 
     /// Set `key`'s value; returns the value it replaced.
@@ -218,9 +209,127 @@ impl KeyMap {
     }
 }
 
+/// Ask the processor to start loading the cache line at `slot`, an address inside a
+/// table (a hint: it reads nothing).
+#[inline]
+fn prefetch<T>(slot: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch only hints the cache; it dereferences nothing, and the callers
+    // pass addresses inside their tables.
+    #[allow(unused_unsafe)]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(slot.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = slot;
+}
+
 /// log2 of the table size for `n` keys at most half full.
 fn bits_for(n: usize) -> u32 {
     (n.saturating_mul(2)).next_power_of_two().trailing_zeros().max(MIN_BITS)
+}
+
+/// `u64` → `u32` for keys that are small numbers (0, 1, 2, … as a numbering hands them
+/// out): a plain array indexed by the key, so a lookup, insert or remove is one load or
+/// store with no hashing and no probing. Its memory is 4 bytes for every number up to the
+/// largest key ever inserted, present or not, so it suits keys that are dense. Values
+/// must be below `u32::MAX`.
+#[derive(Clone, Debug, Default)]
+pub struct DenseMap {
+    slots: Vec<u32>,
+    len: usize,
+}
+
+impl DenseMap {
+    pub fn new() -> Self {
+        DenseMap::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    pub fn get(&self, key: &u64) -> Option<&u32> {
+        let v = self.slots.get(usize::try_from(*key).ok()?)?;
+        (*v != EMPTY).then_some(v)
+    }
+
+    #[inline]
+    pub fn contains_key(&self, key: &u64) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Start loading `key`'s slot (a hint; see [`KeyMap::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        if key >= self.slots.len() as u64 {
+            return;
+        }
+        prefetch(self.slots.as_ptr().wrapping_add(key as usize));
+    }
+
+    /// The slot of `key`, the array grown to hold it.
+    #[inline]
+    fn slot_mut(&mut self, key: u64) -> &mut u32 {
+        let i = usize::try_from(key).expect("DenseMap keys are array indices");
+        if i >= self.slots.len() {
+            let len = (i + 1).max(self.slots.len() * 2).max(16);
+            self.slots.resize(len, EMPTY);
+        }
+        &mut self.slots[i]
+    }
+
+    /// Set `key`'s value; returns the value it replaced.
+    pub fn insert(&mut self, key: u64, value: u32) -> Option<u32> {
+        debug_assert!(value != EMPTY, "DenseMap values must be below u32::MAX");
+        let old = std::mem::replace(self.slot_mut(key), value);
+        if old == EMPTY {
+            self.len += 1;
+            None
+        } else {
+            Some(old)
+        }
+    }
+
+    /// As [`KeyMap::insert_with`].
+    #[inline]
+    pub fn insert_with(&mut self, key: u64, value: impl FnOnce() -> u32) -> (u32, bool) {
+        let slot = self.slot_mut(key);
+        if *slot != EMPTY {
+            return (*slot, true);
+        }
+        let v = value();
+        debug_assert!(v != EMPTY, "DenseMap values must be below u32::MAX");
+        *slot = v;
+        self.len += 1;
+        (v, false)
+    }
+
+    /// Remove `key`, returning its value.
+    #[inline]
+    pub fn remove(&mut self, key: &u64) -> Option<u32> {
+        let slot = self.slots.get_mut(usize::try_from(*key).ok()?)?;
+        if *slot == EMPTY {
+            return None;
+        }
+        self.len -= 1;
+        Some(std::mem::replace(slot, EMPTY))
+    }
+
+    /// Bytes of memory the array takes.
+    pub fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<u32>()
+    }
+
+    /// Every entry, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
+        self.slots.iter().enumerate().filter(|(_, &v)| v != EMPTY).map(|(k, &v)| (k as u64, v))
+    }
 }
 
 /// A set of `u64` keys on [`KeyMap`]'s table (no deleted-slot markers).
@@ -291,6 +400,31 @@ mod tests {
             expected.sort_unstable();
             prop_assert_eq!(drained, expected);
             prop_assert!(m.is_empty());
+        }
+    }
+
+    proptest! {
+        /// The same for the array map, over small keys.
+        #[test]
+        fn dense_agrees_with_std(ops in proptest::collection::vec((0u8..3, 0u64..300, 0u32..1000), 0..2000)) {
+            let mut m = DenseMap::new();
+            let mut std_map = HashMap::new();
+            for (op, key, value) in ops {
+                match op {
+                    0 => prop_assert_eq!(m.insert(key, value), std_map.insert(key, value)),
+                    1 => {
+                        let before = std_map.get(&key).copied();
+                        prop_assert_eq!(m.insert_with(key, || value), (before.unwrap_or(value), before.is_some()));
+                        std_map.entry(key).or_insert(value);
+                    }
+                    _ => prop_assert_eq!(m.remove(&key), std_map.remove(&key)),
+                }
+                prop_assert_eq!(m.len(), std_map.len());
+            }
+            for key in 0..310u64 {
+                prop_assert_eq!(m.get(&key), std_map.get(&key));
+            }
+            prop_assert!(m.heap_bytes() <= 4 * 600, "{} bytes for keys below 300", m.heap_bytes());
         }
     }
 

@@ -29,8 +29,9 @@
 //! whatever the key's size, and a cache of large objects adapts slowly (libCacheSim
 //! does the same). With every size 1 this is the paper's ARC.
 
+use crate::index::{Index, Indexed};
 use crate::list::{Ends, Slab, NIL};
-use crate::{KeyMap, Replacement};
+use crate::Replacement;
 
 const T1: u8 = 0;
 const T2: u8 = 1;
@@ -41,7 +42,7 @@ pub struct Arc {
     c: usize,
     /// Target size of T1, 0 ≤ p ≤ c (real-valued, see the module documentation).
     p: f64,
-    map: KeyMap,
+    map: Index,
     slab: Slab,
     lists: [Ends; 4],
     /// The key of the current miss, when it hit a ghost, and whether in B2. Set by
@@ -59,7 +60,7 @@ impl Arc {
         Arc {
             c: capacity,
             p: 0.0,
-            map: KeyMap::default(),
+            map: Index::default(),
             slab: Slab::default(),
             lists: [Ends::new(); 4],
             ghost_hit: None,
@@ -115,11 +116,21 @@ impl Arc {
     }
 }
 
+impl Indexed for Arc {
+    fn index_parts(&mut self) -> (&mut Index, &mut Slab) {
+        (&mut self.map, &mut self.slab)
+    }
+    fn end_reference(&mut self) {
+        self.ghost_hit = None;
+    }
+}
+
 impl Replacement for Arc {
     fn name(&self) -> &'static str {
         "arc"
     }
 
+    #[inline]
     fn access(&mut self, key: u64, _now_ns: u64) -> bool {
         self.ghost_hit = None;
         let Some(&i) = self.map.get(&key) else { return false };
@@ -148,11 +159,13 @@ impl Replacement for Arc {
         }
     }
 
+    #[inline]
     fn admits(&mut self, _key: u64, size: u32) -> bool {
         self.incoming = u64::from(size);
         u64::from(size) <= self.c as u64
     }
 
+    #[inline]
     fn evict(&mut self, _now_ns: u64) -> Option<u64> {
         if self.ghost_hit.is_some() {
             return self.replace();
@@ -174,6 +187,7 @@ impl Replacement for Arc {
         self.replace()
     }
 
+    #[inline]
     fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64) {
         let to = if self.ghost_hit.is_some_and(|(k, _)| k == key) { T2 } else { T1 };
         let (slab, lists) = (&mut self.slab, &mut self.lists);
@@ -205,9 +219,11 @@ impl Replacement for Arc {
         l == T1 || l == T2
     }
 
+    #[inline]
     fn prefetch(&self, key: u64) {
         self.map.prefetch(key);
     }
+    #[inline]
     fn contains(&self, key: u64) -> bool {
         self.map.get(&key).is_some_and(|&i| self.slab.nodes[i as usize].list <= T2)
     }
@@ -220,6 +236,7 @@ impl Replacement for Arc {
         self.c
     }
 
+    #[inline]
     fn occupied(&self) -> u64 {
         self.units(T1) + self.units(T2)
     }

@@ -1,12 +1,13 @@
 //! LRU: evict the key used longest ago. FIFO is the same queue without the reordering on
 //! a hit: evict the key admitted longest ago.
 
+use crate::index::{Index, Indexed};
 use crate::list::{Ends, Slab, NIL};
-use crate::{KeyMap, Replacement};
+use crate::Replacement;
 
 pub struct Lru {
     capacity: usize,
-    map: KeyMap,
+    map: Index,
     slab: Slab,
     order: Ends,
     /// Hits move the key to the head (LRU); without it the queue is FIFO.
@@ -18,11 +19,17 @@ pub type Fifo = Lru;
 
 impl Lru {
     pub fn new(capacity: usize) -> Self {
-        Lru { capacity, map: KeyMap::default(), slab: Slab::default(), order: Ends::new(), reorder_on_hit: true }
+        Lru { capacity, map: Index::default(), slab: Slab::default(), order: Ends::new(), reorder_on_hit: true }
     }
 
     pub fn fifo(capacity: usize) -> Self {
         Lru { reorder_on_hit: false, ..Lru::new(capacity) }
+    }
+}
+
+impl Indexed for Lru {
+    fn index_parts(&mut self) -> (&mut Index, &mut Slab) {
+        (&mut self.map, &mut self.slab)
     }
 }
 
@@ -34,6 +41,7 @@ impl Replacement for Lru {
             "fifo"
         }
     }
+    #[inline]
     fn access(&mut self, key: u64, _now_ns: u64) -> bool {
         let Some(&i) = self.map.get(&key) else { return false };
         if self.reorder_on_hit {
@@ -41,6 +49,7 @@ impl Replacement for Lru {
         }
         true
     }
+    #[inline]
     fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64) {
         let (slab, order) = (&mut self.slab, &mut self.order);
         let (i, resident) = self.map.insert_with(key, || {
@@ -53,6 +62,7 @@ impl Replacement for Lru {
             self.slab.move_to_head(&mut self.order, i);
         }
     }
+    #[inline]
     fn evict(&mut self, _now_ns: u64) -> Option<u64> {
         let i = self.order.ends.tail;
         if i == NIL {
@@ -70,9 +80,11 @@ impl Replacement for Lru {
         self.slab.release(i);
         true
     }
+    #[inline]
     fn prefetch(&self, key: u64) {
         self.map.prefetch(key);
     }
+    #[inline]
     fn contains(&self, key: u64) -> bool {
         self.map.contains_key(&key)
     }
@@ -82,6 +94,7 @@ impl Replacement for Lru {
     fn capacity(&self) -> usize {
         self.capacity
     }
+    #[inline]
     fn occupied(&self) -> u64 {
         self.order.units
     }

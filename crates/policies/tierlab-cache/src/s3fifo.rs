@@ -22,8 +22,9 @@
 //! (after making room for it), which with one-unit keys makes caches of 10 to 19 keys
 //! admit nothing to S; here such a key is admitted.
 
+use crate::index::{Index, Indexed};
 use crate::list::{Ends, Slab, NIL};
-use crate::{KeyMap, Replacement};
+use crate::Replacement;
 
 const SMALL: u8 = 0;
 const MAIN: u8 = 1;
@@ -39,7 +40,7 @@ pub struct S3Fifo {
     small_share: u64,
     main_share: u64,
     ghost_size: u64,
-    map: KeyMap,
+    map: Index,
     slab: Slab,
     lists: [Ends; 3],
     /// The key of the current miss when G remembered it (set by `access`).
@@ -57,7 +58,7 @@ impl S3Fifo {
             small_share,
             main_share: c - small_share,
             ghost_size: (c as f64 * 0.9) as u64,
-            map: KeyMap::default(),
+            map: Index::default(),
             slab: Slab::default(),
             lists: [Ends::new(); 3],
             ghost_hit: None,
@@ -128,11 +129,21 @@ impl S3Fifo {
     }
 }
 
+impl Indexed for S3Fifo {
+    fn index_parts(&mut self) -> (&mut Index, &mut Slab) {
+        (&mut self.map, &mut self.slab)
+    }
+    fn end_reference(&mut self) {
+        self.ghost_hit = None;
+    }
+}
+
 impl Replacement for S3Fifo {
     fn name(&self) -> &'static str {
         "s3fifo"
     }
 
+    #[inline]
     fn access(&mut self, key: u64, _now_ns: u64) -> bool {
         self.ghost_hit = None;
         let Some(&i) = self.map.get(&key) else { return false };
@@ -146,10 +157,12 @@ impl Replacement for S3Fifo {
         true
     }
 
+    #[inline]
     fn admits(&mut self, _key: u64, size: u32) -> bool {
         u64::from(size) <= self.small_share
     }
 
+    #[inline]
     fn evict(&mut self, _now_ns: u64) -> Option<u64> {
         self.has_evicted = true;
         if self.ends(MAIN).units > self.main_share || self.ends(SMALL).len == 0 {
@@ -158,6 +171,7 @@ impl Replacement for S3Fifo {
         self.evict_small().or_else(|| self.evict_main())
     }
 
+    #[inline]
     fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64) {
         let to = if self.ghost_hit == Some(key) || (!self.has_evicted && self.ends(SMALL).units >= self.small_share) { MAIN } else { SMALL };
         let (slab, lists) = (&mut self.slab, &mut self.lists);
@@ -186,9 +200,11 @@ impl Replacement for S3Fifo {
         resident
     }
 
+    #[inline]
     fn prefetch(&self, key: u64) {
         self.map.prefetch(key);
     }
+    #[inline]
     fn contains(&self, key: u64) -> bool {
         self.map.get(&key).is_some_and(|&i| self.slab.nodes[i as usize].list != GHOST)
     }
@@ -201,6 +217,7 @@ impl Replacement for S3Fifo {
         self.capacity
     }
 
+    #[inline]
     fn occupied(&self) -> u64 {
         self.ends(SMALL).units + self.ends(MAIN).units
     }

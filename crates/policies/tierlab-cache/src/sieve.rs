@@ -6,12 +6,13 @@
 //! and the hand rests on the key after it (towards the head). Old keys that were hit
 //! survive in place while new ones are sifted out quickly.
 
+use crate::index::{Index, Indexed};
 use crate::list::{Ends, Slab, NIL};
-use crate::{KeyMap, Replacement};
+use crate::Replacement;
 
 pub struct Sieve {
     capacity: usize,
-    map: KeyMap,
+    map: Index,
     slab: Slab,
     /// Head: newest; tail: oldest. A node's `prev` is its newer neighbour.
     queue: Ends,
@@ -21,7 +22,7 @@ pub struct Sieve {
 
 impl Sieve {
     pub fn new(capacity: usize) -> Self {
-        Sieve { capacity, map: KeyMap::default(), slab: Slab::default(), queue: Ends::new(), hand: NIL }
+        Sieve { capacity, map: Index::default(), slab: Slab::default(), queue: Ends::new(), hand: NIL }
     }
 
     fn take(&mut self, i: u32) -> u64 {
@@ -36,17 +37,25 @@ impl Sieve {
     }
 }
 
+impl Indexed for Sieve {
+    fn index_parts(&mut self) -> (&mut Index, &mut Slab) {
+        (&mut self.map, &mut self.slab)
+    }
+}
+
 impl Replacement for Sieve {
     fn name(&self) -> &'static str {
         "sieve"
     }
 
+    #[inline]
     fn access(&mut self, key: u64, _now_ns: u64) -> bool {
         let Some(&i) = self.map.get(&key) else { return false };
         self.slab.nodes[i as usize].flag = true;
         true
     }
 
+    #[inline]
     fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64) {
         let (slab, queue) = (&mut self.slab, &mut self.queue);
         self.map.insert_with(key, || {
@@ -56,6 +65,7 @@ impl Replacement for Sieve {
         });
     }
 
+    #[inline]
     fn evict(&mut self, _now_ns: u64) -> Option<u64> {
         if self.queue.len == 0 {
             return None;
@@ -84,9 +94,11 @@ impl Replacement for Sieve {
         }
     }
 
+    #[inline]
     fn prefetch(&self, key: u64) {
         self.map.prefetch(key);
     }
+    #[inline]
     fn contains(&self, key: u64) -> bool {
         self.map.contains_key(&key)
     }
@@ -99,6 +111,7 @@ impl Replacement for Sieve {
         self.capacity
     }
 
+    #[inline]
     fn occupied(&self) -> u64 {
         self.queue.units
     }

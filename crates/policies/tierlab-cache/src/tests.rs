@@ -358,3 +358,56 @@ fn a_visitor_sees_the_cache_inside_any_cache() {
         assert_eq!(hits, expected, "{alg}");
     }
 }
+
+proptest! {
+    /// A cache given dense keys (the keys numbered in order of first sight) decides
+    /// exactly as one given the keys themselves, victim for victim; and after `rekey`
+    /// back to the keys at any point it goes on doing so.
+    #[test]
+    fn dense_keys_and_rekeying_change_no_decision(
+        alg in 0usize..7,
+        cap in 1usize..40,
+        ops in proptest::collection::vec((0u64..60, 1u32..9), 1..400),
+        rekey_at in 0usize..400,
+    ) {
+        let alg = Algorithm::ALL[alg];
+        let mut plain = alg.cache(cap, 300);
+        let mut dense = alg.cache(cap, 300);
+        dense.use_dense_keys();
+        // Keys far apart, as block numbers of a volume are; numbers handed out in order.
+        let key_of = |k: u64| (k << 40) ^ (k * 4096);
+        let mut numbers: std::collections::HashMap<u64, u64> = Default::default();
+        let mut keys: Vec<u64> = Vec::new();
+        let mut numbered = true;
+        let (mut ev_plain, mut ev_dense) = (Vec::new(), Vec::new());
+        for (t, (k, size)) in ops.into_iter().enumerate() {
+            if t == rekey_at && numbered {
+                dense.rekey(&|n| keys[n as usize]);
+                numbered = false;
+            }
+            let key = key_of(k);
+            let dense_key = if numbered {
+                *numbers.entry(key).or_insert_with(|| {
+                    keys.push(key);
+                    keys.len() as u64 - 1
+                })
+            } else {
+                key
+            };
+            ev_plain.clear();
+            ev_dense.clear();
+            let now = t as u64 * 100;
+            let hit = reference_sized(&mut plain, key, size, now, &mut ev_plain);
+            prop_assert_eq!(reference_sized(&mut dense, dense_key, size, now, &mut ev_dense), hit);
+            let victims: Vec<u64> = ev_dense.iter().map(|&v| if numbered { keys[v as usize] } else { v }).collect();
+            prop_assert_eq!(&victims, &ev_plain);
+            prop_assert_eq!((dense.len(), dense.occupied()), (plain.len(), plain.occupied()));
+        }
+        if numbered {
+            dense.rekey(&|n| keys[n as usize]);
+        }
+        for k in 0..60u64 {
+            prop_assert_eq!(dense.contains(key_of(k)), plain.contains(key_of(k)));
+        }
+    }
+}

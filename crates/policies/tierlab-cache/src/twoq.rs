@@ -10,8 +10,9 @@
 //! libCacheSim's 2Q does; with one-unit keys the whole cache's evictions have always made
 //! that room already. Shares are rounded down to whole units (at least one).
 
+use crate::index::{Index, Indexed};
 use crate::list::{Ends, Slab, NIL};
-use crate::{KeyMap, Replacement};
+use crate::Replacement;
 
 const A1IN: u8 = 0;
 const AM: u8 = 1;
@@ -23,7 +24,7 @@ pub struct TwoQ {
     k_in: u64,
     k_out: u64,
     k_am: u64,
-    map: KeyMap,
+    map: Index,
     slab: Slab,
     lists: [Ends; 3],
     /// The key of the current miss when `A1out` remembered it (set by `access`).
@@ -41,7 +42,7 @@ impl TwoQ {
             k_in,
             k_out: ((c as f64 * 0.5) as u64).max(1),
             k_am: c.saturating_sub(k_in).max(1),
-            map: KeyMap::default(),
+            map: Index::default(),
             slab: Slab::default(),
             lists: [Ends::new(); 3],
             ghost_hit: None,
@@ -75,11 +76,21 @@ impl TwoQ {
     }
 }
 
+impl Indexed for TwoQ {
+    fn index_parts(&mut self) -> (&mut Index, &mut Slab) {
+        (&mut self.map, &mut self.slab)
+    }
+    fn end_reference(&mut self) {
+        self.ghost_hit = None;
+    }
+}
+
 impl Replacement for TwoQ {
     fn name(&self) -> &'static str {
         "2q"
     }
 
+    #[inline]
     fn access(&mut self, key: u64, _now_ns: u64) -> bool {
         self.ghost_hit = None;
         let Some(&i) = self.map.get(&key) else { return false };
@@ -97,16 +108,19 @@ impl Replacement for TwoQ {
         }
     }
 
+    #[inline]
     fn admits(&mut self, _key: u64, size: u32) -> bool {
         self.incoming = u64::from(size);
         u64::from(size) <= self.capacity as u64
     }
 
+    #[inline]
     fn needs_room(&self, size: u32) -> bool {
         let size = u64::from(size);
         self.occupied() + size > self.capacity as u64 || self.am_needs_room(size)
     }
 
+    #[inline]
     fn evict(&mut self, _now_ns: u64) -> Option<u64> {
         let (a1in, am) = (*self.ends(A1IN), *self.ends(AM));
         // Room in Am's own share, for a remembered key, once the whole cache has room.
@@ -130,6 +144,7 @@ impl Replacement for TwoQ {
         Some(key)
     }
 
+    #[inline]
     fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64) {
         let to = if self.ghost_hit == Some(key) { AM } else { A1IN };
         // Larger than Am's whole share: not admitted.
@@ -168,9 +183,11 @@ impl Replacement for TwoQ {
         resident
     }
 
+    #[inline]
     fn prefetch(&self, key: u64) {
         self.map.prefetch(key);
     }
+    #[inline]
     fn contains(&self, key: u64) -> bool {
         self.map.get(&key).is_some_and(|&i| self.slab.nodes[i as usize].list != A1OUT)
     }
@@ -183,6 +200,7 @@ impl Replacement for TwoQ {
         self.capacity
     }
 
+    #[inline]
     fn occupied(&self) -> u64 {
         self.ends(A1IN).units + self.ends(AM).units
     }

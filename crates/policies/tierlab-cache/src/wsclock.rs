@@ -12,8 +12,9 @@
 //! set them, so an eviction costs O(limit) amortized. The oldest of the candidates seen
 //! approximates the least recently used key of a whole turn.
 
+use crate::index::{Index, Indexed};
 use crate::list::{Ends, Slab, NIL};
-use crate::{KeyMap, Replacement};
+use crate::Replacement;
 
 /// How many unreferenced keys inside the window a sweep passes before it settles for the
 /// oldest of them.
@@ -55,7 +56,7 @@ impl<K: Copy> SweepFallback<K> {
 pub struct WsClock {
     capacity: usize,
     window_ns: u64,
-    map: KeyMap,
+    map: Index,
     slab: Slab,
     ring: Ends,
     /// The node the hand points at (NIL when empty).
@@ -64,7 +65,7 @@ pub struct WsClock {
 
 impl WsClock {
     pub fn new(capacity: usize, window_ns: u64) -> Self {
-        WsClock { capacity, window_ns, map: KeyMap::default(), slab: Slab::default(), ring: Ends::new(), hand: NIL }
+        WsClock { capacity, window_ns, map: Index::default(), slab: Slab::default(), ring: Ends::new(), hand: NIL }
     }
 
     /// The node after `i` in sweep order (oldest insertion towards newest, then around).
@@ -87,11 +88,18 @@ impl WsClock {
     }
 }
 
+impl Indexed for WsClock {
+    fn index_parts(&mut self) -> (&mut Index, &mut Slab) {
+        (&mut self.map, &mut self.slab)
+    }
+}
+
 impl Replacement for WsClock {
     fn name(&self) -> &'static str {
         "wsclock"
     }
 
+    #[inline]
     fn access(&mut self, key: u64, now_ns: u64) -> bool {
         let Some(&i) = self.map.get(&key) else { return false };
         let n = &mut self.slab.nodes[i as usize];
@@ -100,6 +108,7 @@ impl Replacement for WsClock {
         true
     }
 
+    #[inline]
     fn insert_sized(&mut self, key: u64, size: u32, now_ns: u64) {
         if self.access(key, now_ns) {
             return;
@@ -112,6 +121,7 @@ impl Replacement for WsClock {
         }
     }
 
+    #[inline]
     fn evict(&mut self, now_ns: u64) -> Option<u64> {
         if self.hand == NIL {
             return None;
@@ -147,9 +157,11 @@ impl Replacement for WsClock {
         }
     }
 
+    #[inline]
     fn prefetch(&self, key: u64) {
         self.map.prefetch(key);
     }
+    #[inline]
     fn contains(&self, key: u64) -> bool {
         self.map.contains_key(&key)
     }
@@ -162,6 +174,7 @@ impl Replacement for WsClock {
         self.capacity
     }
 
+    #[inline]
     fn occupied(&self) -> u64 {
         self.ring.units
     }

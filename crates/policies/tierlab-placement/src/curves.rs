@@ -4,8 +4,11 @@
 //! Every (algorithm, size) pair is a cache of its own ([`tierlab_cache::AnyCache`]); each
 //! request is looked up in all of them in turn. That is exact for every algorithm (a
 //! stack-distance shortcut would be exact only for LRU with one-unit objects) and costs
-//! one hash-map lookup per cache and object. Memory is the caches' own: at most the
-//! largest sizes' worth of keys (plus ghosts), whatever the length of the stream.
+//! one index lookup per cache and object: a hash map's, or, with
+//! [`MissRatioCurves::with_key_numbering`], an array's, the keys numbered once (one hash
+//! lookup a key shared by every cache). Memory is the caches' own, at most the largest
+//! sizes' worth of keys (plus ghosts), and the numbering's, at most its budget, whatever
+//! the length of the stream.
 //!
 //! What an object is ([`CurveObjects`]):
 //!
@@ -28,7 +31,7 @@
 use crate::PlacementError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use tierlab_cache::{touch, AnyCache, Algorithm, CacheVisitor, Replacement};
+use tierlab_cache::{touch, Algorithm, AnyCache, CacheVisitor, KeyMap, Replacement};
 use tierlab_types::{IoRequest, SECTOR_BYTES};
 
 use crate::objects::{INDEX_BITS, VOLUME_BITS};
@@ -130,6 +133,8 @@ struct Cell {
     capacity_units: u64,
     cache: AnyCache,
     counts: CurveCounts,
+    /// Whether the request whose pieces are being looked up has missed so far.
+    missed: bool,
 }
 
 /// How requests become keys, and what has been seen of the key space.
@@ -199,34 +204,94 @@ impl KeySpace {
     }
 }
 
-/// How many requests ahead [`MissRatioCurves::flush`] starts loading keys' index slots,
-/// and at most how many keys of that request.
-const PREFETCH_AHEAD: usize = 4;
-const PREFETCH_KEYS: u64 = 16;
+/// How many keys ahead [`MissRatioCurves::flush`] starts loading a cache's index slot
+/// (the numbering's too), and how many requests ahead for whole-request objects.
+const PREFETCH_KEYS_AHEAD: usize = 16;
+const PREFETCH_OBJECTS_AHEAD: usize = 4;
 
 /// Requests held before they are looked up in the caches (see [`MissRatioCurves::flush`]).
 pub const BATCH_REQUESTS: usize = 65536;
+/// Keys held before they are looked up, at most (with a piece of a request). Small in
+/// tests, so that they cross batches.
+const BATCH_KEYS: usize = if cfg!(test) { 256 } else { 1 << 20 };
+/// The most blocks of a request taken as one piece: a longer request is looked up in
+/// pieces, each counted as part of it.
+pub(crate) const PIECE_BLOCKS: u64 = if cfg!(test) { 64 } else { 1 << 16 };
 
-/// A request taken, keyed, waiting for its lookups.
+/// Memory [`MissRatioCurves::with_key_numbering`] takes for each number it hands out,
+/// at most: the numbering's own table (at most half full: up to 64 bytes a key) and its
+/// list of keys (8 bytes, up to 16 while it doubles), and 4 bytes in each cache's index
+/// array (up to 8 while it doubles).
+const NUMBER_BYTES: u64 = 80;
+const NUMBER_BYTES_PER_CACHE: u64 = 8;
+
+/// A block request, or a piece of one, taken and keyed, waiting for its lookups.
 #[derive(Clone, Copy, Debug)]
-struct Pending {
+struct Piece {
     time_ns: u64,
+    /// The whole request's first byte and length.
     offset: u64,
     len: u64,
-    /// Key base (volume) and first and last block or sector number.
-    base: u64,
+    /// The piece's first and last block number.
     first: u64,
     last: u64,
-    /// The object's size in units (whole-request objects).
-    size: u32,
+    /// Where the piece's keys start in the batch's keys.
+    at: usize,
+    /// Whether this is the request's first piece, and its last.
+    opens: bool,
+    closes: bool,
+}
+
+/// Requests taken and keyed, waiting for their lookups.
+#[derive(Default)]
+struct Batch {
+    /// Every key, in order: a block request's piece by piece, a whole-request object's
+    /// one.
+    keys: Vec<u64>,
+    /// Block requests, piece by piece.
+    pieces: Vec<Piece>,
+    /// Whole-request objects, one entry each beside its key: time, length in bytes, size
+    /// in units, each in an array of its own so that a cache's pass over the batch reads
+    /// only what it uses.
+    time_ns: Vec<u64>,
+    len: Vec<u64>,
+    size: Vec<u32>,
+}
+
+impl Batch {
+    /// Pieces or objects held.
+    fn entries(&self) -> usize {
+        self.pieces.len() + self.time_ns.len()
+    }
+
+    /// The requests the batch opens (pieces that start a request, or objects) and their
+    /// bytes.
+    fn requests_and_bytes(&self) -> (u64, u64) {
+        let opening = self.pieces.iter().filter(|p| p.opens);
+        let (n, bytes) = opening.fold((0, 0), |(n, b), p| (n + 1, b + p.len));
+        (n + self.len.len() as u64, bytes + self.len.iter().sum::<u64>())
+    }
+
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.pieces.clear();
+        self.time_ns.clear();
+        self.len.clear();
+        self.size.clear();
+    }
 }
 
 /// One cache's lookups of a whole batch ([`MissRatioCurves::flush`]), compiled once per
 /// algorithm (see [`CacheVisitor`]).
 struct Lookups<'a> {
-    batch: &'a [Pending],
+    batch: &'a Batch,
+    /// The requests the batch opens and their bytes (the same for every cache).
+    requests: u64,
+    bytes: u64,
     counts: &'a mut CurveCounts,
-    objects: CurveObjects,
+    /// Whether the request whose pieces are being looked up has missed so far.
+    missed: &'a mut bool,
+    block_bytes: u64,
 }
 
 impl CacheVisitor for Lookups<'_> {
@@ -234,50 +299,85 @@ impl CacheVisitor for Lookups<'_> {
 
     #[inline]
     fn visit<C: Replacement>(self, cache: &mut C) {
-        let Lookups { batch, counts: c, objects } = self;
-        match objects {
-            CurveObjects::Blocks { block_bytes } => {
-                for (i, p) in batch.iter().enumerate() {
-                    if let Some(q) = batch.get(i + PREFETCH_AHEAD) {
-                        for b in q.first..=q.last.min(q.first + PREFETCH_KEYS - 1) {
-                            cache.prefetch(q.base | b);
-                        }
-                    }
-                    c.requests += 1;
-                    c.bytes += p.len;
-                    let (mut misses, mut missed_bytes) = (0, 0);
-                    for b in p.first..=p.last {
-                        if !touch(cache, p.base | b, 1, p.time_ns) {
-                            misses += 1;
-                            // The request's bytes in block b.
-                            missed_bytes += if b == p.first || b == p.last {
-                                (p.offset + p.len).min((b + 1) * block_bytes) - p.offset.max(b * block_bytes)
-                            } else {
-                                block_bytes
-                            };
-                        }
-                    }
-                    c.request_misses += u64::from(misses > 0);
-                    c.objects += p.last - p.first + 1;
-                    c.object_misses += misses;
-                    c.byte_misses += missed_bytes;
+        let Lookups { batch, requests, bytes, counts: c, missed, block_bytes } = self;
+        let keys = &batch.keys[..];
+        c.requests += requests;
+        c.bytes += bytes;
+        c.objects += keys.len() as u64;
+        for p in &batch.pieces {
+            if p.opens {
+                *missed = false;
+            }
+            let end = p.offset.saturating_add(p.len);
+            let (mut misses, mut missed_bytes) = (0, 0);
+            for (j, b) in (p.first..=p.last).enumerate() {
+                let at = p.at + j;
+                if let Some(&ahead) = keys.get(at + PREFETCH_KEYS_AHEAD) {
+                    cache.prefetch(ahead);
+                }
+                if !touch(cache, keys[at], 1, p.time_ns) {
+                    misses += 1;
+                    // The request's bytes in block b.
+                    missed_bytes += end.min((b + 1).saturating_mul(block_bytes)) - p.offset.max(b * block_bytes);
                 }
             }
-            CurveObjects::Objects | CurveObjects::CountedObjects => {
-                for (i, p) in batch.iter().enumerate() {
-                    if let Some(q) = batch.get(i + PREFETCH_AHEAD) {
-                        cache.prefetch(q.base | q.first);
-                    }
-                    let miss = !touch(cache, p.base | p.first, p.size, p.time_ns);
-                    c.request_misses += u64::from(miss);
-                    c.object_misses += u64::from(miss);
-                    c.byte_misses += if miss { p.len } else { 0 };
-                }
-                c.requests += batch.len() as u64;
-                c.objects += batch.len() as u64;
-                c.bytes += batch.iter().map(|p| p.len).sum::<u64>();
+            *missed |= misses > 0;
+            if p.closes {
+                c.request_misses += u64::from(*missed);
+            }
+            c.object_misses += misses;
+            c.byte_misses += missed_bytes;
+        }
+        // Whole-request objects: one key each, in order.
+        for (i, (&time_ns, &size)) in batch.time_ns.iter().zip(&batch.size).enumerate() {
+            if let Some(&ahead) = keys.get(i + PREFETCH_OBJECTS_AHEAD) {
+                cache.prefetch(ahead);
+            }
+            if !touch(cache, keys[i], size, time_ns) {
+                c.request_misses += 1;
+                c.object_misses += 1;
+                c.byte_misses += batch.len[i];
             }
         }
+    }
+}
+
+/// Numbers for the keys a run has seen, 0, 1, 2, … in order of first sight, so that
+/// every cache can index its keys by an array ([`AnyCache::use_dense_keys`]): one
+/// lookup here for each key, shared by all the caches, instead of one hash lookup in
+/// each. At most `max` numbers are handed out.
+struct Numbering {
+    numbers: KeyMap,
+    keys: Vec<u64>,
+    max: usize,
+}
+
+impl Numbering {
+    /// Replaces every key of `keys` by its number, in order; `Err(i)` if key `i` needs a
+    /// number and all are handed out (the keys before it are numbers, the rest keys).
+    fn number(&mut self, keys: &mut [u64]) -> Result<(), usize> {
+        for i in 0..keys.len() {
+            if let Some(&ahead) = keys.get(i + PREFETCH_KEYS_AHEAD) {
+                self.numbers.prefetch(ahead);
+            }
+            let key = keys[i];
+            let n = if self.keys.len() < self.max {
+                let order = &mut self.keys;
+                self.numbers
+                    .insert_with(key, || {
+                        order.push(key);
+                        (order.len() - 1) as u32
+                    })
+                    .0
+            } else {
+                match self.numbers.get(&key) {
+                    Some(&n) => n,
+                    None => return Err(i),
+                }
+            };
+            keys[i] = u64::from(n);
+        }
+        Ok(())
     }
 }
 
@@ -285,7 +385,8 @@ impl CacheVisitor for Lookups<'_> {
 pub struct MissRatioCurves {
     keys: KeySpace,
     cells: Vec<Cell>,
-    batch: Vec<Pending>,
+    batch: Batch,
+    numbering: Option<Numbering>,
 }
 
 impl MissRatioCurves {
@@ -309,17 +410,56 @@ impl MissRatioCurves {
                 let units = objects.capacity_units(size);
                 if units == 0 {
                     let expected = match objects {
-                        CurveObjects::Blocks { block_bytes } => format!("a cache size of at least one block ({block_bytes} bytes)"),
+                        CurveObjects::Blocks { block_bytes } => {
+                            format!("a cache size of at least one block ({block_bytes} bytes)")
+                        }
                         CurveObjects::Objects => "a cache size of at least 1 byte".into(),
                         CurveObjects::CountedObjects => "a cache size of at least 1 object".into(),
                     };
                     return Err(PlacementError::Config { name: "cache_sizes", expected, found: size.to_string() });
                 }
                 let capacity = usize::try_from(units).map_err(|_| config("cache_sizes", "a cache size this machine can address", size.to_string()))?;
-                cells.push(Cell { algorithm, size, capacity_units: units, cache: algorithm.cache(capacity, window_ns), counts: CurveCounts::default() });
+                cells.push(Cell {
+                    algorithm,
+                    size,
+                    capacity_units: units,
+                    cache: algorithm.cache(capacity, window_ns),
+                    counts: CurveCounts::default(),
+                    missed: false,
+                });
             }
         }
-        Ok(MissRatioCurves { keys: KeySpace::new(objects), cells, batch: Vec::new() })
+        Ok(MissRatioCurves { keys: KeySpace::new(objects), cells, batch: Batch::default(), numbering: None })
+    }
+
+    /// The same curves, their keys numbered in order of first sight and every cache
+    /// indexing them by an array: the same counts for less work a lookup. The numbering
+    /// and the arrays take at most `budget_bytes` ([`MissRatioCurves::key_numbering_bytes`]
+    /// a number); when the trace has more distinct keys than that allows, the caches go
+    /// back to the keys themselves (hash maps) at the first key without a number, and the
+    /// numbering's memory is given back. Given before the first request (later it changes
+    /// nothing).
+    pub fn with_key_numbering(mut self, budget_bytes: u64) -> Self {
+        let fresh = self.batch.entries() == 0 && self.cells.iter().all(|c| c.cache.is_empty() && c.counts.requests == 0);
+        let max = (budget_bytes / self.key_numbering_bytes()).min(u64::from(u32::MAX - 1));
+        if fresh && max > 0 {
+            self.numbering = Some(Numbering { numbers: KeyMap::new(), keys: Vec::new(), max: max as usize });
+            for cell in &mut self.cells {
+                cell.cache.use_dense_keys();
+            }
+        }
+        self
+    }
+
+    /// Memory a number of [`MissRatioCurves::with_key_numbering`] takes, at most.
+    pub fn key_numbering_bytes(&self) -> u64 {
+        NUMBER_BYTES + NUMBER_BYTES_PER_CACHE * self.cells.len() as u64
+    }
+
+    /// Whether the keys are numbered (see [`MissRatioCurves::with_key_numbering`]):
+    /// false once the numbers ran out.
+    pub fn keys_numbered(&self) -> bool {
+        self.numbering.is_some()
     }
 
     pub fn objects(&self) -> CurveObjects {
@@ -335,8 +475,42 @@ impl MissRatioCurves {
             CurveObjects::Blocks { .. } => 1,
             _ => self.keys.object_size(req)?,
         };
-        self.batch.push(Pending { time_ns: req.time_ns, offset: req.offset_bytes, len: req.len_bytes, base, first, last, size });
-        if self.batch.len() >= BATCH_REQUESTS {
+        match self.keys.objects {
+            CurveObjects::Blocks { .. } => {
+                let mut piece = first;
+                loop {
+                    let batch = &mut self.batch;
+                    let piece_last = last.min(piece.saturating_add(PIECE_BLOCKS - 1));
+                    let at = batch.keys.len();
+                    batch.keys.extend((piece..=piece_last).map(|b| base | b));
+                    batch.pieces.push(Piece {
+                        time_ns: req.time_ns,
+                        offset: req.offset_bytes,
+                        len: req.len_bytes,
+                        first: piece,
+                        last: piece_last,
+                        at,
+                        opens: piece == first,
+                        closes: piece_last == last,
+                    });
+                    if piece_last == last {
+                        break;
+                    }
+                    if batch.keys.len() >= BATCH_KEYS {
+                        self.flush();
+                    }
+                    piece = piece_last + 1;
+                }
+            }
+            CurveObjects::Objects | CurveObjects::CountedObjects => {
+                let batch = &mut self.batch;
+                batch.keys.push(base | first);
+                batch.time_ns.push(req.time_ns);
+                batch.len.push(req.len_bytes);
+                batch.size.push(size);
+            }
+        }
+        if self.batch.entries() >= BATCH_REQUESTS || self.batch.keys.len() >= BATCH_KEYS {
             self.flush();
         }
         Ok(())
@@ -344,14 +518,35 @@ impl MissRatioCurves {
 
     /// Looks every request taken so far up in every cache: cache by cache over the
     /// batch, so that each cache's working set stays in the processor's caches while it
-    /// runs.
-    /// While request i is looked up, the index slots of request i + `PREFETCH_AHEAD`'s
-    /// keys are loaded (a cache larger than the processor's caches waits on memory for
-    /// each lookup otherwise).
+    /// runs. The batch's keys are numbered first (when they are numbered at all). While
+    /// a key is looked up, the index slot of the key `PREFETCH_KEYS_AHEAD` on is loaded
+    /// (a cache larger than the processor's caches waits on memory for each lookup
+    /// otherwise).
     pub fn flush(&mut self) {
-        let objects = self.keys.objects;
+        if self.batch.entries() == 0 {
+            return;
+        }
+        if let Some(numbering) = &mut self.numbering {
+            if let Err(at) = numbering.number(&mut self.batch.keys) {
+                // Out of numbers: back to the keys themselves, in the caches and the batch.
+                let keys = &numbering.keys;
+                for key in &mut self.batch.keys[..at] {
+                    *key = keys[*key as usize];
+                }
+                for cell in &mut self.cells {
+                    cell.cache.rekey(&|n| keys[n as usize]);
+                }
+                self.numbering = None;
+            }
+        }
+        let block_bytes = match self.keys.objects {
+            CurveObjects::Blocks { block_bytes } => block_bytes,
+            _ => 0,
+        };
+        let (requests, bytes) = self.batch.requests_and_bytes();
         for cell in &mut self.cells {
-            cell.cache.visit(Lookups { batch: &self.batch, counts: &mut cell.counts, objects });
+            let lookups = Lookups { batch: &self.batch, requests, bytes, counts: &mut cell.counts, missed: &mut cell.missed, block_bytes };
+            cell.cache.visit(lookups);
         }
         self.batch.clear();
     }

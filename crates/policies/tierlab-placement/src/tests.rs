@@ -308,6 +308,20 @@ fn block_curves_count_requests_blocks_and_the_bytes_in_missed_blocks() {
 }
 
 #[test]
+fn a_request_looked_up_in_pieces_counts_once_and_misses_if_any_piece_does() {
+    let piece = crate::curves::PIECE_BLOCKS;
+    let blocks = piece * 2 + 5;
+    // The last piece's blocks first; then the whole request, whose earlier pieces miss
+    // and whose last one hits.
+    let reqs = [req(0, piece * 2 * 4096, 5 * 4096, Op::Read), req(1, 0, blocks * 4096, Op::Read), req(2, 0, blocks * 4096, Op::Read)];
+    let p = &curves(&[Algorithm::Lru], &[blocks * 4096], CurveObjects::BLOCK_4K, &reqs)[0];
+    let c = p.counts;
+    assert_eq!((c.requests, c.request_misses), (3, 2));
+    assert_eq!((c.objects, c.object_misses), (5 + 2 * blocks, blocks));
+    assert_eq!(c.byte_misses, blocks * 4096);
+}
+
+#[test]
 fn sized_objects_fill_a_cache_of_bytes() {
     // 10,000 bytes of LRU: 4,000 + 4,000, a third of 4,000 evicts the first; 20,000 bytes
     // is never admitted (and evicts nothing); the second, then the third, still hit.
@@ -320,6 +334,44 @@ fn sized_objects_fill_a_cache_of_bytes() {
     // Counted, the same cache holds 3 objects… of 10,000.
     let p = &curves(&[Algorithm::Lru], &[3], CurveObjects::CountedObjects, &reqs)[0];
     assert_eq!(p.counts.object_misses, 4);
+}
+
+proptest! {
+    /// Numbered keys give every count the keys themselves give, whether the numbers last
+    /// the whole run or run out part-way (the caches then go back to the keys), for block
+    /// and whole-request objects, across batches, and for requests long enough to be
+    /// looked up in pieces.
+    #[test]
+    fn numbered_keys_give_the_same_curves(
+        reqs in proptest::collection::vec((0u64..400, 1u64..40_000, 1u32..3), 1..300),
+        budget_numbers in 0u64..200,
+        long_at in proptest::option::of(0usize..300),
+        blocks in any::<bool>(),
+    ) {
+        let algs = Algorithm::ALL;
+        let objects = if blocks { CurveObjects::BLOCK_4K } else { CurveObjects::Objects };
+        let sizes = [4096 * 3, 4096 * 40, 1 << 20];
+        let mut reqs: Vec<IoRequest> = reqs
+            .into_iter()
+            .enumerate()
+            .map(|(i, (sector, len, volume))| IoRequest { volume, ..req(i as u64 * 1000, sector * 4096 + len % 4096, len, Op::Read) })
+            .collect();
+        if let Some(at) = long_at.filter(|&at| at < reqs.len()) {
+            // More blocks than one piece holds, and than one batch's keys.
+            reqs[at].len_bytes = (crate::curves::PIECE_BLOCKS * 2 + 5) * 4096;
+        }
+        let plain = curves(&algs, &sizes, objects, &reqs);
+        let numbered = MissRatioCurves::new(&algs, &sizes, objects, 1_000).unwrap();
+        let per_number = numbered.key_numbering_bytes();
+        let mut numbered = numbered.with_key_numbering(budget_numbers * per_number);
+        let mut footprint = FootprintCounter::new(objects);
+        for q in &reqs {
+            numbered.access(q).unwrap();
+            Replay::access(&mut footprint, q).unwrap();
+        }
+        prop_assert_eq!(numbered.points(), plain);
+        prop_assert_eq!(numbered.keys_numbered(), footprint.footprint().objects <= budget_numbers);
+    }
 }
 
 #[test]

@@ -9,7 +9,9 @@
 //! footprint in a first pass and simulates ten shares of it, 0.1 % to 100 %. Before the
 //! curves run, their memory is estimated (at most every object the trace touches, counted
 //! in a first pass when the capacities alone would pass the limit) and a run over
-//! [`CacheStudyConfig::memory_limit_bytes`] is refused with the figure.
+//! [`CacheStudyConfig::memory_limit_bytes`] is refused with the figure. The caches' keys
+//! are numbered so that they index them by arrays, in what the limit leaves, at most
+//! 256 MiB (`MissRatioCurves::with_key_numbering`).
 
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -30,6 +32,10 @@ pub const AUTO_SHARES: [f64; 10] = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 
 const CACHE_ENTRY_BYTES: f64 = 96.0;
 /// A cache with nothing in it.
 const CACHE_BYTES: f64 = 4096.0;
+/// The most memory the caches' key numbering may take
+/// ([`MissRatioCurves::with_key_numbering`]): about 560,000 distinct objects for 48
+/// caches, 1.5 million for 12. A trace with more goes on with the keys themselves.
+const KEY_NUMBERING_BYTES: u64 = 256 << 20;
 
 /// The cache sizes to simulate: bytes, or numbers of objects when objects count one each.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -189,7 +195,11 @@ pub fn run(cfg: &CacheStudyConfig, progress: &mut dyn FnMut(Progress)) -> Result
         return Err(CacheStudyError::Memory { what, need_bytes, limit_bytes: cfg.memory_limit_bytes });
     }
     let window_ns = (cfg.window_s * NS_PER_S as f64).round() as u64;
-    let mut curves = MissRatioCurves::new(&algorithms, &sizes, objects, window_ns).map_err(|e| CacheStudyError::Request(e.to_string()))?;
+    let curves = MissRatioCurves::new(&algorithms, &sizes, objects, window_ns).map_err(|e| CacheStudyError::Request(e.to_string()))?;
+    // Keys numbered for the caches' arrays, in what the limit leaves (the numbers a trace
+    // with fewer distinct objects needs, at most).
+    let numbering_bytes = KEY_NUMBERING_BYTES.min(cfg.memory_limit_bytes.saturating_sub(need_bytes as u64));
+    let mut curves = curves.with_key_numbering(numbering_bytes);
     let phase = format!("{} caches", algorithms.len() * sizes.len());
     let requests = replay(&mut reader, &mut curves, &phase, progress)?;
     let points = curves.points();
