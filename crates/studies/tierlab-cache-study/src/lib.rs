@@ -10,8 +10,9 @@
 //! curves run, their memory is estimated (at most every object the trace touches, counted
 //! in a first pass when the capacities alone would pass the limit) and a run over
 //! [`CacheStudyConfig::memory_limit_bytes`] is refused with the figure. The caches' keys
-//! are numbered so that they index them by arrays, in what the limit leaves, at most
-//! 256 MiB (`MissRatioCurves::with_key_numbering`).
+//! are numbered so that they index them by arrays (`MissRatioCurves::with_key_numbering`)
+//! in at most as much memory again as the caches' own estimate, 256 MiB and what the
+//! limit leaves.
 
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -196,9 +197,7 @@ pub fn run(cfg: &CacheStudyConfig, progress: &mut dyn FnMut(Progress)) -> Result
     }
     let window_ns = (cfg.window_s * NS_PER_S as f64).round() as u64;
     let curves = MissRatioCurves::new(&algorithms, &sizes, objects, window_ns).map_err(|e| CacheStudyError::Request(e.to_string()))?;
-    // Keys numbered for the caches' arrays, in what the limit leaves (the numbers a trace
-    // with fewer distinct objects needs, at most).
-    let numbering_bytes = KEY_NUMBERING_BYTES.min(cfg.memory_limit_bytes.saturating_sub(need_bytes as u64));
+    let numbering_bytes = numbering_budget(need_bytes, cfg.memory_limit_bytes, touched, curves.key_numbering_bytes());
     let mut curves = curves.with_key_numbering(numbering_bytes);
     let phase = format!("{} caches", algorithms.len() * sizes.len());
     let requests = replay(&mut reader, &mut curves, &phase, progress)?;
@@ -215,6 +214,19 @@ pub fn run(cfg: &CacheStudyConfig, progress: &mut dyn FnMut(Progress)) -> Result
         window_s: cfg.window_s,
         points,
     })
+}
+
+/// The memory the caches' key numbering may take: at most what the caches themselves
+/// are estimated to need (`caches_bytes`; numbers for small caches over a trace of many
+/// distinct objects would take more than the caches), at most [`KEY_NUMBERING_BYTES`],
+/// and at most what the limit leaves; none when the trace's `touched` objects, if
+/// counted, would not all get a number (`per_key_bytes` each).
+fn numbering_budget(caches_bytes: f64, limit_bytes: u64, touched: Option<u64>, per_key_bytes: u64) -> u64 {
+    let budget = KEY_NUMBERING_BYTES.min(caches_bytes as u64).min(limit_bytes.saturating_sub(caches_bytes as u64));
+    match touched {
+        Some(t) if t.saturating_mul(per_key_bytes) > budget => 0,
+        _ => budget,
+    }
 }
 
 /// Memory of `algorithms` caches at each capacity of `capacities` (objects), each
@@ -333,6 +345,18 @@ mod tests {
         let back: CacheStudyConfig = serde_json::from_str(&serde_json::to_string(&cfg).unwrap()).unwrap();
         assert_eq!(back, cfg);
         assert!(serde_json::from_str::<CacheStudyConfig>(r#"{"trace": "t", "window": 3}"#).is_err(), "unknown fields are refused");
+    }
+
+    #[test]
+    fn the_numbering_takes_no_more_than_the_caches_and_the_limit_allow() {
+        let mib = 1u64 << 20;
+        // As much as the caches, under the cap and the limit's room.
+        assert_eq!(numbering_budget(100.0 * mib as f64, 8 << 30, None, 128), 100 * mib);
+        assert_eq!(numbering_budget((4u64 << 30) as f64, 8 << 30, None, 128), KEY_NUMBERING_BYTES);
+        assert_eq!(numbering_budget(100.0 * mib as f64, 120 * mib, None, 128), 20 * mib);
+        // Small caches over many distinct objects: no numbering at all.
+        assert_eq!(numbering_budget(600_000.0, 8 << 30, Some(269_210), 128), 0);
+        assert_eq!(numbering_budget(100.0 * mib as f64, 8 << 30, Some(269_210), 128), 100 * mib);
     }
 
     #[test]
