@@ -332,6 +332,71 @@ impl DenseMap {
     }
 }
 
+/// Either map behind one type: a [`KeyMap`] for any keys, or a [`DenseMap`] for keys that
+/// are small dense numbers. The two give the same answers; the array skips the hashing
+/// and probing. The default is a `KeyMap`.
+#[derive(Clone, Debug)]
+pub enum KeyIndex {
+    Hashed(KeyMap),
+    Dense(DenseMap),
+}
+
+impl Default for KeyIndex {
+    fn default() -> Self {
+        KeyIndex::Hashed(KeyMap::default())
+    }
+}
+
+/// `$body` with `$m` bound to the map inside `$index`.
+macro_rules! either {
+    ($index:expr, $m:ident => $body:expr) => {
+        match $index {
+            KeyIndex::Hashed($m) => $body,
+            KeyIndex::Dense($m) => $body,
+        }
+    };
+}
+
+impl KeyIndex {
+    #[inline]
+    pub fn get(&self, key: &u64) -> Option<&u32> {
+        either!(self, m => m.get(key))
+    }
+    #[inline]
+    pub fn contains_key(&self, key: &u64) -> bool {
+        either!(self, m => m.contains_key(key))
+    }
+    #[inline]
+    pub fn insert(&mut self, key: u64, value: u32) -> Option<u32> {
+        either!(self, m => m.insert(key, value))
+    }
+    #[inline]
+    pub fn insert_with(&mut self, key: u64, value: impl FnOnce() -> u32) -> (u32, bool) {
+        either!(self, m => m.insert_with(key, value))
+    }
+    #[inline]
+    pub fn remove(&mut self, key: &u64) -> Option<u32> {
+        either!(self, m => m.remove(key))
+    }
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        either!(self, m => m.prefetch(key))
+    }
+    pub fn len(&self) -> usize {
+        either!(self, m => m.len())
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Every entry, in no particular order, leaving the index empty.
+    pub fn take_entries(&mut self) -> Vec<(u64, u32)> {
+        match self {
+            KeyIndex::Hashed(m) => m.drain().collect(),
+            KeyIndex::Dense(m) => std::mem::take(m).iter().collect(),
+        }
+    }
+}
+
 /// A set of `u64` keys on [`KeyMap`]'s table (no deleted-slot markers).
 #[derive(Clone, Debug, Default)]
 pub struct KeySet {

@@ -7,6 +7,7 @@ mod config;
 mod primary;
 mod replica;
 mod run;
+mod shipping;
 mod volume;
 
 pub use config::{

@@ -19,9 +19,7 @@ use serde::Serialize;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::sync::mpsc::SyncSender;
+use crate::shipping::Shipper;
 use tierlab_raid::Geometry;
 use tierlab_array_sim::s_to_ns;
 use tierlab_update_log::{PrimaryVolume, Transaction, UpdateSource};
@@ -106,12 +104,12 @@ struct PrimaryController {
     durable: BTreeMap<u64, Tag>,
     next_ship: u64,
     cfg_link: crate::config::Link,
-    tx: SyncSender<Arrival>,
+    /// The link to the secondary; once it says so (the secondary stopped taking
+    /// arrivals: its measurement had what it needed, its run failed or was interrupted),
+    /// the primary starts no more transactions.
+    tx: Rc<RefCell<Shipper>>,
     stats: PrimaryReport,
     commit_ns_sum: f64,
-    /// The secondary stopped taking arrivals (its measurement had what it needed, its run
-    /// failed or was interrupted): the primary starts no more transactions.
-    stop: Arc<AtomicBool>,
 }
 
 impl PrimaryController {
@@ -130,9 +128,7 @@ impl PrimaryController {
             last_lsn: meta.last_lsn,
             records: meta.records,
         };
-        if self.tx.send(a).is_err() {
-            self.stop.store(true, Ordering::Relaxed);
-        }
+        self.tx.borrow_mut().ship(a);
         let id = self.commits.insert(Commit {
             host,
             log_bytes: meta.log_bytes,
@@ -330,10 +326,11 @@ pub(crate) fn volumes(
 }
 
 /// Replay the primary for `cfg.duration_s` of its time, sending each commit's arrival to
-/// `tx`, or until `stop` is set or `tx`'s receiver is gone (the secondary stopped: its
-/// measurement had what it needed, or its run failed or was interrupted); the commits in
-/// flight then are still shipped. Runs on the calling thread.
-pub fn run_primary(cfg: &ReplicationConfig, tx: SyncSender<Arrival>, stop: Arc<AtomicBool>) -> Result<PrimaryReport> {
+/// `tx`, or until `tx` says the secondary stopped (its measurement had what it needed, or
+/// its run failed or was interrupted; see `crate::shipping` for where that leaves the
+/// primary); the commits in flight then are still shipped. Runs on the calling thread.
+pub fn run_primary(cfg: &ReplicationConfig, tx: Shipper) -> Result<PrimaryReport> {
+    let tx = Rc::new(RefCell::new(tx));
     let mut source = cfg.source.open()?;
     let mut sim = Simulation::new(SchedulerKind::Fcfs).end_with_last_request().without_device_latency();
     // Data and log disks, then the mirror of the secondary's log volume.
@@ -369,10 +366,9 @@ pub fn run_primary(cfg: &ReplicationConfig, tx: SyncSender<Arrival>, stop: Arc<A
         durable: BTreeMap::new(),
         next_ship: 0,
         cfg_link: cfg.link,
-        tx,
+        tx: tx.clone(),
         stats: PrimaryReport::default(),
         commit_ns_sum: 0.0,
-        stop: stop.clone(),
     };
     let end_ns = s_to_ns(cfg.duration_s);
     let transactions = Rc::new(Cell::new(0u64));
@@ -387,7 +383,7 @@ pub fn run_primary(cfg: &ReplicationConfig, tx: SyncSender<Arrival>, stop: Arc<A
         transactions: transactions.clone(),
         failed: None,
         commits_issued: 0,
-        stop,
+        tx: tx.clone(),
     };
     let mut requests = requests;
     let report = sim.run(
@@ -398,6 +394,7 @@ pub fn run_primary(cfg: &ReplicationConfig, tx: SyncSender<Arrival>, stop: Arc<A
         &mut controller,
         &mut |_| {},
     );
+    tx.borrow_mut().flush();
     if let Some(e) = requests.failed.take() {
         return Err(e);
     }
@@ -446,7 +443,7 @@ struct TransactionRequests<'a> {
     transactions: Rc<Cell<u64>>,
     failed: Option<anyhow::Error>,
     commits_issued: u64,
-    stop: Arc<AtomicBool>,
+    tx: Rc<RefCell<Shipper>>,
 }
 
 impl Iterator for TransactionRequests<'_> {
@@ -479,7 +476,7 @@ impl Iterator for TransactionRequests<'_> {
                     op: p.op,
                 }));
             }
-            if self.now.get() >= self.end_ns || self.failed.is_some() || self.stop.load(Ordering::Relaxed) {
+            if self.now.get() >= self.end_ns || self.failed.is_some() || self.tx.borrow().stopping() {
                 return None;
             }
             match self.source.next_transaction(&mut self.txn) {

@@ -10,8 +10,6 @@ use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use tierlab_array_sim::{s_to_ns, system_usage, DiskModel};
 use tierlab_replica_policy::{PolicyConfig, PolicyReport, ReplicaPolicy, VolumeCosts};
 use tierlab_update_log::{
@@ -233,17 +231,15 @@ pub fn run_replication(
         },
     );
 
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Arrival>(1 << 14);
+    let (tx, mut rx) = crate::shipping::link();
     let primary_cfg = cfg.clone();
-    let stop = Arc::new(AtomicBool::new(false));
-    let stop_primary = stop.clone();
     let primary = std::thread::Builder::new()
         .name("tierlab-primary".into())
-        .spawn(move || run_primary(&primary_cfg, tx, stop_primary))
+        .spawn(move || run_primary(&primary_cfg, tx))
         .context("cannot start the primary's thread")?;
     let reached_ns = Rc::new(std::cell::Cell::new(0u64));
     let reached = reached_ns.clone();
-    let requests = rx.iter().map(|a: Arrival| {
+    let requests = rx.by_ref().map(|a: Arrival| {
         reached.set(a.arrive_ns);
         arrivals.borrow_mut().push_back(a);
         Ok::<_, std::io::Error>(IoRequest {
@@ -270,9 +266,9 @@ pub fn run_replication(
     });
     // The secondary has what it needs (or failed): the primary starts no more
     // transactions, and what it ships from here on is counted, never applied.
-    stop.store(true, Ordering::Relaxed);
+    rx.stop();
     let mut not_taken = NotTaken::default();
-    for a in arrivals.borrow_mut().drain(..).chain(rx.iter()) {
+    for a in arrivals.borrow_mut().drain(..).chain(rx) {
         not_taken.commits += 1;
         not_taken.log_bytes += a.log_bytes;
     }

@@ -29,9 +29,10 @@
 //! whatever the key's size, and a cache of large objects adapts slowly (libCacheSim
 //! does the same). With every size 1 this is the paper's ARC.
 
-use crate::index::{Index, Indexed};
+use crate::index::Indexed;
 use crate::list::{Ends, Slab, NIL};
 use crate::Replacement;
+use tierlab_keymap::KeyIndex;
 
 const T1: u8 = 0;
 const T2: u8 = 1;
@@ -42,7 +43,7 @@ pub struct Arc {
     c: usize,
     /// Target size of T1, 0 ≤ p ≤ c (real-valued, see the module documentation).
     p: f64,
-    map: Index,
+    map: KeyIndex,
     slab: Slab,
     lists: [Ends; 4],
     /// The key of the current miss, when it hit a ghost, and whether in B2. Set by
@@ -60,7 +61,7 @@ impl Arc {
         Arc {
             c: capacity,
             p: 0.0,
-            map: Index::default(),
+            map: KeyIndex::default(),
             slab: Slab::default(),
             lists: [Ends::new(); 4],
             ghost_hit: None,
@@ -117,7 +118,7 @@ impl Arc {
 }
 
 impl Indexed for Arc {
-    fn index_parts(&mut self) -> (&mut Index, &mut Slab) {
+    fn index_parts(&mut self) -> (&mut KeyIndex, &mut Slab) {
         (&mut self.map, &mut self.slab)
     }
     fn end_reference(&mut self) {

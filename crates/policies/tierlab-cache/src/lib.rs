@@ -278,8 +278,8 @@ impl AnyCache {
     pub fn use_dense_keys(&mut self) {
         each!(self, c => {
             let (index, _) = index::Indexed::index_parts(c);
-            if index.len() == 0 {
-                *index = index::Index::Dense(tierlab_keymap::DenseMap::new());
+            if index.is_empty() {
+                *index = tierlab_keymap::KeyIndex::Dense(tierlab_keymap::DenseMap::new());
             }
         });
     }
@@ -292,7 +292,7 @@ impl AnyCache {
         each!(self, c => {
             index::Indexed::end_reference(c);
             let (index, slab) = index::Indexed::index_parts(c);
-            index.rekey(slab, rename);
+            index::rekey(index, slab, rename);
         });
     }
 }

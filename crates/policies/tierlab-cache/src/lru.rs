@@ -1,13 +1,14 @@
 //! LRU: evict the key used longest ago. FIFO is the same queue without the reordering on
 //! a hit: evict the key admitted longest ago.
 
-use crate::index::{Index, Indexed};
+use crate::index::Indexed;
 use crate::list::{Ends, Slab, NIL};
 use crate::Replacement;
+use tierlab_keymap::KeyIndex;
 
 pub struct Lru {
     capacity: usize,
-    map: Index,
+    map: KeyIndex,
     slab: Slab,
     order: Ends,
     /// Hits move the key to the head (LRU); without it the queue is FIFO.
@@ -19,7 +20,7 @@ pub type Fifo = Lru;
 
 impl Lru {
     pub fn new(capacity: usize) -> Self {
-        Lru { capacity, map: Index::default(), slab: Slab::default(), order: Ends::new(), reorder_on_hit: true }
+        Lru { capacity, map: KeyIndex::default(), slab: Slab::default(), order: Ends::new(), reorder_on_hit: true }
     }
 
     pub fn fifo(capacity: usize) -> Self {
@@ -28,7 +29,7 @@ impl Lru {
 }
 
 impl Indexed for Lru {
-    fn index_parts(&mut self) -> (&mut Index, &mut Slab) {
+    fn index_parts(&mut self) -> (&mut KeyIndex, &mut Slab) {
         (&mut self.map, &mut self.slab)
     }
 }

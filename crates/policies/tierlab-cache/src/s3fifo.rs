@@ -22,9 +22,10 @@
 //! (after making room for it), which with one-unit keys makes caches of 10 to 19 keys
 //! admit nothing to S; here such a key is admitted.
 
-use crate::index::{Index, Indexed};
+use crate::index::Indexed;
 use crate::list::{Ends, Slab, NIL};
 use crate::Replacement;
+use tierlab_keymap::KeyIndex;
 
 const SMALL: u8 = 0;
 const MAIN: u8 = 1;
@@ -40,7 +41,7 @@ pub struct S3Fifo {
     small_share: u64,
     main_share: u64,
     ghost_size: u64,
-    map: Index,
+    map: KeyIndex,
     slab: Slab,
     lists: [Ends; 3],
     /// The key of the current miss when G remembered it (set by `access`).
@@ -58,7 +59,7 @@ impl S3Fifo {
             small_share,
             main_share: c - small_share,
             ghost_size: (c as f64 * 0.9) as u64,
-            map: Index::default(),
+            map: KeyIndex::default(),
             slab: Slab::default(),
             lists: [Ends::new(); 3],
             ghost_hit: None,
@@ -130,7 +131,7 @@ impl S3Fifo {
 }
 
 impl Indexed for S3Fifo {
-    fn index_parts(&mut self) -> (&mut Index, &mut Slab) {
+    fn index_parts(&mut self) -> (&mut KeyIndex, &mut Slab) {
         (&mut self.map, &mut self.slab)
     }
     fn end_reference(&mut self) {

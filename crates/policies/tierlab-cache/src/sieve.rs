@@ -6,13 +6,14 @@
 //! and the hand rests on the key after it (towards the head). Old keys that were hit
 //! survive in place while new ones are sifted out quickly.
 
-use crate::index::{Index, Indexed};
+use crate::index::Indexed;
 use crate::list::{Ends, Slab, NIL};
 use crate::Replacement;
+use tierlab_keymap::KeyIndex;
 
 pub struct Sieve {
     capacity: usize,
-    map: Index,
+    map: KeyIndex,
     slab: Slab,
     /// Head: newest; tail: oldest. A node's `prev` is its newer neighbour.
     queue: Ends,
@@ -22,7 +23,7 @@ pub struct Sieve {
 
 impl Sieve {
     pub fn new(capacity: usize) -> Self {
-        Sieve { capacity, map: Index::default(), slab: Slab::default(), queue: Ends::new(), hand: NIL }
+        Sieve { capacity, map: KeyIndex::default(), slab: Slab::default(), queue: Ends::new(), hand: NIL }
     }
 
     fn take(&mut self, i: u32) -> u64 {
@@ -38,7 +39,7 @@ impl Sieve {
 }
 
 impl Indexed for Sieve {
-    fn index_parts(&mut self) -> (&mut Index, &mut Slab) {
+    fn index_parts(&mut self) -> (&mut KeyIndex, &mut Slab) {
         (&mut self.map, &mut self.slab)
     }
 }

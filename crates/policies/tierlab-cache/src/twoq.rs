@@ -10,9 +10,10 @@
 //! libCacheSim's 2Q does; with one-unit keys the whole cache's evictions have always made
 //! that room already. Shares are rounded down to whole units (at least one).
 
-use crate::index::{Index, Indexed};
+use crate::index::Indexed;
 use crate::list::{Ends, Slab, NIL};
 use crate::Replacement;
+use tierlab_keymap::KeyIndex;
 
 const A1IN: u8 = 0;
 const AM: u8 = 1;
@@ -24,7 +25,7 @@ pub struct TwoQ {
     k_in: u64,
     k_out: u64,
     k_am: u64,
-    map: Index,
+    map: KeyIndex,
     slab: Slab,
     lists: [Ends; 3],
     /// The key of the current miss when `A1out` remembered it (set by `access`).
@@ -42,7 +43,7 @@ impl TwoQ {
             k_in,
             k_out: ((c as f64 * 0.5) as u64).max(1),
             k_am: c.saturating_sub(k_in).max(1),
-            map: Index::default(),
+            map: KeyIndex::default(),
             slab: Slab::default(),
             lists: [Ends::new(); 3],
             ghost_hit: None,
@@ -77,7 +78,7 @@ impl TwoQ {
 }
 
 impl Indexed for TwoQ {
-    fn index_parts(&mut self) -> (&mut Index, &mut Slab) {
+    fn index_parts(&mut self) -> (&mut KeyIndex, &mut Slab) {
         (&mut self.map, &mut self.slab)
     }
     fn end_reference(&mut self) {

@@ -12,9 +12,10 @@
 //! set them, so an eviction costs O(limit) amortized. The oldest of the candidates seen
 //! approximates the least recently used key of a whole turn.
 
-use crate::index::{Index, Indexed};
+use crate::index::Indexed;
 use crate::list::{Ends, Slab, NIL};
 use crate::Replacement;
+use tierlab_keymap::KeyIndex;
 
 /// How many unreferenced keys inside the window a sweep passes before it settles for the
 /// oldest of them.
@@ -56,7 +57,7 @@ impl<K: Copy> SweepFallback<K> {
 pub struct WsClock {
     capacity: usize,
     window_ns: u64,
-    map: Index,
+    map: KeyIndex,
     slab: Slab,
     ring: Ends,
     /// The node the hand points at (NIL when empty).
@@ -65,7 +66,7 @@ pub struct WsClock {
 
 impl WsClock {
     pub fn new(capacity: usize, window_ns: u64) -> Self {
-        WsClock { capacity, window_ns, map: Index::default(), slab: Slab::default(), ring: Ends::new(), hand: NIL }
+        WsClock { capacity, window_ns, map: KeyIndex::default(), slab: Slab::default(), ring: Ends::new(), hand: NIL }
     }
 
     /// The node after `i` in sweep order (oldest insertion towards newest, then around).
@@ -89,7 +90,7 @@ impl WsClock {
 }
 
 impl Indexed for WsClock {
-    fn index_parts(&mut self) -> (&mut Index, &mut Slab) {
+    fn index_parts(&mut self) -> (&mut KeyIndex, &mut Slab) {
         (&mut self.map, &mut self.slab)
     }
 }
