@@ -17,8 +17,15 @@
 //!   while its destage is in flight, in neither), so the oldest is at its tail: no
 //!   search, however many blocks are dirty.
 //!
-//! Memory: 32 bytes per cached block and 32 to 64 in the block map (2 GiB of 4 KiB
-//! blocks: 16 + 16 MiB).
+//! - Blocks are kept in aligned pairs (blocks 2k and 2k + 1): the block map has one entry
+//!   per pair with a block cached, and a pair's two slots share one 64-byte line, so a
+//!   request for both blocks of a pair (an 8 KiB one) looks up one map entry and loads
+//!   one line of slots, and evicting both removes one map entry. Which slot a block has
+//!   is not visible outside: every decision (hits, evictions, destages) is the block's.
+//!
+//! Memory: 32 bytes per slot, two slots per pair with a block cached (32 bytes per cached
+//! block when the cached blocks come in pairs, up to 64 when each is alone), and 16 to 32
+//! bytes per pair in the block map (2 GiB of 4 KiB blocks in pairs: 16 + 8 MiB).
 
 use serde::Serialize;
 use tierlab_index_list::{Ends, Linked, Links, NIL};
@@ -60,11 +67,15 @@ const CLEAN: usize = 0;
 /// The list of dirty blocks not being destaged, the most recently dirtied at its head.
 const AGING: usize = 1;
 
+/// Aligned to 32 bytes (its size), so that a pair's two slots share a 64-byte line.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
 struct Slot {
     block: u64,
     /// Neighbours in the slot's list ([`Slot::list`]).
     links: Links,
+    /// The slot holds a block (its pair's other slot may, while this one does not).
+    live: bool,
     dirty: bool,
     /// A destage of this block is in flight.
     destaging: bool,
@@ -82,7 +93,11 @@ impl Linked for Slot {
     }
 }
 
+const _: () = assert!(std::mem::size_of::<Slot>() == 32);
+
 impl Slot {
+    const EMPTY: Slot = Slot { block: 0, links: Links::NONE, live: false, dirty: false, destaging: false, rewritten: false, dirty_since_ns: 0 };
+
     /// The list the slot is in: none while its destage is in flight.
     fn list(&self) -> Option<usize> {
         match (self.dirty, self.destaging) {
@@ -93,17 +108,41 @@ impl Slot {
     }
 }
 
-/// Block number → slot. Blocks come and go without end as the cache fills and evicts, so
-/// the map is one without deleted-slot markers, whose lookups cost the same on the last
-/// request of a run as on the first.
+/// Pair number (block / 2) → the pair's slots ([`Nvram::slot_of`]). Blocks come and go
+/// without end as the cache fills and evicts, so the map is one without deleted-slot
+/// markers, whose lookups cost the same on the last request of a run as on the first.
 type BlockMap = tierlab_keymap::KeyMap;
+
+/// The most slots reserved at once (4 GiB of 4 KiB blocks in pairs): a larger cache grows
+/// its slots as it fills, and pairs may then straddle lines (slower, the same results).
+const MAX_RESERVED_SLOTS: u64 = 2 << 20;
+
+/// Start loading the cache line that holds `x` (a hint: it changes nothing).
+#[inline]
+fn prefetch_line<T>(x: &T) {
+    // SAFETY: the address is that of a live reference; a prefetch only hints the cache.
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unused_unsafe)]
+    unsafe { std::arch::x86_64::_mm_prefetch(std::ptr::from_ref(x).cast::<i8>(), std::arch::x86_64::_MM_HINT_T0) }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
 
 /// The cache; see the module documentation.
 pub struct Nvram {
     cfg: NvramConfig,
+    /// log2 of the block size when it is a power of two (as it is by default): block
+    /// numbers are then a shift away from byte offsets instead of a division.
+    block_shift: Option<u32>,
     capacity_blocks: u64,
+    /// Blocks cached.
+    cached_blocks: u64,
     map: BlockMap,
+    /// Pair `p`'s slots are `first_slot + 2p` (its even block) and the one after; the
+    /// slots before `first_slot` (none or one) are unused, so that pairs start on a line.
     slots: Vec<Slot>,
+    first_slot: u32,
+    /// Pairs whose slots are both empty.
     free: Vec<u32>,
     /// The lists [`CLEAN`] and [`AGING`].
     lists: [Ends; 2],
@@ -115,14 +154,24 @@ impl Nvram {
     pub fn new(cfg: NvramConfig) -> Nvram {
         let block = cfg.block_bytes.max(512);
         let cfg = NvramConfig { block_bytes: block, ..cfg };
+        let capacity_blocks = cfg.capacity_bytes / block;
+        // Reserved for the capacity at once (pages are touched only as slots are used), so
+        // the slots never move and pairs stay on the lines they start on.
+        let mut slots: Vec<Slot> = Vec::with_capacity((2 * capacity_blocks + 1).min(MAX_RESERVED_SLOTS) as usize);
+        let first_slot = u32::from(!(slots.as_ptr() as usize).is_multiple_of(64));
+        slots.extend((0..first_slot).map(|_| Slot::EMPTY));
         Nvram {
-            capacity_blocks: cfg.capacity_bytes / block,
+            block_shift: block.is_power_of_two().then(|| block.trailing_zeros()),
+            capacity_blocks,
+            cached_blocks: 0,
             cfg,
-            // Sized for the capacity at once (up to 4 GiB of 4 KiB blocks, 32 MiB of map;
-            // a larger cache grows it as it fills): the cache fills, and growing the map
-            // on the way would rehash every block it holds at each doubling.
-            map: BlockMap::with_capacity((cfg.capacity_bytes / block).min(1 << 20) as usize),
-            slots: Vec::new(),
+            // Sized for the capacity in pairs at once (up to 4 GiB of 4 KiB blocks, 16 MiB
+            // of map; a larger cache, or one whose blocks come alone, grows it as it
+            // fills): the cache fills, and growing the map on the way would rehash every
+            // pair it holds at each doubling.
+            map: BlockMap::with_capacity(capacity_blocks.div_ceil(2).min(1 << 19) as usize),
+            slots,
+            first_slot,
             free: Vec::new(),
             lists: [Ends::EMPTY; 2],
             dirty_blocks: 0,
@@ -147,15 +196,25 @@ impl Nvram {
     pub fn warm(&mut self, requests: impl IntoIterator<Item = (u64, u64, bool)>) -> u64 {
         let mut used = 0u64;
         let mut until: Option<u64> = None;
-        let mut requests = requests.into_iter().peekable();
-        while let Some((offset_bytes, len_bytes, write)) = requests.next() {
+        let mut requests = requests.into_iter().fuse();
+        // The two requests after the current one, whose memory starts loading while it is
+        // handled: the block map's entries of the second, the slots of the first (whose
+        // entries have loaded by then).
+        let mut ahead = [requests.next(), requests.next()];
+        for &(o, l, _) in ahead.iter().flatten() {
+            self.prefetch(o, l);
+        }
+        while let Some((offset_bytes, len_bytes, write)) = ahead[0] {
+            ahead = [ahead[1], requests.next()];
             if until.is_some_and(|u| used >= u) {
                 break;
             }
             used += 1;
-            // The next request's blocks start loading while this one is handled.
-            if let Some(&(o, l, _)) = requests.peek() {
+            if let Some((o, l, _)) = ahead[1] {
                 self.prefetch(o, l);
+            }
+            if let Some((o, l, _)) = ahead[0] {
+                self.prefetch_slots(o, l);
             }
             if !write {
                 if !self.read(offset_bytes, len_bytes) {
@@ -190,35 +249,89 @@ impl Nvram {
     }
 
     fn blocks(&self, offset_bytes: u64, len_bytes: u64) -> std::ops::Range<u64> {
-        let b = self.cfg.block_bytes;
-        offset_bytes / b..(offset_bytes + len_bytes).div_ceil(b)
+        self.block_floor(offset_bytes)..self.block_ceil(offset_bytes + len_bytes)
     }
 
-    /// Start loading the block map's entries of (the first 8 blocks of) a range, so that
-    /// their lookups wait on memory together rather than one after another. A hint: it
-    /// changes nothing.
+    /// `bytes / block_bytes`.
+    fn block_floor(&self, bytes: u64) -> u64 {
+        match self.block_shift {
+            Some(sh) => bytes >> sh,
+            None => bytes / self.cfg.block_bytes,
+        }
+    }
+
+    /// `bytes.div_ceil(block_bytes)`.
+    fn block_ceil(&self, bytes: u64) -> u64 {
+        match self.block_shift {
+            Some(sh) => (bytes >> sh) + u64::from(bytes & ((1 << sh) - 1) != 0),
+            None => bytes.div_ceil(self.cfg.block_bytes),
+        }
+    }
+
+    /// Start loading the block map's entries of (the pairs of the first 8 blocks of) a
+    /// range, so that their lookups wait on memory together rather than one after
+    /// another. A hint: it changes nothing.
     pub fn prefetch(&self, offset_bytes: u64, len_bytes: u64) {
-        for b in self.blocks(offset_bytes, len_bytes).take(8) {
-            self.map.prefetch(b);
+        let blocks = self.blocks(offset_bytes, len_bytes);
+        let end = blocks.end.min(blocks.start.saturating_add(8));
+        for pair in blocks.start >> 1..end.div_ceil(2) {
+            self.map.prefetch(pair);
+        }
+    }
+
+    /// Start loading the slots of (the pairs of the first 8 blocks of) a range that are
+    /// cached, as [`Nvram::prefetch`] the map's entries. A hint: it changes nothing.
+    fn prefetch_slots(&self, offset_bytes: u64, len_bytes: u64) {
+        let blocks = self.blocks(offset_bytes, len_bytes);
+        let end = blocks.end.min(blocks.start.saturating_add(8));
+        for pair in blocks.start >> 1..end.div_ceil(2) {
+            if let Some(&p) = self.map.get(&pair) {
+                prefetch_line(&self.slots[(self.first_slot + 2 * p) as usize]);
+            }
+        }
+    }
+
+    /// The slot of block `b`, if it is cached.
+    #[inline]
+    fn slot_of(&self, b: u64) -> Option<u32> {
+        let &p = self.map.get(&(b >> 1))?;
+        let i = self.first_slot + 2 * p + (b & 1) as u32;
+        self.slots[i as usize].live.then_some(i)
+    }
+
+    /// The slot of the other block of slot `i`'s pair.
+    fn sibling(&self, i: u32) -> u32 {
+        ((i - self.first_slot) ^ 1) + self.first_slot
+    }
+
+    /// Take the clean block in slot `i` (on no list any more) out of the cache; its pair
+    /// leaves the map once both of its slots are empty.
+    fn drop_block(&mut self, i: u32) {
+        let s = &mut self.slots[i as usize];
+        s.live = false;
+        let block = s.block;
+        self.cached_blocks -= 1;
+        if !self.slots[self.sibling(i) as usize].live {
+            self.map.remove(&(block >> 1));
+            self.free.push((i - self.first_slot) / 2);
         }
     }
 
     /// Whether a write of `len_bytes` may go through the cache: at most half of it, so
     /// that one write can never wait for room that cannot be made.
     pub fn can_hold(&self, len_bytes: u64) -> bool {
-        len_bytes.div_ceil(self.cfg.block_bytes) < self.capacity_blocks / 2
+        self.block_ceil(len_bytes) < self.capacity_blocks / 2
     }
 
     /// Drop the cached copies of `[offset, offset + len)` that are clean (a write that
     /// bypasses the cache makes them stale); dirty ones stay and are destaged later.
     pub fn invalidate(&mut self, offset_bytes: u64, len_bytes: u64) {
         for b in self.blocks(offset_bytes, len_bytes) {
-            if let Some(&i) = self.map.get(&b) {
+            if let Some(i) = self.slot_of(b) {
                 let s = self.slots[i as usize];
                 if !s.dirty && !s.destaging {
                     self.lists[CLEAN].unlink(&mut self.slots, i);
-                    self.map.remove(&b);
-                    self.free.push(i);
+                    self.drop_block(i);
                 }
             }
         }
@@ -232,8 +345,8 @@ impl Nvram {
         let mut found: [u32; 8] = [NIL; 8];
         let small = range.end - range.start <= found.len() as u64;
         for (i, b) in range.clone().enumerate() {
-            match self.map.get(&b) {
-                Some(&slot) if small => found[i] = slot,
+            match self.slot_of(b) {
+                Some(slot) if small => found[i] = slot,
                 Some(_) => {}
                 None => {
                     self.stats.read_misses += 1;
@@ -247,7 +360,7 @@ impl Nvram {
             }
         } else {
             for b in range {
-                if let Some(&i) = self.map.get(&b) {
+                if let Some(i) = self.slot_of(b) {
                     self.touch(i);
                 }
             }
@@ -260,8 +373,8 @@ impl Nvram {
     pub fn fill(&mut self, offset_bytes: u64, len_bytes: u64) {
         self.prefetch(offset_bytes, len_bytes);
         for b in self.blocks(offset_bytes, len_bytes) {
-            match self.map.get(&b) {
-                Some(&i) => self.touch(i),
+            match self.slot_of(b) {
+                Some(i) => self.touch(i),
                 None => {
                     if self.make_room() {
                         self.insert(b, false, 0);
@@ -277,15 +390,15 @@ impl Nvram {
         let range = self.blocks(offset_bytes, len_bytes);
         self.prefetch(offset_bytes, len_bytes);
         let blocks = range.end - range.start;
-        let room = (self.capacity_blocks - self.map.len() as u64) + (self.map.len() as u64 - self.dirty_blocks);
+        let room = (self.capacity_blocks - self.cached_blocks) + (self.cached_blocks - self.dirty_blocks);
         // New blocks need a free or evictable slot; the write's own clean blocks turn
         // dirty and cannot be evicted for it. Counting matters only when room is short.
         if 2 * blocks > room {
             let (mut needed, mut own_clean) = (0, 0);
             for b in range.clone() {
-                match self.map.get(&b) {
+                match self.slot_of(b) {
                     None => needed += 1,
-                    Some(&i) if !self.slots[i as usize].dirty => own_clean += 1,
+                    Some(i) if !self.slots[i as usize].dirty => own_clean += 1,
                     Some(_) => {}
                 }
             }
@@ -295,7 +408,7 @@ impl Nvram {
             }
         }
         for b in range {
-            match self.map.get(&b).copied() {
+            match self.slot_of(b) {
                 Some(i) => {
                     let s = &mut self.slots[i as usize];
                     if s.destaging {
@@ -346,7 +459,7 @@ impl Nvram {
         }
         let b = self.slots[oldest as usize].block;
         let max_blocks = (self.cfg.max_destage_bytes / self.cfg.block_bytes).max(1);
-        let ready = |s: &Self, x: u64| s.map.get(&x).is_some_and(|&i| { let sl = s.slots[i as usize]; sl.dirty && !sl.destaging });
+        let ready = |s: &Self, x: u64| s.slot_of(x).is_some_and(|i| { let sl = s.slots[i as usize]; sl.dirty && !sl.destaging });
         // Align the window to `max_destage_bytes` so a destage never crosses a stripe row.
         let window_start = b / max_blocks * max_blocks;
         let mut lo = b;
@@ -358,7 +471,7 @@ impl Nvram {
             hi += 1;
         }
         for x in lo..hi {
-            if let Some(&i) = self.map.get(&x) {
+            if let Some(i) = self.slot_of(x) {
                 self.lists[AGING].unlink(&mut self.slots, i);
                 self.slots[i as usize].destaging = true;
             }
@@ -372,7 +485,7 @@ impl Nvram {
     /// written again meanwhile.
     pub fn destaged(&mut self, now_ns: u64, offset_bytes: u64, len_bytes: u64) {
         for b in self.blocks(offset_bytes, len_bytes) {
-            let Some(&i) = self.map.get(&b) else { continue };
+            let Some(i) = self.slot_of(b) else { continue };
             let s = self.slots[i as usize];
             if !s.dirty {
                 continue;
@@ -406,33 +519,34 @@ impl Nvram {
     /// Free one slot if the cache is full by evicting the least recently used clean
     /// block; `false` when every block is dirty.
     fn make_room(&mut self) -> bool {
-        if (self.map.len() as u64) < self.capacity_blocks {
+        if self.cached_blocks < self.capacity_blocks {
             return true;
         }
         let i = self.lists[CLEAN].tail;
         if i == NIL {
             return false;
         }
-        let block = self.slots[i as usize].block;
         self.lists[CLEAN].unlink(&mut self.slots, i);
-        self.map.remove(&block);
-        self.free.push(i);
+        self.drop_block(i);
         true
     }
 
     fn insert(&mut self, block: u64, dirty: bool, now_ns: u64) {
-        let slot = Slot { block, links: Links::NONE, dirty, destaging: false, rewritten: false, dirty_since_ns: now_ns };
-        let i = match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = slot;
-                i
-            }
+        let slot = Slot { block, links: Links::NONE, live: true, dirty, destaging: false, rewritten: false, dirty_since_ns: now_ns };
+        let pair = match self.map.get(&(block >> 1)) {
+            Some(&p) => p,
             None => {
-                self.slots.push(slot);
-                (self.slots.len() - 1) as u32
+                let p = self.free.pop().unwrap_or_else(|| {
+                    self.slots.extend([Slot::EMPTY; 2]);
+                    (self.slots.len() as u32 - 2 - self.first_slot) / 2
+                });
+                self.map.insert(block >> 1, p);
+                p
             }
         };
-        self.map.insert(block, i);
+        let i = self.first_slot + 2 * pair + (block & 1) as u32;
+        self.slots[i as usize] = slot;
+        self.cached_blocks += 1;
         if dirty {
             self.dirty_blocks += 1;
             self.lists[AGING].push_head(&mut self.slots, i);
@@ -452,14 +566,23 @@ mod tests {
         /// The oldest dirty block not being destaged, found by looking at every cached
         /// block: (when it became dirty, the blocks dirty since then).
         fn oldest_by_scan(&self) -> Option<(u64, Vec<u64>)> {
-            let live = |i: usize| !self.free.contains(&(i as u32));
-            let aging = || self.slots.iter().enumerate().filter(|&(i, s)| live(i) && s.dirty && !s.destaging).map(|(_, s)| s);
+            let aging = || self.slots.iter().filter(|s| s.live && s.dirty && !s.destaging);
             let t = aging().map(|s| s.dirty_since_ns).min()?;
             Some((t, aging().filter(|s| s.dirty_since_ns == t).map(|s| s.block).collect()))
         }
     }
 
     proptest! {
+        /// Block numbers from byte offsets are the divisions they stand for, for a block
+        /// size that is a power of two (a shift) and one that is not.
+        #[test]
+        fn block_numbers_are_the_divisions(bytes in any::<u64>(), pick in 0usize..4) {
+            let block = [512u64, 4096, 65536, 3000][pick];
+            let n = Nvram::new(NvramConfig { capacity_bytes: 64 * block, block_bytes: block, high_watermark: 0.5, max_age_ns: 10, max_destage_bytes: block });
+            prop_assert_eq!(n.block_floor(bytes), bytes / block);
+            prop_assert_eq!(n.block_ceil(bytes), bytes.div_ceil(block));
+        }
+
         /// The dirty list's tail is the oldest dirty block a scan of every block finds, after
         /// any mix of reads, fills, writes, invalidations and destages (started and
         /// finished out of order, blocks written again while in flight), and the next

@@ -40,6 +40,39 @@ enum Event {
     Timer { token: u64 },
 }
 
+/// The pending events, popped in order of time and then of scheduling (every event has
+/// its own sequence number, so the order is total). The next arrival, of which there is
+/// one pending at a time while requests are read ahead, waits beside the heap instead of
+/// in it: an arrival a request, pushed and popped, would otherwise double the heap's work.
+#[derive(Default)]
+struct Events {
+    heap: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    /// (time, sequence number) of an arrival kept out of the heap.
+    arrival: Option<(u64, u64)>,
+}
+
+impl Events {
+    fn push(&mut self, at_ns: u64, seq: u64, ev: Event) {
+        if ev == Event::Arrival && self.arrival.is_none() {
+            self.arrival = Some((at_ns, seq));
+        } else {
+            self.heap.push(Reverse((at_ns, seq, ev)));
+        }
+    }
+
+    /// The earliest event and its time.
+    fn pop(&mut self) -> Option<(u64, Event)> {
+        match (self.arrival, self.heap.peek()) {
+            (Some(a), Some(Reverse((t, seq, _)))) if a > (*t, *seq) => self.heap.pop().map(|Reverse((t, _, ev))| (t, ev)),
+            (Some((t, _)), _) => {
+                self.arrival = None;
+                Some((t, Event::Arrival))
+            }
+            (None, _) => self.heap.pop().map(|Reverse((t, _, ev))| (t, ev)),
+        }
+    }
+}
+
 /// A slab: stable u32 slots with a free list, so the engine (and executors) allocate
 /// nothing per request once warmed up.
 pub struct Slab<T> {
@@ -401,7 +434,7 @@ impl<'d> Simulation<'d> {
 
         let mut run = Run {
             stations: &mut self.stations,
-            events: BinaryHeap::new(),
+            events: Events::default(),
             event_seq: 0,
             now_ns: 0,
             hosts: Slab::new(),
@@ -450,7 +483,7 @@ impl<'d> Simulation<'d> {
         // threshold so the loop compares instead of dividing on every event).
         let mut next_progress = self.progress_every;
         let mut checkpoints: Option<Vec<DeviceReport>> = None;
-        while let Some(Reverse((t, _, ev))) = run.events.pop() {
+        while let Some((t, ev)) = run.events.pop() {
             debug_assert!(t >= run.now_ns, "time ran backwards");
             let before_ns = run.now_ns;
             run.now_ns = t;
@@ -649,7 +682,7 @@ struct HostStats {
 /// The mutable state of one run (kept apart from `Simulation` so borrows stay simple).
 struct Run<'a, 'd> {
     stations: &'a mut Vec<Station<'d>>,
-    events: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    events: Events,
     event_seq: u64,
     now_ns: u64,
     hosts: Slab<HostRequest>,
@@ -699,7 +732,7 @@ impl Run<'_, '_> {
 
     fn push(&mut self, at_ns: u64, ev: Event) {
         self.event_seq += 1;
-        self.events.push(Reverse((at_ns, self.event_seq, ev)));
+        self.events.push(at_ns, self.event_seq, ev);
     }
 
     fn arrive(&mut self, controller: &mut dyn Controller, req: IoRequest) -> Result<(), SimError> {
@@ -847,5 +880,41 @@ impl Run<'_, '_> {
             Op::Write => self.stats.write.record(rt),
         }
         self.requests_done += 1;
+    }
+}
+
+#[cfg(test)]
+mod event_order {
+    use super::{Event, Events};
+    use proptest::prelude::*;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    proptest! {
+        /// Events pop in the order one heap of them all pops them, whatever mix of
+        /// arrivals (one or several pending), completions and timers at equal or
+        /// different times is pushed and popped.
+        #[test]
+        fn events_pop_as_one_heap_pops_them(ops in prop::collection::vec((0u8..5, 0u64..20), 1..300)) {
+            let (mut events, mut heap, mut seq) = (Events::default(), BinaryHeap::new(), 0u64);
+            for (kind, t) in ops {
+                let ev = match kind {
+                    0 | 1 => Event::Arrival,
+                    2 => Event::DeviceDone { device: t as u32, slot: 1 },
+                    3 => Event::Timer { token: t },
+                    _ => {
+                        prop_assert_eq!(events.pop(), heap.pop().map(|Reverse((t, _, ev))| (t, ev)));
+                        continue;
+                    }
+                };
+                seq += 1;
+                events.push(t, seq, ev);
+                heap.push(Reverse((t, seq, ev)));
+            }
+            while let Some(Reverse((t, _, ev))) = heap.pop() {
+                prop_assert_eq!(events.pop(), Some((t, ev)));
+            }
+            prop_assert_eq!(events.pop(), None);
+        }
     }
 }

@@ -454,10 +454,13 @@ impl Hibernator {
     /// disk on adjacent slots are merged.
     fn steps_move(&self, id: u64, steps: &[ReorgStep]) -> Move {
         let rb = self.p.rb_bytes;
-        let mut reads = Vec::new();
-        let mut writes = Vec::new();
+        // (Each list allocated once, for the most it can hold.)
+        let most = steps.iter().map(|s| s.moves().len() + s.parity_writes().len()).sum();
+        let mut reads = Vec::with_capacity(most);
+        let mut writes = Vec::with_capacity(most);
+        let mut read_disks = Vec::with_capacity(steps.iter().map(|s| s.moves().len() + s.parity_writes().len()).max().unwrap_or(0));
         for step in steps {
-            let mut read_disks = Vec::new();
+            read_disks.clear();
             for m in step.moves() {
                 reads.push(self.location(m.from.disk, m.from.slot));
                 read_disks.push(m.from.disk);
@@ -635,7 +638,7 @@ impl Placement for Hibernator {
             }
             let plan = self.plan.as_mut()?;
             let layout = self.layout.as_ref()?;
-            let mut steps = Vec::new();
+            let mut steps = Vec::with_capacity(self.p.reorg_batch_stripes.max(1) as usize);
             let mut failed = false;
             while steps.len() < self.p.reorg_batch_stripes.max(1) as usize {
                 match plan.next_step(layout) {
@@ -713,7 +716,7 @@ impl Placement for Hibernator {
 fn merge_adjacent(mut places: Vec<Location>, rb: u64, write: bool) -> Vec<MoveOp> {
     places.sort_by_key(|l| (l.disk, l.offset_bytes));
     places.dedup();
-    let mut ops: Vec<MoveOp> = Vec::new();
+    let mut ops: Vec<MoveOp> = Vec::with_capacity(places.len());
     for at in places {
         match ops.last_mut() {
             Some(last) if last.at.disk == at.disk && last.at.offset_bytes + last.len_bytes == at.offset_bytes => last.len_bytes += rb,

@@ -1,10 +1,10 @@
-use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::LayoutConfig;
 use crate::error::{LayoutError, Result};
+use crate::temp_order::TempOrder;
 use crate::temperature::TemperatureSnapshot;
 
 /// Slot code: the slot holds nothing.
@@ -149,8 +149,8 @@ pub struct Layout {
     win_start: Vec<f64>,
     /// Bits 0–6: accesses in the current window; bit 7: [`HAS_TEMP`].
     win_count: Vec<u8>,
-    /// Per tier: [`temp_key`] of every RB in the tier.
-    pub(crate) by_temp: Vec<BTreeSet<u64>>,
+    /// Per tier: [`temp_key`] of every RB in the tier, in order.
+    pub(crate) by_temp: Vec<TempOrder>,
     /// Most RBs any stripe index holds (constant: every operation keeps RBs in their
     /// stripe index or exchanges two RBs).
     pub(crate) stripe_rbs: u32,
@@ -204,7 +204,6 @@ impl Layout {
                 fwd[rb] = pack(d, s);
             }
         }
-        let tier0: BTreeSet<u64> = (0..n_rbs as u32).map(|rb| temp_key(0.0, rb)).collect();
         let mut parity = alloc(slots, NO_PARITY, "parity table")?;
         for (s, p) in parity.iter_mut().enumerate() {
             *p = (n - 1 - (s % n)) as u32;
@@ -220,7 +219,7 @@ impl Layout {
             temp,
             win_start,
             win_count,
-            by_temp: vec![tier0],
+            by_temp: vec![TempOrder::all_cold(n_rbs)],
             stripe_rbs: per as u32,
             in_flight: None,
             reorg: None,
@@ -483,27 +482,31 @@ impl Layout {
         }
     }
 
-    /// Rebuilds the per-tier temperature order from scratch (O(N log N)); a no-op while
-    /// a reorganisation runs (it is rebuilt when the last step is applied).
+    /// Rebuilds the per-tier temperature order from scratch; a no-op while a
+    /// reorganisation runs (it is rebuilt when the last step is applied). Only the RBs
+    /// with a temperature are sorted (O(N + W log W) for W of them); the others go to
+    /// their tier's bit set.
     pub(crate) fn rebuild_temperature_order(&mut self) {
         if self.reorg.is_some() {
             return;
         }
-        let mut sizes = vec![0usize; self.tiers.len()];
+        let tiers = self.tiers.len();
+        let mut orders = vec![TempOrder::default(); tiers];
+        let mut warm: Vec<Vec<u64>> = vec![Vec::new(); tiers];
         for i in 0..self.fwd.len() {
-            sizes[self.tier_of_rb(i)] += 1;
+            let k = temp_key(self.temp[i], i as u32);
+            let t = self.tier_of_rb(i);
+            if k >> 32 == 0 {
+                orders[t].insert(k);
+            } else {
+                warm[t].push(k);
+            }
         }
-        let mut keys: Vec<Vec<u64>> = sizes.into_iter().map(Vec::with_capacity).collect();
-        for i in 0..self.fwd.len() {
-            keys[self.tier_of_rb(i)].push(temp_key(self.temp[i], i as u32));
+        for (order, mut keys) in orders.iter_mut().zip(warm) {
+            keys.sort_unstable();
+            order.set_warm(keys);
         }
-        self.by_temp = keys
-            .into_iter()
-            .map(|mut k| {
-                k.sort_unstable();
-                k.into_iter().collect()
-            })
-            .collect();
+        self.by_temp = orders;
     }
 
     /// Epoch boundary hook: applies `epoch_decay` if configured, else does nothing.
@@ -595,11 +598,11 @@ impl Layout {
         let mut best: Option<(f64, Migration)> = None;
         for w in nonempty.windows(2) {
             let (fast, slow) = (w[0], w[1]);
-            let Some(&hk) = self.by_temp[slow].last() else {
+            let Some(hk) = self.by_temp[slow].last() else {
                 continue;
             };
             let (t_hot, hot) = key_parts(hk);
-            let cold = self.by_temp[fast].first().map(|&k| key_parts(k));
+            let cold = self.by_temp[fast].first().map(key_parts);
             let t_cold = cold.map_or(0.0, |c| f64::from(c.0));
             let margin = f64::from(t_hot) - t_cold * (1.0 + h);
             if margin <= 0.0 || best.as_ref().is_some_and(|b| b.0 >= margin) {
@@ -794,7 +797,7 @@ impl Layout {
         if self.by_temp.len() != self.tiers.len() {
             return bad("temperature order and tiers differ in length".into());
         }
-        let in_sets: usize = self.by_temp.iter().map(BTreeSet::len).sum();
+        let in_sets: usize = self.by_temp.iter().map(TempOrder::len).sum();
         if in_sets != self.fwd.len() {
             return bad(format!(
                 "temperature order holds {in_sets} entries for {} RBs",

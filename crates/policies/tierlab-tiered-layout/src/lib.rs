@@ -76,9 +76,10 @@
 //!   read, one write), else by swapping with that coldest RB. The pair with the largest
 //!   margin wins. Equal temperatures never migrate, so with `h ≥ 0` repeated calls end. One
 //!   migration is in flight at a time, and none while a reorganisation runs; per-tier
-//!   B-tree sets keyed by (temperature, RB) give the hottest and coldest RB in O(log N),
-//!   updated whenever a temperature changes (every k accesses) or a migration commits,
-//!   and rebuilt once (O(N log N)) when a reorganisation ends.
+//!   ordered sets keyed by (temperature, RB) give the hottest and coldest RB (the RBs
+//!   without temperature as a bit set in RB order, those with one in a B-tree, O(log W)
+//!   for W of them), updated whenever a temperature changes (every k accesses) or a
+//!   migration commits, and rebuilt once (O(N + W log W)) when a reorganisation ends.
 //! * **Which disks move.** Per tier `min(old, new)` disks stay (disks already in the right
 //!   tier first). Surplus disks are matched to deficit tiers in tier order, which minimises
 //!   the summed distance moved. A tier's disks bound for hotter tiers are its hottest
@@ -146,6 +147,7 @@ mod config;
 mod error;
 mod layout;
 mod reorg;
+mod temp_order;
 mod temperature;
 mod tiers;
 

@@ -1,5 +1,3 @@
-use std::collections::BTreeSet;
-
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -10,6 +8,7 @@ use crate::layout::{
     is_rb, new_plan_id, pack, unpack, ActiveReorg, Layout, Location, SlotContent, FORMER_PARITY,
     FREE, PARITY,
 };
+use crate::temp_order::TempOrder;
 use crate::tiers::validate_tier_sizes;
 
 /// The join shuffle run in every tier that gains disks (§3.2.3).
@@ -163,6 +162,30 @@ pub struct ReorgPlan {
     changed: Vec<bool>,
     disk_moves: Vec<DiskMove>,
     totals: PlanTotals,
+    /// Lists a step gathers, kept from step to step so that their memory is allocated
+    /// once per plan rather than a few dozen times per stripe.
+    work: StepWork,
+}
+
+/// The working lists of [`ReorgPlan::compute`]; each is emptied where it is used.
+#[derive(Debug, Default)]
+struct StepWork {
+    /// Per disk, 0 between uses (see [`place`], [`same_rbs`]).
+    marks: Vec<u8>,
+    pool: Vec<(u32, u32)>,
+    taken: Vec<bool>,
+    dests: Vec<u32>,
+    /// The destination tiers of an old tier in the order its bins are filled.
+    order: Vec<u32>,
+    keyed: Vec<(u64, usize)>,
+    frees: Vec<usize>,
+    chosen: Vec<usize>,
+    /// The bins of one old tier: ranges of `bin_disks` and `bin_items`.
+    bins: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)>,
+    bin_disks: Vec<u32>,
+    bin_items: Vec<(u32, u32)>,
+    incoming: Vec<u32>,
+    vacant: Vec<u32>,
 }
 
 impl ReorgPlan {
@@ -227,16 +250,19 @@ impl ReorgPlan {
             }
             None => return Err(LayoutError::NoReorgInProgress),
         }
-        let step = self.compute(layout, self.next_slot as usize)?;
+        let mut work = std::mem::take(&mut self.work);
+        let step = self.compute(layout, self.next_slot as usize, &mut work);
+        self.work = work;
+        let step = step?;
         self.next_slot += 1;
         self.totals.add(&step.stats);
         Ok(Some(step))
     }
 
-    fn compute(&self, layout: &Layout, s: usize) -> Result<ReorgStep> {
+    fn compute(&self, layout: &Layout, s: usize, w: &mut StepWork) -> Result<ReorgStep> {
         let n = layout.n;
-        let orig: Vec<u32> = layout.inv[s * n..(s + 1) * n].to_vec();
-        let mut conc = orig.clone();
+        let orig: &[u32] = &layout.inv[s * n..(s + 1) * n];
+        let mut conc = orig.to_vec();
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
         rng.set_stream(s as u64);
         let temp = |c: u32| -> f32 {
@@ -248,7 +274,9 @@ impl ReorgPlan {
         };
         let corrupt =
             |what: &str| LayoutError::Corrupt(format!("reorganisation of stripe {s}: {what}"));
-        let mut scratch = vec![0u8; n];
+        if w.marks.len() < n {
+            w.marks.resize(n, 0);
+        }
         let mut stats = StepStats::default();
 
         // 1. Pre-migration temperature concentration, per old tier that loses disks.
@@ -261,37 +289,32 @@ impl ReorgPlan {
             let (Some(&pd), None) = (pds.next(), pds.next()) else {
                 return Err(corrupt("an old tier stripe lacks exactly one parity"));
             };
-            let stayers: Vec<u32> = members
-                .iter()
-                .copied()
-                .filter(|&d| self.new_tier_of[d as usize] == a32)
-                .collect_within(members.len());
-            let mut pool: Vec<(u32, u32)> = members
-                .iter()
-                .filter(|&&d| d != pd)
-                .map(|&d| (orig[d as usize], d))
-                .collect_within(members.len() + 1);
-            if stayers.is_empty() {
+            let pool = &mut w.pool;
+            pool.clear();
+            pool.extend(members.iter().filter(|&&d| d != pd).map(|&d| (orig[d as usize], d)));
+            let has_stayers = members.iter().any(|&d| self.new_tier_of[d as usize] == a32);
+            if !has_stayers {
                 pool.push((FORMER_PARITY, pd));
             }
-            let mut taken = vec![false; pool.len()];
-            let mut dests: Vec<u32> = members
-                .iter()
-                .map(|&d| self.new_tier_of[d as usize])
-                .filter(|&b| b != a32)
-                .collect_within(members.len());
+            let taken = &mut w.taken;
+            taken.clear();
+            taken.resize(pool.len(), false);
+            let dests = &mut w.dests;
+            dests.clear();
+            dests.extend(members.iter().map(|&d| self.new_tier_of[d as usize]).filter(|&b| b != a32));
             dests.sort_unstable();
             dests.dedup();
             // Hotter destinations (hottest first), then colder ones (coldest first).
-            let (hotter, mut colder): (Vec<u32>, Vec<u32>) = dests.iter().partition(|&&b| b < a32);
-            colder.reverse();
-            let mut bins: Vec<Bin> = Vec::new();
-            for b in hotter.into_iter().chain(colder) {
-                let disks: Vec<u32> = members
-                    .iter()
-                    .copied()
-                    .filter(|&d| self.new_tier_of[d as usize] == b)
-                    .collect_within(members.len());
+            w.order.clear();
+            w.order.extend(dests.iter().copied().filter(|&b| b < a32));
+            w.order.extend(dests.iter().rev().copied().filter(|&b| b > a32));
+            w.bins.clear();
+            w.bin_disks.clear();
+            w.bin_items.clear();
+            for &b in &w.order {
+                let first_disk = w.bin_disks.len();
+                w.bin_disks.extend(members.iter().copied().filter(|&d| self.new_tier_of[d as usize] == b));
+                let disks = &w.bin_disks[first_disk..];
                 let on = |o: u32| disks.binary_search(&o).is_ok();
                 let hotward = b < a32;
                 let k = disks.len();
@@ -307,53 +330,55 @@ impl ReorgPlan {
                 // leaving a tier are read from all of its disks alike; then as they lie.
                 // Each block's key is computed once (one look at its temperature).
                 let turn = |o: u32| (u64::from(o) ^ ((s as u64) << 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
-                let mut keyed: Vec<(u64, usize)> = (0..pool.len())
-                    .filter(|&i| !taken[i] && is_rb(pool[i].0))
-                    .map(|i| {
-                        let (c, o) = pool[i];
-                        let t = total_order_bits(temp(c));
-                        let t = if hotward { !t } else { t };
-                        ((u64::from(t) << 32) | (u64::from(!on(o)) << 24) | turn(o), i)
-                    })
-                    .collect_within(pool.len());
+                let keyed = &mut w.keyed;
+                keyed.clear();
+                keyed.extend((0..pool.len()).filter(|&i| !taken[i] && is_rb(pool[i].0)).map(|i| {
+                    let (c, o) = pool[i];
+                    let t = total_order_bits(temp(c));
+                    let t = if hotward { !t } else { t };
+                    ((u64::from(t) << 32) | (u64::from(!on(o)) << 24) | turn(o), i)
+                }));
                 keyed.sort_unstable();
-                let data: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
-                let mut frees: Vec<usize> = (0..pool.len())
-                    .filter(|&i| !taken[i] && !is_rb(pool[i].0))
-                    .collect_within(pool.len());
+                let frees = &mut w.frees;
+                frees.clear();
+                frees.extend((0..pool.len()).filter(|&i| !taken[i] && !is_rb(pool[i].0)));
                 frees.sort_by_key(|&i| (!on(pool[i].1), pool[i].0 != FORMER_PARITY, pool[i].1));
-                let mut chosen: Vec<usize> = data.iter().take(quota).copied().collect();
+                let chosen = &mut w.chosen;
+                chosen.clear();
+                chosen.extend(keyed.iter().take(quota).map(|&(_, i)| i));
                 let (mut di, mut fi) = (chosen.len(), 0);
                 while chosen.len() < k {
                     if fi < frees.len() {
                         chosen.push(frees[fi]);
                         fi += 1;
-                    } else if di < data.len() {
-                        chosen.push(data[di]);
+                    } else if di < keyed.len() {
+                        chosen.push(keyed[di].1);
                         di += 1;
                     } else {
                         return Err(corrupt("a leaving group found too few slots"));
                     }
                 }
-                for &i in &chosen {
+                let first_item = w.bin_items.len();
+                for &i in chosen.iter() {
                     taken[i] = true;
+                    w.bin_items.push(pool[i]);
                 }
-                bins.push((disks, chosen.iter().map(|&i| pool[i]).collect()));
+                w.bins.push((first_disk..w.bin_disks.len(), first_item..w.bin_items.len()));
             }
-            if stayers.is_empty() {
+            if !has_stayers {
                 if taken.iter().any(|&t| !t) {
                     return Err(corrupt("a dissolved tier left blocks behind"));
                 }
             } else {
-                let mut items: Vec<(u32, u32)> = (0..pool.len())
-                    .filter(|&i| !taken[i])
-                    .map(|i| pool[i])
-                    .collect_within(pool.len() + 1);
-                items.push((PARITY, pd));
-                bins.push((stayers, items));
+                let first_disk = w.bin_disks.len();
+                w.bin_disks.extend(members.iter().copied().filter(|&d| self.new_tier_of[d as usize] == a32));
+                let first_item = w.bin_items.len();
+                w.bin_items.extend((0..pool.len()).filter(|&i| !taken[i]).map(|i| pool[i]));
+                w.bin_items.push((PARITY, pd));
+                w.bins.push((first_disk..w.bin_disks.len(), first_item..w.bin_items.len()));
             }
-            for (disks, items) in &bins {
-                place(&mut conc, &mut scratch, disks, items, &mut rng)
+            for (disks, items) in &w.bins {
+                place(&mut conc, &mut w.marks, &w.bin_disks[disks.clone()], &w.bin_items[items.clone()], &mut rng, &mut w.incoming, &mut w.vacant)
                     .map_err(|()| corrupt("a bin's item count differs from its disk count"))?;
             }
         }
@@ -494,11 +519,7 @@ impl ReorgPlan {
 
         // 4. Checks, coalesced moves and parity writes.
         let fin = conc;
-        let mut before: Vec<u32> = orig.iter().copied().filter(|&c| is_rb(c)).collect_within(n);
-        let mut after: Vec<u32> = fin.iter().copied().filter(|&c| is_rb(c)).collect_within(n);
-        before.sort_unstable();
-        after.sort_unstable();
-        if before != after {
+        if !same_rbs(orig, &fin, &layout.fwd, s, &mut w.marks) {
             return Err(corrupt("blocks were lost or duplicated"));
         }
         let mut moves = Vec::with_capacity(n);
@@ -552,26 +573,26 @@ impl ReorgPlan {
     }
 }
 
-/// Target disks of one group and the (slot code, origin disk) items it receives.
-type Bin = (Vec<u32>, Vec<(u32, u32)>);
-
 /// Puts `items` (code, origin disk) onto `disks`: items already on one of the disks stay,
 /// the others fill the remaining disks in random order. A parity item that arrives from
 /// outside goes to a uniformly random disk of the bin; if that disk's item was staying,
-/// the item joins the arrivals instead. `scratch` is all 0 on entry and exit.
+/// the item joins the arrivals instead. `scratch` is all 0 on entry and exit;
+/// `incoming` and `vacant` are working lists (emptied here).
 fn place(
     conc: &mut [u32],
     scratch: &mut [u8],
     disks: &[u32],
     items: &[(u32, u32)],
     rng: &mut ChaCha8Rng,
+    incoming: &mut Vec<u32>,
+    vacant: &mut Vec<u32>,
 ) -> std::result::Result<(), ()> {
     const IN_BIN: u8 = 1;
     const KEPT: u8 = 2;
     for &d in disks {
         scratch[d as usize] = IN_BIN;
     }
-    let mut incoming = Vec::new();
+    incoming.clear();
     let mut parity_arrives = false;
     for &(c, o) in items {
         if scratch[o as usize] == IN_BIN {
@@ -591,11 +612,8 @@ fn place(
         conc[x] = PARITY;
         scratch[x] = KEPT;
     }
-    let mut vacant: Vec<u32> = disks
-        .iter()
-        .copied()
-        .filter(|&d| scratch[d as usize] == IN_BIN)
-        .collect();
+    vacant.clear();
+    vacant.extend(disks.iter().copied().filter(|&d| scratch[d as usize] == IN_BIN));
     for &d in disks {
         scratch[d as usize] = 0;
     }
@@ -603,10 +621,48 @@ fn place(
         return Err(());
     }
     vacant.shuffle(rng);
-    for (d, c) in vacant.into_iter().zip(incoming) {
+    for (&d, &c) in vacant.iter().zip(incoming.iter()) {
         conc[d as usize] = c;
     }
     Ok(())
+}
+
+/// Whether the stripe row `after` holds the same RBs as `before`, each once as often.
+/// Quick test first: as many RBs, and each RB of `after` found (through the RB map `fwd`)
+/// at a distinct disk of `before` in stripe `s`, which makes `after`'s RBs a part of
+/// `before`'s as large as the whole. Only when that fails (a row the RB map does not
+/// describe) are both lists sorted and compared. `marks` (one per disk) is all 0 on entry
+/// and exit.
+fn same_rbs(before: &[u32], after: &[u32], fwd: &[u64], s: usize, marks: &mut [u8]) -> bool {
+    let count = |row: &[u32]| row.iter().filter(|&&c| is_rb(c)).count();
+    let mut quick = count(before) == count(after);
+    let mut marked = 0;
+    if quick {
+        for &c in after.iter().filter(|&&c| is_rb(c)) {
+            let found = fwd.get(c as usize).map(|&loc| unpack(loc)).filter(|&(d, slot)| {
+                slot == s && before.get(d) == Some(&c) && marks[d] == 0
+            });
+            let Some((d, _)) = found else {
+                quick = false;
+                break;
+            };
+            marks[d] = 1;
+            marked += 1;
+        }
+        // (Every marked disk holds one of `after`'s RBs.)
+        for &c in after.iter().filter(|&&c| is_rb(c)).take(marked) {
+            marks[unpack(fwd[c as usize]).0] = 0;
+        }
+    }
+    if quick {
+        return true;
+    }
+    let n = before.len().max(after.len());
+    let mut b: Vec<u32> = before.iter().copied().filter(|&c| is_rb(c)).collect_within(n);
+    let mut a: Vec<u32> = after.iter().copied().filter(|&c| is_rb(c)).collect_within(n);
+    b.sort_unstable();
+    a.sort_unstable();
+    a == b
 }
 
 /// `collect` into a vector allocated once for at most `bound` items (a filtered
@@ -659,7 +715,7 @@ impl Layout {
             self.tiers.resize(len, Vec::new());
             self.rebuild_parity_table();
         }
-        self.by_temp.resize_with(len, BTreeSet::new);
+        self.by_temp.resize_with(len, TempOrder::default);
         let old_sizes: Vec<usize> = self.tiers.iter().map(Vec::len).collect();
         let new_sizes: Vec<usize> = (0..len)
             .map(|t| target.get(t).map_or(0, |&x| x as usize))
@@ -771,6 +827,7 @@ impl Layout {
             changed,
             disk_moves,
             totals: PlanTotals::default(),
+            work: StepWork::default(),
         })
     }
 
@@ -783,7 +840,7 @@ impl Layout {
 
     /// Records that `step` is durable: updates both maps. Steps must come from the
     /// running plan, in order. After the last step the target tiers become the layout's
-    /// tiers and the per-tier temperature order is rebuilt (O(N log N), instead of moving
+    /// tiers and the per-tier temperature order is rebuilt (O(N + W log W), instead of moving
     /// every RB of every migrated disk between ordered sets step by step).
     pub fn apply_step(&mut self, step: &ReorgStep) -> Result<()> {
         let Some(r) = self.reorg.take() else {
@@ -829,11 +886,8 @@ impl Layout {
             ));
         }
         let row = &self.inv[s * n..(s + 1) * n];
-        let mut before: Vec<u32> = row.iter().copied().filter(|&c| is_rb(c)).collect_within(n);
-        let mut after: Vec<u32> = step.fin.iter().copied().filter(|&c| is_rb(c)).collect_within(n);
-        before.sort_unstable();
-        after.sort_unstable();
-        if before != after {
+        let mut marks = vec![0u8; n];
+        if !same_rbs(row, &step.fin, &self.fwd, s, &mut marks) {
             return Err(LayoutError::Corrupt(format!(
                 "stripe {s} changed since its step was planned"
             )));

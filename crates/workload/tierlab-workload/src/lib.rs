@@ -258,7 +258,8 @@ impl WorkloadSpec {
             })
             .collect();
         let region_blocks = self.hot_region_bytes / self.align_bytes;
-        Ok(Generator { spec: self.clone(), rng, blocks, region_blocks, address, size_cdf, emitted: 0, clock_ns: 0.0, timed: true })
+        let regions = blocks.checked_div(region_blocks).unwrap_or(0);
+        Ok(Generator { spec: self.clone(), rng, blocks, region_blocks, regions, address, size_cdf, emitted: 0, clock_ns: 0.0, timed: true })
     }
 }
 
@@ -279,6 +280,8 @@ pub struct Generator {
     address: Addr,
     /// Blocks per scattered region of a tiered address mix (0: not scattered).
     region_blocks: u64,
+    /// Whole regions in the space (`blocks / region_blocks`; 0 when not scattered).
+    regions: u64,
     /// Cumulative probability → size in bytes.
     size_cdf: Vec<(f64, u64)>,
     emitted: u64,
@@ -304,12 +307,18 @@ fn scatter(rank: u64, n: u64) -> u64 {
     }
 }
 
-/// `block`'s place once whole regions of `region_blocks` are scattered over `blocks` (a
-/// partial last region stays where it is; 0 or fewer than two regions: no change).
-fn scatter_regions(block: u64, blocks: u64, region_blocks: u64) -> u64 {
-    let regions = if region_blocks > 0 { blocks / region_blocks } else { 0 };
+/// `block`'s place once the first `regions` whole regions of `region_blocks` are
+/// scattered among themselves (a partial last region stays where it is; fewer than two
+/// regions: no change).
+fn scatter_regions(block: u64, regions: u64, region_blocks: u64) -> u64 {
     if regions >= 2 && block < regions * region_blocks {
-        scatter(block / region_blocks, regions) * region_blocks + block % region_blocks
+        // (A power of two, as region sizes are, divides with a shift.)
+        if region_blocks.is_power_of_two() {
+            let sh = region_blocks.trailing_zeros();
+            (scatter(block >> sh, regions) << sh) | (block & (region_blocks - 1))
+        } else {
+            scatter(block / region_blocks, regions) * region_blocks + block % region_blocks
+        }
     } else {
         block
     }
@@ -332,7 +341,7 @@ impl Generator {
                     scatter(rank, blocks)
                 } else {
                     // Ranks in address order, in regions scattered as a tiered mix's.
-                    scatter_regions(rank, blocks, self.region_blocks)
+                    scatter_regions(rank, self.regions, self.region_blocks)
                 }
             }
             Addr::Tiers(tiers) => {
@@ -348,7 +357,7 @@ impl Generator {
                 }
                 let lo = (chosen.1 * blocks as f64) as u64;
                 let hi = ((chosen.2 * blocks as f64) as u64).clamp(lo + 1, blocks);
-                scatter_regions(self.rng.gen_range(lo..hi), blocks, self.region_blocks)
+                scatter_regions(self.rng.gen_range(lo..hi), self.regions, self.region_blocks)
             }
             Addr::Streams(next) => {
                 let i = self.rng.gen_range(0..next.len());
@@ -362,7 +371,13 @@ impl Generator {
         };
         // Keep the whole request inside the space.
         let off = block * align;
-        off.min(self.spec.span_bytes - len_bytes) / align * align
+        let off = off.min(self.spec.span_bytes - len_bytes);
+        // (A power of two, as alignments are, rounds down with a mask, not a division.)
+        if align.is_power_of_two() {
+            off & !(align - 1)
+        } else {
+            off / align * align
+        }
     }
 
     /// The same requests without their arrival times (every `time_ns` is 0), for a

@@ -205,3 +205,14 @@ fn an_untimed_generator_gives_the_same_requests_without_times() {
         assert!(arrival == Arrival::Back2back || timed.last().is_some_and(|r| r.time_ns > 0));
     }
 }
+
+proptest::proptest! {
+    /// Scattering regions whose size is a power of two (shifts and masks) places every
+    /// block where the division by the region size places it.
+    #[test]
+    fn scattered_regions_of_a_power_of_two_divide_as_any_size(block in 0u64..1 << 40, regions in 0u64..100_000, shift in 0u32..20) {
+        let size = 1u64 << shift;
+        let by_division = if regions >= 2 && block < regions * size { scatter(block / size, regions) * size + block % size } else { block };
+        proptest::prop_assert_eq!(scatter_regions(block, regions, size), by_division);
+    }
+}
