@@ -16,7 +16,6 @@
 //!   second list through the same links: a block is in the clean list, in this one, or,
 //!   while its destage is in flight, in neither), so the oldest is at its tail: no
 //!   search, however many blocks are dirty.
-//!
 //! - Blocks are kept in aligned pairs (blocks 2k and 2k + 1): the block map has one entry
 //!   per pair with a block cached, and a pair's two slots share one 64-byte line, so a
 //!   request for both blocks of a pair (an 8 KiB one) looks up one map entry and loads
@@ -25,7 +24,8 @@
 //!
 //! Memory: 32 bytes per slot, two slots per pair with a block cached (32 bytes per cached
 //! block when the cached blocks come in pairs, up to 64 when each is alone), and 16 to 32
-//! bytes per pair in the block map (2 GiB of 4 KiB blocks in pairs: 16 + 8 MiB).
+//! bytes per pair in the block map (2 GiB of 4 KiB blocks in pairs: 16 MiB of slots, 8 to
+//! 16 MiB of map).
 
 use serde::Serialize;
 use tierlab_index_list::{Ends, Linked, Links, NIL};
