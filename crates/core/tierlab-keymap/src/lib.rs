@@ -209,13 +209,14 @@ impl KeyMap {
     }
 }
 
-/// Ask the processor to start loading the cache line at `slot`, an address inside a
-/// table (a hint: it reads nothing).
+/// Ask the processor to start loading the cache line at `slot` (a hint: it reads
+/// nothing and changes nothing, whatever the address). For the tables here and for
+/// callers' own (the NVRAM's slots).
 #[inline]
-fn prefetch<T>(slot: *const T) {
+pub fn prefetch<T>(slot: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch only hints the cache; it dereferences nothing, and the callers
-    // pass addresses inside their tables.
+    // SAFETY: a prefetch only hints the cache; it dereferences nothing, so no address
+    // can fault.
     #[allow(unused_unsafe)]
     unsafe {
         std::arch::x86_64::_mm_prefetch(slot.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)

@@ -117,17 +117,6 @@ type BlockMap = tierlab_keymap::KeyMap;
 /// its slots as it fills, and pairs may then straddle lines (slower, the same results).
 const MAX_RESERVED_SLOTS: u64 = 2 << 20;
 
-/// Start loading the cache line that holds `x` (a hint: it changes nothing).
-#[inline]
-fn prefetch_line<T>(x: &T) {
-    // SAFETY: the address is that of a live reference; a prefetch only hints the cache.
-    #[cfg(target_arch = "x86_64")]
-    #[allow(unused_unsafe)]
-    unsafe { std::arch::x86_64::_mm_prefetch(std::ptr::from_ref(x).cast::<i8>(), std::arch::x86_64::_MM_HINT_T0) }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
-
 /// The cache; see the module documentation.
 pub struct Nvram {
     cfg: NvramConfig,
@@ -286,7 +275,7 @@ impl Nvram {
         let end = blocks.end.min(blocks.start.saturating_add(8));
         for pair in blocks.start >> 1..end.div_ceil(2) {
             if let Some(&p) = self.map.get(&pair) {
-                prefetch_line(&self.slots[(self.first_slot + 2 * p) as usize]);
+                tierlab_keymap::prefetch(&self.slots[(self.first_slot + 2 * p) as usize]);
             }
         }
     }

@@ -471,10 +471,6 @@ impl MissRatioCurves {
     /// here, before it is taken.
     pub fn access(&mut self, req: &IoRequest) -> Result<(), PlacementError> {
         let (base, first, last) = self.keys.range(req)?;
-        let size = match self.keys.objects {
-            CurveObjects::Blocks { .. } => 1,
-            _ => self.keys.object_size(req)?,
-        };
         match self.keys.objects {
             CurveObjects::Blocks { .. } => {
                 let mut piece = first;
@@ -503,6 +499,7 @@ impl MissRatioCurves {
                 }
             }
             CurveObjects::Objects | CurveObjects::CountedObjects => {
+                let size = self.keys.object_size(req)?;
                 let batch = &mut self.batch;
                 batch.keys.push(base | first);
                 batch.time_ns.push(req.time_ns);
