@@ -179,6 +179,14 @@ impl KeyMap {
         Some(value)
     }
 
+    /// Remove every entry, keeping the table (its memory and size).
+    pub fn clear(&mut self) {
+        if self.len > 0 {
+            self.slots.fill(VACANT);
+            self.len = 0;
+        }
+    }
+
     /// Every entry, in no particular order, leaving the map empty (its table kept).
     pub fn drain(&mut self) -> std::vec::IntoIter<(u64, u32)> {
         let mut out = Vec::with_capacity(self.len);
@@ -440,7 +448,7 @@ mod tests {
     proptest! {
         /// Any sequence of inserts and removes leaves the map agreeing with std's.
         #[test]
-        fn agrees_with_std(ops in proptest::collection::vec((0u8..3, 0u64..64, 0u32..1000), 0..2000)) {
+        fn agrees_with_std(ops in proptest::collection::vec((0u8..4, 0u64..64, 0u32..1000), 0..2000)) {
             let mut m = KeyMap::new();
             let mut std_map = HashMap::new();
             for (op, key, value) in ops {
@@ -453,7 +461,13 @@ mod tests {
                         prop_assert_eq!(m.insert_with(key, || value), (before.unwrap_or(value), before.is_some()));
                         std_map.entry(key).or_insert(value);
                     }
-                    _ => prop_assert_eq!(m.remove(&key), std_map.remove(&key)),
+                    2 => prop_assert_eq!(m.remove(&key), std_map.remove(&key)),
+                    // Now and then everything goes.
+                    _ if value < 5 => {
+                        m.clear();
+                        std_map.clear();
+                    }
+                    _ => prop_assert_eq!(m.get(&key), std_map.get(&key)),
                 }
                 prop_assert_eq!(m.len(), std_map.len());
             }

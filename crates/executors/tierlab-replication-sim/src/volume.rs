@@ -34,6 +34,8 @@ struct Job<T> {
 pub struct Jobs<T> {
     jobs: Slab<Job<T>>,
     plan: Plan,
+    /// Emptied write lists of finished jobs, for the next jobs to fill.
+    spare: Vec<Vec<(usize, DeviceOp)>>,
     in_flight: usize,
     /// Added to device tokens so that several `Jobs` can share one controller.
     token_base: u64,
@@ -45,6 +47,7 @@ impl<T: Copy> Jobs<T> {
         Jobs {
             jobs: Slab::new(),
             plan: Plan::default(),
+            spare: Vec::new(),
             in_flight: 0,
             token_base,
         }
@@ -96,23 +99,21 @@ impl<T: Copy> Jobs<T> {
                 },
             )
         };
-        let writes: Vec<(usize, DeviceOp)> = self.plan.writes.iter().map(dev).collect();
-        let first: Vec<(usize, DeviceOp)> = if self.plan.reads.is_empty() {
-            writes.clone()
+        // The writes wait for the reads, if any, in a list reused from finished jobs.
+        let (first, later) = if self.plan.reads.is_empty() {
+            (&self.plan.writes, Vec::new())
         } else {
-            self.plan.reads.iter().map(dev).collect()
-        };
-        let later = if self.plan.reads.is_empty() {
-            Vec::new()
-        } else {
-            writes
+            let mut later = self.spare.pop().unwrap_or_default();
+            later.extend(self.plan.writes.iter().map(dev));
+            (&self.plan.reads, later)
         };
         let slot = self.jobs.insert(Job {
             tag,
             pending: first.len() as u32,
             writes: later,
         });
-        for (d, op) in first {
+        for p in first {
+            let (d, op) = dev(p);
             io.submit(d, op, self.token_base + u64::from(slot));
         }
         self.in_flight += 1;
@@ -129,11 +130,12 @@ impl<T: Copy> Jobs<T> {
             return None;
         }
         if !job.writes.is_empty() {
-            let writes = std::mem::take(&mut job.writes);
+            let mut writes = std::mem::take(&mut job.writes);
             job.pending = writes.len() as u32;
-            for (d, op) in writes {
+            for (d, op) in writes.drain(..) {
                 io.submit(d, op, token);
             }
+            self.spare.push(writes);
             return None;
         }
         let job = self.jobs.remove(slot)?;

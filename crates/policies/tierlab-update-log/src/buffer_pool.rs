@@ -100,6 +100,11 @@ impl BufferPool {
                         out.write_back = Some(victim);
                     }
                     self.frames[f as usize].page = page;
+                    // The next victim's frame was just written (unlinking `f` cleared
+                    // its link): start loading the index entry the next miss removes.
+                    if let Some(next) = self.frames.get(self.lru.tail as usize) {
+                        self.index.prefetch(next.page);
+                    }
                     f
                 };
                 self.lru.push_head(&mut self.frames, f);
@@ -115,6 +120,12 @@ impl BufferPool {
             }
         }
         out
+    }
+
+    /// Start loading the index entry `page` would be looked up in (a hint: no state
+    /// change), for a caller that knows its next references.
+    pub fn prefetch(&self, page: u64) {
+        self.index.prefetch(page);
     }
 
     /// Whether `page` is resident (no state change).

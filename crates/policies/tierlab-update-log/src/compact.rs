@@ -245,26 +245,47 @@ impl Compactor {
 
         let mut cancelled = 0;
         let mut anomalies = 0;
+        let mut units_sorted = false;
         if self.config.fold {
             self.rows.clear();
             self.extents.clear();
+            /// Records ahead whose index entries are loaded while one is folded.
+            const AHEAD: usize = 16;
             for (seq, r) in records.iter().enumerate() {
+                if let Some(ahead) = records.get(seq + AHEAD) {
+                    self.rows.prefetch(ahead);
+                }
                 if r.op == UpdateOp::Write {
                     self.extents.write(seq, r);
                 } else {
                     self.rows.push(seq, r);
                 }
             }
-            for (seq, e) in self.rows.entries() {
-                self.units.push(page_unit(seq, e.addr_bytes));
-                out.entries.push(e);
-            }
             for (seq, e) in self.extents.extents() {
                 self.units.push(extent_unit(seq, &e));
                 out.extents.push(e);
             }
+            // Rows alone and sorted: their units are taken from the sorted entries below,
+            // already in address order.
+            units_sorted = self.config.sort && self.units.is_empty();
+            for (seq, e) in self.rows.entries() {
+                if !units_sorted {
+                    self.units.push(page_unit(seq, e.addr_bytes));
+                }
+                out.entries.push(e);
+            }
             if self.config.sort {
-                out.entries.sort_by_key(|e| (e.addr_bytes, e.key));
+                // Keys are unique among net entries, so this order is total: an unstable
+                // sort gives the stable one's result, without its buffer and merges.
+                out.entries
+                    .sort_unstable_by(|a, b| (a.addr_bytes, a.key).cmp(&(b.addr_bytes, b.key)));
+                // Their pages then come in address order. The units of one page are alike
+                // (the whole page, read first), so the order of their first records, by
+                // which sorting would break the tie, changes nothing.
+                if units_sorted {
+                    self.units
+                        .extend(out.entries.iter().map(|e| page_unit(0, e.addr_bytes)));
+                }
             } else {
                 self.keyed_extents.clear();
                 self.keyed_extents.extend(self.extents.extents());
@@ -299,7 +320,11 @@ impl Compactor {
         }
 
         if self.config.sort {
-            self.units.sort_by_key(|u| (u.offset, u.order));
+            // Unique: a record's units have distinct offsets, and `order` is the record's
+            // position (a key's first record), so an unstable sort is the stable order.
+            if !units_sorted {
+                self.units.sort_unstable_by_key(|u| (u.offset, u.order));
+            }
             let cap = self.config.merge_max_bytes;
             let mut current: Option<Unit> = None;
             for &u in &self.units {
@@ -335,7 +360,11 @@ impl Compactor {
                 .extend(self.units.iter().map(|&u| to_io(u, page_bytes)));
         }
 
+        // Sorted, the requests ascend and do not overlap, so their pages ascend and a page
+        // two requests share (sector-grained extents) is the one last listed; unsorted,
+        // a page may come back at any time.
         self.seen_pages.clear();
+        let sorted = self.config.sort;
         for io in &out.ios {
             if io.len_bytes == 0 {
                 continue;
@@ -343,7 +372,12 @@ impl Compactor {
             let first = io.offset_bytes / page_bytes;
             let last = (io.end_bytes() - 1) / page_bytes;
             for page in first..=last {
-                if self.seen_pages.insert(page) {
+                let new = if sorted {
+                    out.pages.last().is_none_or(|&p| p < page)
+                } else {
+                    self.seen_pages.insert(page)
+                };
+                if new {
                     out.pages.push(page);
                 }
             }
@@ -789,6 +823,38 @@ mod tests {
                 }
                 prop_assert_eq!(&img, &reference, "{:?}", config);
             }
+        }
+
+        /// Sorted row logs take their units from the sorted entries instead of sorting
+        /// the units; a block write far from every row sends the same rows through the
+        /// units' sort, so both must give the same requests and pages (and the pages are
+        /// those of the requests, ascending, each once).
+        #[test]
+        fn sorted_rows_give_the_requests_of_the_units_sort(
+            steps in prop::collection::vec((any::<u8>(), any::<u8>(), any::<u64>()), 0..120),
+            merge in prop::option::of(0u64..40_000),
+            fold in any::<bool>(),
+        ) {
+            let recs = consistent_rows(&steps);
+            let config = CompactionConfig { page_bytes: PAGE, fold, sort: true, merge_max_bytes: merge };
+            let rows_only = Compactor::new(config).unwrap().compact(&recs);
+            let far_sector = 1 << 40;
+            let mut mixed_recs = recs.clone();
+            mixed_recs.push(write(1 << 30, far_sector, 1, 7));
+            let mixed = Compactor::new(config).unwrap().compact(&mixed_recs);
+            let far = |io: &ApplyIo| io.offset_bytes == far_sector * 512;
+            prop_assert_eq!(mixed.ios.iter().filter(|io| far(io)).count(), 1);
+            let mixed_ios: Vec<ApplyIo> = mixed.ios.iter().copied().filter(|io| !far(io)).collect();
+            prop_assert_eq!(&rows_only.ios, &mixed_ios);
+            prop_assert_eq!(&rows_only.entries, &mixed.entries);
+            prop_assert_eq!(&mixed.pages[..mixed.pages.len() - 1], &rows_only.pages[..]);
+            let mut pages: Vec<u64> = rows_only
+                .ios
+                .iter()
+                .flat_map(|io| io.offset_bytes / PAGE..=(io.end_bytes() - 1) / PAGE)
+                .collect();
+            pages.dedup();
+            prop_assert_eq!(&rows_only.pages, &pages);
         }
 
         #[test]

@@ -54,6 +54,7 @@
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
+use tierlab_keymap::KeyMap;
 use serde::{Deserialize, Serialize};
 
 use crate::record::{RecordKey, UpdateOp, UpdateRecord};
@@ -166,10 +167,25 @@ struct RowSlot {
     first_seq: usize,
 }
 
+/// A row key as one number, where its fields fit (table below 2^8, page below 2^40):
+/// the key of [`RowFolder`]'s fast index.
+fn packed_key(key: &RecordKey) -> Option<u64> {
+    match *key {
+        RecordKey::Row { table, page, slot } if table < 1 << 8 && page < 1 << 40 => {
+            Some(u64::from(table) << 56 | page << 16 | u64::from(slot))
+        }
+        _ => None,
+    }
+}
+
 /// Folds the row records of one window. Reusable: [`RowFolder::clear`] keeps the
 /// allocations.
 #[derive(Debug, Default)]
 pub struct RowFolder {
+    /// The slot of each key that packs into a number ([`packed_key`]): a table whose
+    /// entries the caller can ask to be loaded ahead ([`RowFolder::prefetch`]).
+    packed: KeyMap,
+    /// The slot of each other key.
     index: FxHashMap<RecordKey, usize>,
     slots: Vec<RowSlot>,
     anomalies: u64,
@@ -182,6 +198,7 @@ impl RowFolder {
     }
 
     pub fn clear(&mut self) {
+        self.packed.clear();
         self.index.clear();
         self.slots.clear();
         self.anomalies = 0;
@@ -197,14 +214,26 @@ impl RowFolder {
         let Some(fresh) = NetEntry::from_record(record) else {
             return;
         };
-        let slot_index = *self.index.entry(record.key).or_insert_with(|| {
-            self.slots.push(RowSlot {
-                op: None,
-                entry: fresh,
-                first_seq: seq,
-            });
-            self.slots.len() - 1
-        });
+        let new_slot = RowSlot {
+            op: None,
+            entry: fresh,
+            first_seq: seq,
+        };
+        let next = self.slots.len();
+        let slot_index = match packed_key(&record.key) {
+            // Slot numbers stay below the fast index's limit of u32::MAX.
+            Some(k) if next < u32::MAX as usize => {
+                let (i, found) = self.packed.insert_with(k, || next as u32);
+                if !found {
+                    self.slots.push(new_slot);
+                }
+                i as usize
+            }
+            _ => *self.index.entry(record.key).or_insert_with(|| {
+                self.slots.push(new_slot);
+                next
+            }),
+        };
         let Some(slot) = self.slots.get_mut(slot_index) else {
             return;
         };
@@ -236,6 +265,15 @@ impl RowFolder {
                     ..fresh
                 };
             }
+        }
+    }
+
+    /// Start loading the index entry `record` will be folded through (a hint, for a
+    /// caller that pushes records in a known order: no state changes).
+    #[inline]
+    pub fn prefetch(&self, record: &UpdateRecord) {
+        if let Some(k) = packed_key(&record.key) {
+            self.packed.prefetch(k);
         }
     }
 
@@ -413,6 +451,53 @@ mod tests {
             log_bytes: 50,
             value,
         }
+    }
+
+    /// Keys whose fields do not all fit the packed index go to the other one; keys
+    /// that differ only above the packed fields' widths stay apart.
+    #[test]
+    fn keys_too_wide_to_pack_fold_apart_from_those_that_pack() {
+        let keys = [
+            (0u16, 5u64, 1u16),
+            (0, 5 + (1 << 40), 1),
+            (256, 5, 1),
+            (1, 5, 1),
+            (0, (1 << 40) - 1, u16::MAX),
+            (255, 0, 0),
+        ];
+        let rec = |lsn: u64, op: UpdateOp, (table, page, slot): (u16, u64, u16)| UpdateRecord {
+            lsn,
+            op,
+            key: RecordKey::Row { table, page, slot },
+            addr_bytes: page.wrapping_mul(4096),
+            len_bytes: 10,
+            log_bytes: 50,
+            value: lsn,
+        };
+        let mut f = RowFolder::new();
+        let mut lsn = 0;
+        for round in 0..3 {
+            for (i, &k) in keys.iter().enumerate() {
+                lsn += 1;
+                let op = if round == 0 { UpdateOp::Insert } else { UpdateOp::Update };
+                let r = rec(lsn, op, k);
+                f.prefetch(&r);
+                f.push(i + round * keys.len(), &r);
+            }
+        }
+        let entries: Vec<_> = f.entries().collect();
+        assert_eq!(entries.len(), keys.len());
+        for ((first_seq, e), (i, &k)) in entries.iter().zip(keys.iter().enumerate()) {
+            assert_eq!(*first_seq, i);
+            assert_eq!(e.key, rec(0, UpdateOp::Insert, k).key);
+            assert_eq!((e.op, e.folded), (UpdateOp::Insert, 3));
+            assert_eq!(e.max_lsn, (2 * keys.len() + i + 1) as u64);
+        }
+        assert_eq!(f.anomalies(), 0);
+        f.clear();
+        f.push(0, &rec(1, UpdateOp::Update, keys[0]));
+        assert_eq!(f.entries().count(), 1);
+        assert_eq!(f.entries().next().unwrap().1.folded, 1);
     }
 
     fn write(lsn: u64, addr: u64, len: u32, value: u64) -> UpdateRecord {

@@ -260,6 +260,15 @@ enum Access {
     Write(UpdateOp),
 }
 
+/// A row a transaction touches, waiting for the transaction to have drawn all of them.
+#[derive(Clone, Copy, Debug)]
+struct PendingTouch {
+    table: Table,
+    page: u64,
+    slot: u16,
+    access: Access,
+}
+
 /// Hash salts, one per derived quantity.
 const SALT_OL_CNT: usize = 0;
 const SALT_ORDER_CUSTOMER: usize = 1;
@@ -293,6 +302,8 @@ pub struct TpccLog {
     nurand_c: NurandConstants,
     rng: ChaCha8Rng,
     pool: BufferPool,
+    /// The current transaction's touches, in order ([`TpccLog::touch_pending`]).
+    pending: Vec<PendingTouch>,
     /// Model the primary's buffer and its data I/O (off for a reader that wants only the
     /// log: [`UpdateSource::records_only`]).
     primary_io: bool,
@@ -357,6 +368,7 @@ impl TpccLog {
             nurand_c,
             rng: ChaCha8Rng::seed_from_u64(config.seed),
             pool: BufferPool::new(pool_pages),
+            pending: Vec::new(),
             primary_io: true,
             districts,
             history_next: districts_n * CUSTOMERS_PER_DISTRICT,
@@ -510,16 +522,46 @@ impl TpccLog {
     /// Touch row `index` of `partition` of `table`: reference its page in the buffer
     /// (recording the I/O that costs, unless the log alone is wanted) and, for a
     /// modification, log it.
+    ///
+    /// The touch is carried out, in order, when the transaction has drawn all of its rows
+    /// ([`TpccLog::touch_pending`]): the buffer pool can then start loading the index
+    /// entries of the next few pages while it looks one up.
     fn access(
         &mut self,
-        out: &mut Transaction,
         table: Table,
         partition: u64,
         index: u64,
         access: Access,
     ) {
-        let page_bytes = self.config.page_bytes;
         let (page, slot) = self.layout.region(table).locate(partition, index);
+        self.pending.push(PendingTouch { table, page, slot, access });
+    }
+
+    /// Carry out the transaction's touches in the order it drew them.
+    fn touch_pending(&mut self, out: &mut Transaction) {
+        /// Touches ahead whose index entries are loaded.
+        const AHEAD: usize = 4;
+        let pending = std::mem::take(&mut self.pending);
+        if self.primary_io {
+            for t in pending.iter().take(AHEAD) {
+                self.pool.prefetch(t.page);
+            }
+        }
+        for (i, &t) in pending.iter().enumerate() {
+            if self.primary_io {
+                if let Some(ahead) = pending.get(i + AHEAD) {
+                    self.pool.prefetch(ahead.page);
+                }
+            }
+            self.touch(out, t);
+        }
+        self.pending = pending;
+        self.pending.clear();
+    }
+
+    fn touch(&mut self, out: &mut Transaction, t: PendingTouch) {
+        let PendingTouch { table, page, slot, access } = t;
+        let page_bytes = self.config.page_bytes;
         let modify = access != Access::Read;
         if self.primary_io {
             let r = self.pool.reference(page, modify);
@@ -607,21 +649,20 @@ impl TpccLog {
 
     // ---- the five transactions --------------------------------------------------------
 
-    fn new_order(&mut self, out: &mut Transaction, w: u64, dist: u64) {
+    fn new_order(&mut self, w: u64, dist: u64) {
         use Access::{Read, Write};
-        self.access(out, Table::Warehouse, 0, w, Read);
-        self.access(out, Table::District, 0, dist, Write(UpdateOp::Update));
+        self.access(Table::Warehouse, 0, w, Read);
+        self.access(Table::District, 0, dist, Write(UpdateOp::Update));
         let mut s = self.districts[dist as usize];
         let o = s.next_o_id;
         let c = self.order_customer(dist, o);
-        self.access(out, Table::Customer, 0, Self::customer_row(dist, c), Read);
+        self.access(Table::Customer, 0, Self::customer_row(dist, c), Read);
         s.next_o_id += 1;
         let queue = self.layout.region(Table::NewOrder).partition_rows;
         if o - s.head_o_id >= queue {
             // The queue region is full: its oldest entry leaves to make room.
             let head = s.head_o_id;
             self.access(
-                out,
                 Table::NewOrder,
                 dist,
                 head - 1,
@@ -631,21 +672,19 @@ impl TpccLog {
             s.head_o_id += 1;
             self.stats.new_order_queue_overflows += 1;
         }
-        self.access(out, Table::Order, dist, o - 1, Write(UpdateOp::Insert));
-        self.access(out, Table::NewOrder, dist, o - 1, Write(UpdateOp::Insert));
+        self.access(Table::Order, dist, o - 1, Write(UpdateOp::Insert));
+        self.access(Table::NewOrder, dist, o - 1, Write(UpdateOp::Insert));
         for l in 1..=self.ol_cnt(dist, o) {
             let item = self.line_item(dist, o, l);
             let supply = self.line_supply(w, dist, o, l);
-            self.access(out, Table::Item, 0, item - 1, Read);
+            self.access(Table::Item, 0, item - 1, Read);
             self.access(
-                out,
                 Table::Stock,
                 0,
                 Self::stock_row(supply, item),
                 Write(UpdateOp::Update),
             );
             self.access(
-                out,
                 Table::OrderLine,
                 dist,
                 s.next_ol_pos,
@@ -657,10 +696,10 @@ impl TpccLog {
         self.districts[dist as usize] = s;
     }
 
-    fn payment(&mut self, out: &mut Transaction, w: u64, dist: u64) {
+    fn payment(&mut self, w: u64, dist: u64) {
         use Access::{Read, Write};
-        self.access(out, Table::Warehouse, 0, w, Write(UpdateOp::Update));
-        self.access(out, Table::District, 0, dist, Write(UpdateOp::Update));
+        self.access(Table::Warehouse, 0, w, Write(UpdateOp::Update));
+        self.access(Table::District, 0, dist, Write(UpdateOp::Update));
         let customer_dist = if self.warehouses > 1
             && self.rng.gen_range(0..100u32) < PAYMENT_REMOTE_CUSTOMER_PERCENT
         {
@@ -673,7 +712,6 @@ impl TpccLog {
         if n > 1 {
             for &c in &rows[..n] {
                 self.access(
-                    out,
                     Table::Customer,
                     0,
                     Self::customer_row(customer_dist, c),
@@ -682,7 +720,6 @@ impl TpccLog {
             }
         }
         self.access(
-            out,
             Table::Customer,
             0,
             Self::customer_row(customer_dist, chosen),
@@ -690,14 +727,13 @@ impl TpccLog {
         );
         let h = self.history_next;
         self.history_next += 1;
-        self.access(out, Table::History, 0, h, Write(UpdateOp::Insert));
+        self.access(Table::History, 0, h, Write(UpdateOp::Insert));
     }
 
-    fn order_status(&mut self, out: &mut Transaction, dist: u64) {
+    fn order_status(&mut self, dist: u64) {
         let (rows, n, _) = self.draw_customer(dist);
         for &c in &rows[..n] {
             self.access(
-                out,
                 Table::Customer,
                 0,
                 Self::customer_row(dist, c),
@@ -707,14 +743,14 @@ impl TpccLog {
         let s = self.districts[dist as usize];
         let recent = (s.next_o_id - 1).clamp(1, CUSTOMERS_PER_DISTRICT);
         let o = s.next_o_id - 1 - self.rng.gen_range(0..recent);
-        self.access(out, Table::Order, dist, o - 1, Access::Read);
+        self.access(Table::Order, dist, o - 1, Access::Read);
         let first = self.first_line_pos(dist, &s, o);
         for k in 0..self.ol_cnt(dist, o) {
-            self.access(out, Table::OrderLine, dist, first + k, Access::Read);
+            self.access(Table::OrderLine, dist, first + k, Access::Read);
         }
     }
 
-    fn delivery(&mut self, out: &mut Transaction, w: u64) {
+    fn delivery(&mut self, w: u64) {
         use Access::Write;
         // The carrier id is drawn as the profile does, though the image does not depend
         // on it.
@@ -727,12 +763,11 @@ impl TpccLog {
                 continue;
             }
             let o = s.head_o_id;
-            self.access(out, Table::NewOrder, dist, o - 1, Write(UpdateOp::Delete));
-            self.access(out, Table::Order, dist, o - 1, Write(UpdateOp::Update));
+            self.access(Table::NewOrder, dist, o - 1, Write(UpdateOp::Delete));
+            self.access(Table::Order, dist, o - 1, Write(UpdateOp::Update));
             let cnt = self.ol_cnt(dist, o);
             for k in 0..cnt {
                 self.access(
-                    out,
                     Table::OrderLine,
                     dist,
                     s.head_ol_pos + k,
@@ -741,7 +776,6 @@ impl TpccLog {
             }
             let c = self.order_customer(dist, o);
             self.access(
-                out,
                 Table::Customer,
                 0,
                 Self::customer_row(dist, c),
@@ -754,17 +788,17 @@ impl TpccLog {
         }
     }
 
-    fn stock_level(&mut self, out: &mut Transaction, w: u64, dist: u64) {
-        self.access(out, Table::District, 0, dist, Access::Read);
+    fn stock_level(&mut self, w: u64, dist: u64) {
+        self.access(Table::District, 0, dist, Access::Read);
         let s = self.districts[dist as usize];
         let first_order = s.next_o_id.saturating_sub(STOCK_LEVEL_ORDERS).max(1);
         let mut pos = self.first_line_pos(dist, &s, first_order);
         for o in first_order..s.next_o_id {
             for l in 1..=self.ol_cnt(dist, o) {
-                self.access(out, Table::OrderLine, dist, pos, Access::Read);
+                self.access(Table::OrderLine, dist, pos, Access::Read);
                 pos += 1;
                 let item = self.line_item(dist, o, l);
-                self.access(out, Table::Stock, 0, Self::stock_row(w, item), Access::Read);
+                self.access(Table::Stock, 0, Self::stock_row(w, item), Access::Read);
             }
         }
     }
@@ -789,12 +823,13 @@ impl UpdateSource for TpccLog {
         let w = self.rng.gen_range(0..self.warehouses);
         let dist = w * DISTRICTS_PER_WAREHOUSE + self.rng.gen_range(0..DISTRICTS_PER_WAREHOUSE);
         match t {
-            TxnType::NewOrder => self.new_order(out, w, dist),
-            TxnType::Payment => self.payment(out, w, dist),
-            TxnType::OrderStatus => self.order_status(out, dist),
-            TxnType::Delivery => self.delivery(out, w),
-            TxnType::StockLevel => self.stock_level(out, w, dist),
+            TxnType::NewOrder => self.new_order(w, dist),
+            TxnType::Payment => self.payment(w, dist),
+            TxnType::OrderStatus => self.order_status(dist),
+            TxnType::Delivery => self.delivery(w),
+            TxnType::StockLevel => self.stock_level(w, dist),
         }
+        self.touch_pending(out);
         self.commit(out);
         self.stats.transactions.bump(t);
         Ok(true)
