@@ -23,9 +23,9 @@
 //!   is not visible outside: every decision (hits, evictions, destages) is the block's.
 //!
 //! Memory: 32 bytes per slot, two slots per pair with a block cached (32 bytes per cached
-//! block when the cached blocks come in pairs, up to 64 when each is alone), and 16 to 32
-//! bytes per pair in the block map (2 GiB of 4 KiB blocks in pairs: 16 MiB of slots, 8 to
-//! 16 MiB of map).
+//! block when the cached blocks come in pairs, up to 64 when each is alone), and 32 to 64
+//! bytes per pair in the block map, a table sized for the capacity in pairs from the start
+//! (2 GiB of 4 KiB blocks in pairs: 16 MiB of slots, 16 MiB of map).
 
 use serde::Serialize;
 use tierlab_index_list::{Ends, Linked, Links, NIL};
@@ -154,11 +154,14 @@ impl Nvram {
             capacity_blocks,
             cached_blocks: 0,
             cfg,
-            // Sized for the capacity in pairs at once (up to 4 GiB of 4 KiB blocks, 16 MiB
-            // of map; a larger cache, or one whose blocks come alone, grows it as it
+            // Sized at once for the capacity in pairs and one pair more (up to 4 GiB of
+            // 4 KiB blocks; a larger cache, or one whose blocks come alone, grows it as it
             // fills): the cache fills, and growing the map on the way would rehash every
-            // pair it holds at each doubling.
-            map: BlockMap::with_capacity(capacity_blocks.div_ceil(2).min(1 << 19) as usize),
+            // pair it holds at each doubling. (A full cache of whole pairs that takes a
+            // new pair's first block in evicts one block of another pair, and holds one
+            // pair more than half its blocks: sized for the half alone, the map would
+            // double then.)
+            map: BlockMap::with_capacity((capacity_blocks.div_ceil(2).min(1 << 19) + 1) as usize),
             slots,
             first_slot,
             free: Vec::new(),
@@ -188,7 +191,8 @@ impl Nvram {
         let mut requests = requests.into_iter().fuse();
         // The two requests after the current one, whose memory starts loading while it is
         // handled: the block map's entries of the second, the slots of the first (whose
-        // entries have loaded by then).
+        // entries have loaded by then), and what an eviction touches
+        // ([`Nvram::prefetch_early`], [`Nvram::prefetch_request`]).
         let mut ahead = [requests.next(), requests.next()];
         for &(o, l, _) in ahead.iter().flatten() {
             self.prefetch(o, l);
@@ -200,10 +204,10 @@ impl Nvram {
             }
             used += 1;
             if let Some((o, l, _)) = ahead[1] {
-                self.prefetch(o, l);
+                self.prefetch_early(o, l);
             }
             if let Some((o, l, _)) = ahead[0] {
-                self.prefetch_slots(o, l);
+                self.prefetch_request(o, l);
             }
             if !write {
                 if !self.read(offset_bytes, len_bytes) {
@@ -278,6 +282,30 @@ impl Nvram {
                 tierlab_keymap::prefetch(&self.slots[(self.first_slot + 2 * p) as usize]);
             }
         }
+    }
+
+    /// Start loading what a request for `[offset, offset + len)` that comes next will
+    /// touch, best when [`Nvram::prefetch_early`] was told of it a while before: the slots
+    /// of its first 8 blocks that are cached, and the block-map entry of the least
+    /// recently used clean block (evicted first should the request bring new blocks in;
+    /// its pair leaves the map once both blocks are gone). A hint: it changes nothing.
+    pub fn prefetch_request(&self, offset_bytes: u64, len_bytes: u64) {
+        let tail = self.lists[CLEAN].tail;
+        if tail != NIL {
+            self.map.prefetch(self.slots[tail as usize].block >> 1);
+        }
+        self.prefetch_slots(offset_bytes, len_bytes);
+    }
+
+    /// [`Nvram::prefetch`], and the slot of the least recently used clean block, for a
+    /// request that comes after the next ([`Nvram::prefetch_request`] then finds both
+    /// loaded). A hint: it changes nothing.
+    pub fn prefetch_early(&self, offset_bytes: u64, len_bytes: u64) {
+        let tail = self.lists[CLEAN].tail;
+        if tail != NIL {
+            tierlab_keymap::prefetch(&self.slots[tail as usize]);
+        }
+        self.prefetch(offset_bytes, len_bytes);
     }
 
     /// The slot of block `b`, if it is cached.

@@ -126,6 +126,9 @@ pub struct ArrayController {
     tracks: Option<TrackMap>,
     scratch: Vec<Piece>,
     parts: Vec<(u64, u64)>,
+    /// The reads of a plan ([`ArrayController::plan_io`]) as they are started, kept from
+    /// request to request so that their memory is allocated once.
+    reads: Vec<DiskIo>,
     stats: ExecutorStats,
     placed: bool,
 }
@@ -162,6 +165,7 @@ impl ArrayController {
             tracks: None,
             scratch: Vec::new(),
             parts: Vec::new(),
+            reads: Vec::new(),
             stats: ExecutorStats::default(),
             placed: false,
         }
@@ -287,14 +291,20 @@ impl ArrayController {
     /// Start a job: its reads now, its writes when they are done (or now, if no reads).
     fn start_job(&mut self, now_ns: u64, kind: JobKind, reads: &[DiskIo], writes: Vec<DiskIo>, io: &mut Io) {
         let queue = Queue::of(&kind);
-        let (first, later) = if reads.is_empty() { (writes, Vec::new()) } else { (reads.to_vec(), writes) };
-        if first.is_empty() {
-            self.finish_job(now_ns, kind, io);
-            return;
-        }
-        let job = self.jobs.insert(Job { kind, pending: first.len() as u32, writes: later });
-        for d in first {
-            self.issue(now_ns, job, d, queue, io);
+        if reads.is_empty() {
+            if writes.is_empty() {
+                self.finish_job(now_ns, kind, io);
+                return;
+            }
+            let job = self.jobs.insert(Job { kind, pending: writes.len() as u32, writes: Vec::new() });
+            for d in writes {
+                self.issue(now_ns, job, d, queue, io);
+            }
+        } else {
+            let job = self.jobs.insert(Job { kind, pending: reads.len() as u32, writes });
+            for &d in reads {
+                self.issue(now_ns, job, d, queue, io);
+            }
         }
     }
 
@@ -463,7 +473,7 @@ impl ArrayController {
     /// Start destages while one is due and fewer than `max_destages` are in flight; arm a
     /// timer for the next age-due destage.
     fn destage(&mut self, now_ns: u64, io: &mut Io) {
-        let mut reads = Vec::new();
+        let mut reads = std::mem::take(&mut self.reads);
         let mut writes = Vec::new();
         while self.destages_in_flight < self.max_destages {
             let Some(n) = &mut self.nvram else { return };
@@ -478,6 +488,7 @@ impl ArrayController {
             self.destages_in_flight += 1;
             self.start_job(now_ns, JobKind::Destage { offset_bytes, len_bytes }, &reads, std::mem::take(&mut writes), io);
         }
+        self.reads = reads;
         // A destage already due waits for one in flight to finish (which calls this
         // again); one due later gets a timer.
         let Some(n) = &mut self.nvram else { return };
@@ -585,9 +596,10 @@ impl Controller for ArrayController {
                     return Ok(());
                 }
                 self.record_access(now_ns, Op::Read, offset_bytes, len_bytes);
-                let (mut reads, mut writes) = (Vec::new(), Vec::new());
+                let (mut reads, mut writes) = (std::mem::take(&mut self.reads), Vec::new());
                 self.plan_io(Op::Read, offset_bytes, len_bytes, &mut reads, &mut writes).map_err(|e| SimError::Config(format!("request {index}: {e}")))?;
                 self.start_job(now_ns, JobKind::HostRead { host, arrival_ns: now_ns, offset_bytes, len_bytes }, &reads, Vec::new(), io);
+                self.reads = reads;
             }
             Op::Write => {
                 self.stats.host_writes += 1;
@@ -607,14 +619,27 @@ impl Controller for ArrayController {
                             n.invalidate(offset_bytes, len_bytes);
                         }
                         self.record_access(now_ns, Op::Write, offset_bytes, len_bytes);
-                        let (mut reads, mut writes) = (Vec::new(), Vec::new());
+                        let (mut reads, mut writes) = (std::mem::take(&mut self.reads), Vec::new());
                         self.plan_io(Op::Write, offset_bytes, len_bytes, &mut reads, &mut writes).map_err(|e| SimError::Config(format!("request {index}: {e}")))?;
                         self.start_job(now_ns, JobKind::HostWrite { host, arrival_ns: now_ns }, &reads, writes, io);
+                        self.reads = reads;
                     }
                 }
             }
         }
         Ok(())
+    }
+
+    /// The NVRAM's memory for the next two requests starts loading: the block map's
+    /// entries of the one after next (which have loaded by the time it is next) and the
+    /// slots of the next.
+    fn upcoming(&self, next: &IoRequest, after: Option<&IoRequest>) {
+        if let Some(n) = &self.nvram {
+            if let Some(a) = after {
+                n.prefetch_early(a.offset_bytes, a.len_bytes);
+            }
+            n.prefetch_request(next.offset_bytes, next.len_bytes);
+        }
     }
 
     fn on_device_done(&mut self, now_ns: u64, device: usize, token: u64, io: &mut Io) {

@@ -76,6 +76,13 @@ pub trait Controller {
     }
     /// A host request arrived (`index` counts requests from 0, for error messages).
     fn on_request(&mut self, now_ns: u64, host: HostId, index: u64, req: &IoRequest, io: &mut Io) -> Result<(), SimError>;
+    /// The request that arrives next and the one after it (open-loop replay reads two
+    /// ahead; `after` is `None` at the end), told once both are read so that the
+    /// controller may start loading the memory they will touch. A hint: it must change
+    /// nothing.
+    fn upcoming(&self, next: &IoRequest, after: Option<&IoRequest>) {
+        let _ = (next, after);
+    }
     /// A device operation submitted with `token` finished.
     fn on_device_done(&mut self, now_ns: u64, device: usize, token: u64, io: &mut Io);
     fn on_timer(&mut self, now_ns: u64, token: u64, io: &mut Io) {

@@ -456,6 +456,11 @@ impl<'d> Simulation<'d> {
         let mut batch_start = (0u64, 0u64, 0u64, 0.0f64, vec![BatchDevice::default(); run.stations.len()]);
         let mut source = requests.map(|r| r.map_err(|e| SimError::Source(Box::new(e))));
         let mut lookahead: Option<IoRequest> = None;
+        // Open loop: the request after `lookahead`, read one further ahead so that the
+        // controller hears of it early ([`Controller::upcoming`]); `None` once the source
+        // has no more (then `source_done` turns at the next arrival, as it would reading
+        // one ahead, and the source is not read again).
+        let mut after: Option<IoRequest> = None;
         let mut source_done = false;
 
         // Prime the source.
@@ -464,6 +469,8 @@ impl<'d> Simulation<'d> {
                 match source.next().transpose()? {
                     Some(r) => {
                         run.push(r.time_ns, Event::Arrival);
+                        after = source.next().transpose()?;
+                        controller.upcoming(&r, after.as_ref());
                         lookahead = Some(r);
                     }
                     None => source_done = true,
@@ -497,9 +504,11 @@ impl<'d> Simulation<'d> {
                 Event::Arrival => {
                     if let Some(r) = lookahead.take() {
                         run.arrive(controller, r)?;
-                        match source.next().transpose()? {
+                        match after.take() {
                             Some(next) => {
                                 run.push(next.time_ns.max(run.now_ns), Event::Arrival);
+                                after = source.next().transpose()?;
+                                controller.upcoming(&next, after.as_ref());
                                 lookahead = Some(next);
                             }
                             None => source_done = true,
@@ -567,6 +576,7 @@ impl<'d> Simulation<'d> {
                             // longer the observed process, so no more batches are cut.
                             source_done = true;
                             lookahead = None;
+                            after = None;
                             next_batch = u64::MAX;
                         }
                     }

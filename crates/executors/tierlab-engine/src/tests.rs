@@ -198,6 +198,70 @@ fn source_errors_stop_the_run() {
     assert!(e.to_string().contains("bad line 2"));
 }
 
+/// What a controller hears in an open-loop run: (`upcoming`'s next and after, each
+/// arrival), and how many requests the source had handed out by then.
+#[derive(Debug, PartialEq)]
+enum Heard {
+    Upcoming(IoRequest, Option<IoRequest>, u64),
+    Arrival(IoRequest, u64),
+}
+
+/// [`Direct`], noting what it hears ([`Heard`]); `read` counts the source's requests.
+struct Listener<'a> {
+    inner: Direct,
+    heard: std::cell::RefCell<Vec<Heard>>,
+    read: &'a std::cell::Cell<u64>,
+}
+
+impl Controller for Listener<'_> {
+    fn attach(&mut self, devices: &[DeviceInfo]) -> Result<(), SimError> {
+        self.inner.attach(devices)
+    }
+    fn on_request(&mut self, now_ns: u64, host: HostId, i: u64, r: &IoRequest, io: &mut Io) -> Result<(), SimError> {
+        self.heard.get_mut().push(Heard::Arrival(*r, self.read.get()));
+        self.inner.on_request(now_ns, host, i, r, io)
+    }
+    fn upcoming(&self, next: &IoRequest, after: Option<&IoRequest>) {
+        self.heard.borrow_mut().push(Heard::Upcoming(*next, after.copied(), self.read.get()));
+    }
+    fn on_device_done(&mut self, now_ns: u64, d: usize, t: u64, io: &mut Io) {
+        self.inner.on_device_done(now_ns, d, t, io)
+    }
+}
+
+proptest! {
+    /// Open-loop replay tells the controller of each request before it arrives, with the
+    /// one after it (none after the last), and reads the source at most two requests
+    /// ahead of the arrivals: every request arrives once, in order, and is told once,
+    /// just before the previous one's arrival is over (the first before any arrival).
+    #[test]
+    fn upcoming_tells_each_request_and_the_one_after_before_it_arrives(gaps in prop::collection::vec(0u64..3_000, 0..40)) {
+        let mut t = 0;
+        let reqs: Vec<IoRequest> = gaps.iter().enumerate().map(|(i, g)| { t += g; req(t, i as u64 * 4096).unwrap() }).collect();
+        let read = std::cell::Cell::new(0u64);
+        let source = reqs.iter().map(|r| { read.set(read.get() + 1); Ok::<_, std::io::Error>(*r) });
+        let mut c = Listener { inner: Direct::default(), heard: Default::default(), read: &read };
+        let mut sim = Simulation::new(SchedulerKind::Fcfs);
+        sim.add_device(Box::new(FixedDevice::new(1_000, 1)));
+        let r = sim.run(source, Replay::Open, &mut c, &mut |_| {}).unwrap();
+        prop_assert_eq!(r.requests, reqs.len() as u64);
+        let n = reqs.len() as u64;
+        let mut expected = Vec::new();
+        for (i, q) in reqs.iter().enumerate() {
+            let i = i as u64;
+            if i > 0 {
+                expected.push(Heard::Arrival(reqs[i as usize - 1], (i + 1).min(n)));
+            }
+            // Told once the one after it is read (the source then has handed out i + 2).
+            expected.push(Heard::Upcoming(*q, reqs.get(i as usize + 1).copied(), (i + 2).min(n)));
+        }
+        if let Some(last) = reqs.last() {
+            expected.push(Heard::Arrival(*last, n));
+        }
+        prop_assert_eq!(c.heard.into_inner(), expected);
+    }
+}
+
 #[test]
 fn zero_depth_is_rejected() {
     let e = run(vec![], Replay::Closed { depth: 0 }, FixedDevice::new(1, 1), SchedulerKind::Fcfs).unwrap_err();
