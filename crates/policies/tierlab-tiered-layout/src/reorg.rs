@@ -161,10 +161,45 @@ pub struct ReorgPlan {
     /// Per target tier: its disk set equals no old tier's (every stripe needs new parity).
     changed: Vec<bool>,
     disk_moves: Vec<DiskMove>,
+    /// Per old tier, what the concentration (a step's first part) does alike in every
+    /// stripe, worked out once for the plan.
+    bins_of: Vec<TierBins>,
     totals: PlanTotals,
     /// Lists a step gathers, kept from step to step so that their memory is allocated
     /// once per plan rather than a few dozen times per stripe.
     work: StepWork,
+}
+
+/// What the concentration of every stripe does for one old tier (see
+/// [`ReorgPlan::compute`]): it depends on the tiers alone, not on the stripe.
+#[derive(Debug, Default)]
+struct TierBins {
+    /// Every disk of the tier stays in it: nothing to concentrate.
+    all_stay: bool,
+    /// Some disk stays.
+    has_stayers: bool,
+    /// The tiers its leaving disks go to, in the order their bins are filled (hotter
+    /// tiers hottest first, then colder ones coldest first), each with those disks
+    /// (ascending).
+    dests: Vec<(u32, Vec<u32>)>,
+    /// The disks that stay (ascending).
+    stay: Vec<u32>,
+}
+
+impl TierBins {
+    fn new(a: u32, members: &[u32], new_tier_of: &[u32]) -> TierBins {
+        let to = |d: u32| new_tier_of[d as usize];
+        let mut dests: Vec<u32> = members.iter().map(|&d| to(d)).filter(|&b| b != a).collect();
+        dests.sort_unstable();
+        dests.dedup();
+        let order = dests.iter().copied().filter(|&b| b < a).chain(dests.iter().rev().copied().filter(|&b| b > a));
+        TierBins {
+            all_stay: members.iter().all(|&d| to(d) == a),
+            has_stayers: members.iter().any(|&d| to(d) == a),
+            dests: order.map(|b| (b, members.iter().copied().filter(|&d| to(d) == b).collect())).collect(),
+            stay: members.iter().copied().filter(|&d| to(d) == a).collect(),
+        }
+    }
 }
 
 /// The working lists of [`ReorgPlan::compute`]; each is emptied where it is used.
@@ -174,9 +209,6 @@ struct StepWork {
     marks: Vec<u8>,
     pool: Vec<(u32, u32)>,
     taken: Vec<bool>,
-    dests: Vec<u32>,
-    /// The destination tiers of an old tier in the order its bins are filled.
-    order: Vec<u32>,
     keyed: Vec<(u64, usize)>,
     frees: Vec<usize>,
     chosen: Vec<usize>,
@@ -282,40 +314,39 @@ impl ReorgPlan {
         // 1. Pre-migration temperature concentration, per old tier that loses disks.
         for (a, members) in self.old_tiers.iter().enumerate() {
             let a32 = a as u32;
-            if members.iter().all(|&d| self.new_tier_of[d as usize] == a32) {
+            let tier = &self.bins_of[a];
+            if tier.all_stay {
                 continue;
             }
             let mut pds = members.iter().filter(|&&d| orig[d as usize] == PARITY);
             let (Some(&pd), None) = (pds.next(), pds.next()) else {
                 return Err(corrupt("an old tier stripe lacks exactly one parity"));
             };
+            // (The lists of a step are filled by plain loops: a filtered iterator's
+            // `extend` costs several times as much on lists this short.)
             let pool = &mut w.pool;
             pool.clear();
-            pool.extend(members.iter().filter(|&&d| d != pd).map(|&d| (orig[d as usize], d)));
-            let has_stayers = members.iter().any(|&d| self.new_tier_of[d as usize] == a32);
+            for &d in members {
+                if d != pd {
+                    pool.push((orig[d as usize], d));
+                }
+            }
+            let has_stayers = tier.has_stayers;
             if !has_stayers {
                 pool.push((FORMER_PARITY, pd));
             }
             let taken = &mut w.taken;
             taken.clear();
             taken.resize(pool.len(), false);
-            let dests = &mut w.dests;
-            dests.clear();
-            dests.extend(members.iter().map(|&d| self.new_tier_of[d as usize]).filter(|&b| b != a32));
-            dests.sort_unstable();
-            dests.dedup();
-            // Hotter destinations (hottest first), then colder ones (coldest first).
-            w.order.clear();
-            w.order.extend(dests.iter().copied().filter(|&b| b < a32));
-            w.order.extend(dests.iter().rev().copied().filter(|&b| b > a32));
             w.bins.clear();
             w.bin_disks.clear();
             w.bin_items.clear();
-            for &b in &w.order {
+            for (b, disks) in &tier.dests {
+                let b = *b;
                 let first_disk = w.bin_disks.len();
-                w.bin_disks.extend(members.iter().copied().filter(|&d| self.new_tier_of[d as usize] == b));
-                let disks = &w.bin_disks[first_disk..];
-                let on = |o: u32| disks.binary_search(&o).is_ok();
+                w.bin_disks.extend_from_slice(disks);
+                // Whether a disk of the old tier (every block's origin is one) is in the bin.
+                let on = |o: u32| self.new_tier_of[o as usize] == b;
                 let hotward = b < a32;
                 let k = disks.len();
                 let quota = if self.base_source[b as usize] == Some(a32) {
@@ -332,17 +363,25 @@ impl ReorgPlan {
                 let turn = |o: u32| (u64::from(o) ^ ((s as u64) << 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
                 let keyed = &mut w.keyed;
                 keyed.clear();
-                keyed.extend((0..pool.len()).filter(|&i| !taken[i] && is_rb(pool[i].0)).map(|i| {
-                    let (c, o) = pool[i];
-                    let t = total_order_bits(temp(c));
-                    let t = if hotward { !t } else { t };
-                    ((u64::from(t) << 32) | (u64::from(!on(o)) << 24) | turn(o), i)
-                }));
-                keyed.sort_unstable();
                 let frees = &mut w.frees;
                 frees.clear();
-                frees.extend((0..pool.len()).filter(|&i| !taken[i] && !is_rb(pool[i].0)));
-                frees.sort_by_key(|&i| (!on(pool[i].1), pool[i].0 != FORMER_PARITY, pool[i].1));
+                for (i, &(c, o)) in pool.iter().enumerate() {
+                    if taken[i] {
+                        continue;
+                    }
+                    if is_rb(c) {
+                        let t = total_order_bits(temp(c));
+                        let t = if hotward { !t } else { t };
+                        keyed.push(((u64::from(t) << 32) | (u64::from(!on(o)) << 24) | turn(o), i));
+                    } else {
+                        frees.push(i);
+                    }
+                }
+                // (Every key is distinct, as each holds its pool index: any sort gives
+                // the one order, and insertion sort is the quickest on a few dozen.)
+                insertion_sort_by_key(keyed, |&k| k);
+                // (Stable, as `sort_by_key`; the keys are distinct too, each holding its disk.)
+                insertion_sort_by_key(frees, |&i| (!on(pool[i].1), pool[i].0 != FORMER_PARITY, pool[i].1));
                 let chosen = &mut w.chosen;
                 chosen.clear();
                 chosen.extend(keyed.iter().take(quota).map(|&(_, i)| i));
@@ -371,9 +410,13 @@ impl ReorgPlan {
                 }
             } else {
                 let first_disk = w.bin_disks.len();
-                w.bin_disks.extend(members.iter().copied().filter(|&d| self.new_tier_of[d as usize] == a32));
+                w.bin_disks.extend_from_slice(&tier.stay);
                 let first_item = w.bin_items.len();
-                w.bin_items.extend((0..pool.len()).filter(|&i| !taken[i]).map(|i| pool[i]));
+                for (i, &item) in pool.iter().enumerate() {
+                    if !taken[i] {
+                        w.bin_items.push(item);
+                    }
+                }
                 w.bin_items.push((PARITY, pd));
                 w.bins.push((first_disk..w.bin_disks.len(), first_item..w.bin_items.len()));
             }
@@ -406,15 +449,17 @@ impl ReorgPlan {
                 conc[x] = PARITY;
                 continue;
             }
-            let frees: Vec<u32> = members
-                .iter()
-                .copied()
-                .filter(|&d| conc[d as usize] == FREE)
-                .collect_within(members.len());
-            if frees.is_empty() {
+            // A uniformly random one of the tier's free slots (counted, then found).
+            let is_free = |d: &&u32| conc[**d as usize] == FREE;
+            let free_count = members.iter().filter(is_free).count();
+            if free_count == 0 {
                 overflow.push(b);
             } else {
-                let f = frees[rng.gen_range(0..frees.len())] as usize;
+                let pick = rng.gen_range(0..free_count);
+                let Some(&f) = members.iter().filter(is_free).nth(pick) else {
+                    return Err(corrupt("a free slot went missing"));
+                };
+                let f = f as usize;
                 conc[f] = conc[x];
                 conc[x] = PARITY;
                 stats.parity_displacements += 1;
@@ -613,7 +658,11 @@ fn place(
         scratch[x] = KEPT;
     }
     vacant.clear();
-    vacant.extend(disks.iter().copied().filter(|&d| scratch[d as usize] == IN_BIN));
+    for &d in disks {
+        if scratch[d as usize] == IN_BIN {
+            vacant.push(d);
+        }
+    }
     for &d in disks {
         scratch[d as usize] = 0;
     }
@@ -631,29 +680,45 @@ fn place(
 /// Quick test first: as many RBs, and each RB of `after` found (through the RB map `fwd`)
 /// at a distinct disk of `before` in stripe `s`, which makes `after`'s RBs a part of
 /// `before`'s as large as the whole. Only when that fails (a row the RB map does not
-/// describe) are both lists sorted and compared. `marks` (one per disk) is all 0 on entry
-/// and exit.
+/// describe) are both lists sorted and compared. The disks found are noted in a bit set
+/// on rows of up to 64 disks, else in `marks` (one per disk, all 0 on entry and exit).
 fn same_rbs(before: &[u32], after: &[u32], fwd: &[u64], s: usize, marks: &mut [u8]) -> bool {
-    let count = |row: &[u32]| row.iter().filter(|&&c| is_rb(c)).count();
-    let mut quick = count(before) == count(after);
-    let mut marked = 0;
-    if quick {
+    let in_before = before.iter().filter(|&&c| is_rb(c)).count();
+    // Where `after`'s RB `c` lies in `before` by the RB map, if it does.
+    let place = |c: u32| fwd.get(c as usize).map(|&loc| unpack(loc)).filter(|&(d, slot)| slot == s && before.get(d) == Some(&c)).map(|(d, _)| d);
+    let mut quick = true;
+    let mut found = 0;
+    if before.len() <= 64 {
+        let mut seen = 0u64;
         for &c in after.iter().filter(|&&c| is_rb(c)) {
-            let found = fwd.get(c as usize).map(|&loc| unpack(loc)).filter(|&(d, slot)| {
-                slot == s && before.get(d) == Some(&c) && marks[d] == 0
-            });
-            let Some((d, _)) = found else {
-                quick = false;
-                break;
-            };
-            marks[d] = 1;
-            marked += 1;
+            // (`d` < `before.len()` ≤ 64.)
+            match place(c) {
+                Some(d) if seen >> d & 1 == 0 => seen |= 1 << d,
+                _ => {
+                    quick = false;
+                    break;
+                }
+            }
+            found += 1;
         }
-        // (Every marked disk holds one of `after`'s RBs.)
-        for &c in after.iter().filter(|&&c| is_rb(c)).take(marked) {
+    } else {
+        for &c in after.iter().filter(|&&c| is_rb(c)) {
+            match place(c) {
+                Some(d) if marks[d] == 0 => marks[d] = 1,
+                _ => {
+                    quick = false;
+                    break;
+                }
+            }
+            found += 1;
+        }
+        // (Every marked disk holds one of `after`'s first `found` RBs.)
+        for &c in after.iter().filter(|&&c| is_rb(c)).take(found) {
             marks[unpack(fwd[c as usize]).0] = 0;
         }
     }
+    // (With no RB missed, `found` counts `after`'s RBs.)
+    let quick = quick && found == in_before;
     if quick {
         return true;
     }
@@ -677,6 +742,21 @@ trait CollectWithin: Iterator + Sized {
 }
 
 impl<I: Iterator> CollectWithin for I {}
+
+/// Sorts `v` by `key`, stably, by insertion: for the few dozen items of a stripe's lists,
+/// quicker than the library's sorts, and the same order as any stable sort.
+fn insertion_sort_by_key<T: Copy, K: Ord>(v: &mut [T], key: impl Fn(&T) -> K) {
+    for i in 1..v.len() {
+        let x = v[i];
+        let kx = key(&x);
+        let mut j = i;
+        while j > 0 && key(&v[j - 1]) > kx {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
+    }
+}
 
 /// `t`'s bits as an integer that orders as [`f32::total_cmp`] orders the values.
 fn total_order_bits(t: f32) -> u32 {
@@ -802,6 +882,7 @@ impl Layout {
                 .collect();
             base_source[b] = Some(src as u32);
         }
+        let bins_of = self.tiers.iter().enumerate().map(|(a, members)| TierBins::new(a as u32, members, &new_tier_of)).collect();
         let slots = if disk_moves.is_empty() {
             0
         } else {
@@ -826,6 +907,7 @@ impl Layout {
             base_source,
             changed,
             disk_moves,
+            bins_of,
             totals: PlanTotals::default(),
             work: StepWork::default(),
         })
@@ -886,7 +968,8 @@ impl Layout {
             ));
         }
         let row = &self.inv[s * n..(s + 1) * n];
-        let mut marks = vec![0u8; n];
+        // (`same_rbs` needs marks only on rows wider than 64 disks.)
+        let mut marks = if n > 64 { vec![0u8; n] } else { Vec::new() };
         if !same_rbs(row, &step.fin, &self.fwd, s, &mut marks) {
             return Err(LayoutError::Corrupt(format!(
                 "stripe {s} changed since its step was planned"
@@ -913,10 +996,64 @@ impl Layout {
 
 #[cfg(test)]
 mod tests {
-    use super::total_order_bits;
+    use super::{insertion_sort_by_key, same_rbs, total_order_bits};
+    use crate::layout::{is_rb, pack, FREE, PARITY};
     use proptest::prelude::*;
 
     proptest! {
+        /// The quick test of `same_rbs` gives the answer of comparing the rows' sorted
+        /// RBs, on rows narrower and wider than 64 disks, whether the RB map describes
+        /// `before` or not (a stale entry), and leaves the marks all 0.
+        #[test]
+        fn same_rbs_is_comparing_the_sorted_rbs(
+            wide in any::<bool>(),
+            kinds in prop::collection::vec(0u8..5, 70),
+            shuffle in prop::collection::vec(any::<prop::sample::Index>(), 70),
+            edits in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>(), 0u8..4), 0..3),
+            stale in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>(), any::<bool>()), 0..2),
+        ) {
+            let n = if wide { 70 } else { 24 };
+            let s = 5;
+            // Each disk a free slot, parity or an RB of its own (3d + 1).
+            let before: Vec<u32> = (0..n).map(|d| match kinds[d] { 0 => FREE, 1 => PARITY, _ => 3 * d as u32 + 1 }).collect();
+            let mut fwd = vec![pack(0, 0); 256];
+            for (d, &c) in before.iter().enumerate() {
+                if is_rb(c) {
+                    fwd[c as usize] = pack(d, s);
+                }
+            }
+            for &(at, to, other_stripe) in &stale {
+                let c = before[at.index(n)];
+                if is_rb(c) {
+                    fwd[c as usize] = if other_stripe { pack(at.index(n), s + 1) } else { pack(to.index(n), s) };
+                }
+            }
+            let mut after = before.clone();
+            for (i, j) in shuffle[..n].iter().enumerate() {
+                after.swap(i, j.index(n));
+            }
+            // An edit writes a free slot, parity, another disk's block (an RB twice, or
+            // one lost) or an RB from nowhere.
+            for &(at, from, kind) in &edits {
+                after[at.index(n)] = match kind { 0 => FREE, 1 => PARITY, 2 => before[from.index(n)], _ => 250 };
+            }
+            let sorted = |row: &[u32]| { let mut v: Vec<u32> = row.iter().copied().filter(|&c| is_rb(c)).collect(); v.sort_unstable(); v };
+            let mut marks = vec![0u8; n];
+            prop_assert_eq!(same_rbs(&before, &after, &fwd, s, &mut marks), sorted(&before) == sorted(&after));
+            prop_assert!(marks.iter().all(|&m| m == 0));
+        }
+
+        /// The insertion sort gives the library's stable sort's order, equal keys (few
+        /// distinct keys here, so many ties) in their first order.
+        #[test]
+        fn insertion_sort_is_the_stable_sort(v in prop::collection::vec((0u8..6, any::<u32>()), 0..60)) {
+            let mut mine = v.clone();
+            insertion_sort_by_key(&mut mine, |&(k, _)| k);
+            let mut theirs = v;
+            theirs.sort_by_key(|&(k, _)| k);
+            prop_assert_eq!(mine, theirs);
+        }
+
         /// The integer key orders any two values (signed zeros, infinities and NaNs too)
         /// as `f32::total_cmp` does.
         #[test]
