@@ -455,10 +455,10 @@ impl Hibernator {
     fn steps_move(&self, id: u64, steps: &[ReorgStep]) -> Move {
         let rb = self.p.rb_bytes;
         // (Each list allocated once, for the most it can hold.)
-        let most = steps.iter().map(|s| s.moves().len() + s.parity_writes().len()).sum();
-        let mut reads = Vec::with_capacity(most);
-        let mut writes = Vec::with_capacity(most);
-        let mut read_disks = Vec::with_capacity(steps.iter().map(|s| s.moves().len() + s.parity_writes().len()).max().unwrap_or(0));
+        let sizes = || steps.iter().map(|s| s.moves().len() + s.parity_writes().len());
+        let mut reads = Vec::with_capacity(sizes().sum());
+        let mut writes = Vec::with_capacity(sizes().sum());
+        let mut read_disks = Vec::with_capacity(sizes().max().unwrap_or(0));
         for step in steps {
             read_disks.clear();
             for m in step.moves() {

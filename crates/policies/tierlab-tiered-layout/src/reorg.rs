@@ -686,32 +686,31 @@ fn same_rbs(before: &[u32], after: &[u32], fwd: &[u64], s: usize, marks: &mut [u
     let in_before = before.iter().filter(|&&c| is_rb(c)).count();
     // Where `after`'s RB `c` lies in `before` by the RB map, if it does.
     let place = |c: u32| fwd.get(c as usize).map(|&loc| unpack(loc)).filter(|&(d, slot)| slot == s && before.get(d) == Some(&c)).map(|(d, _)| d);
+    let wide = before.len() > 64;
+    let mut seen = 0u64;
+    // Note disk `d` as found; whether it was not yet (`d` < `before.len()`, so below 64
+    // on a row kept in the bit set).
+    let mut first_find = |d: usize| {
+        if wide {
+            std::mem::replace(&mut marks[d], 1) == 0
+        } else {
+            let new = seen >> d & 1 == 0;
+            seen |= 1 << d;
+            new
+        }
+    };
     let mut quick = true;
     let mut found = 0;
-    if before.len() <= 64 {
-        let mut seen = 0u64;
-        for &c in after.iter().filter(|&&c| is_rb(c)) {
-            // (`d` < `before.len()` ≤ 64.)
-            match place(c) {
-                Some(d) if seen >> d & 1 == 0 => seen |= 1 << d,
-                _ => {
-                    quick = false;
-                    break;
-                }
+    for &c in after.iter().filter(|&&c| is_rb(c)) {
+        match place(c) {
+            Some(d) if first_find(d) => found += 1,
+            _ => {
+                quick = false;
+                break;
             }
-            found += 1;
         }
-    } else {
-        for &c in after.iter().filter(|&&c| is_rb(c)) {
-            match place(c) {
-                Some(d) if marks[d] == 0 => marks[d] = 1,
-                _ => {
-                    quick = false;
-                    break;
-                }
-            }
-            found += 1;
-        }
+    }
+    if wide {
         // (Every marked disk holds one of `after`'s first `found` RBs.)
         for &c in after.iter().filter(|&&c| is_rb(c)).take(found) {
             marks[unpack(fwd[c as usize]).0] = 0;

@@ -541,17 +541,14 @@ impl TpccLog {
     fn touch_pending(&mut self, out: &mut Transaction) {
         /// Touches ahead whose index entries are loaded.
         const AHEAD: usize = 4;
+        // (A reader of the log alone has an empty pool, where prefetching does nothing.)
         let pending = std::mem::take(&mut self.pending);
-        if self.primary_io {
-            for t in pending.iter().take(AHEAD) {
-                self.pool.prefetch(t.page);
-            }
+        for t in pending.iter().take(AHEAD) {
+            self.pool.prefetch(t.page);
         }
         for (i, &t) in pending.iter().enumerate() {
-            if self.primary_io {
-                if let Some(ahead) = pending.get(i + AHEAD) {
-                    self.pool.prefetch(ahead.page);
-                }
+            if let Some(ahead) = pending.get(i + AHEAD) {
+                self.pool.prefetch(ahead.page);
             }
             self.touch(out, t);
         }
